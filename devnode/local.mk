@@ -1,0 +1,1 @@
+# devnode/: see the top-level Makefile.am

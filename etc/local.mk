@@ -1,0 +1,1 @@
+# etc/: see the top-level Makefile.am

@@ -1,0 +1,1 @@
+# man/: see the top-level Makefile.am

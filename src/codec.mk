@@ -1,0 +1,1 @@
+# The shared codecs: hex, SCALE, Poseidon2, blake2b/twox, headers, accounts.

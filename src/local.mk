@@ -1,0 +1,9 @@
+# src/: the code every program shares, and (later) the chainwatch CLI.
+noinst_LIBRARIES += src/libcw.a
+src_libcw_a_SOURCES = \
+	src/log.c src/log.h \
+	src/util.c src/util.h
+src_libcw_a_CFLAGS = $(AM_CFLAGS) $(MSGPACK_CFLAGS) $(INIH_CFLAGS) \
+	$(JANSSON_CFLAGS) $(SODIUM_CFLAGS) $(XXHASH_CFLAGS)
+
+include src/codec.mk

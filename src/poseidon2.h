@@ -1,0 +1,40 @@
+/*
+ * Poseidon2 over the Goldilocks field, width 12, as Quantus uses it for
+ * block hashes and miner accounts (tests/vectors/quantus-poseidon2.md).
+ */
+#ifndef CW_POSEIDON2_H
+#define CW_POSEIDON2_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define P2_WIDTH	12
+#define P2_RATE		8
+#define GOLDILOCKS_P	0xffffffff00000001ULL
+
+/* The permutation, in place; inputs must be canonical (< p). */
+void	p2_permute(uint64_t s[P2_WIDTH]);
+
+/* The sponge (append 1, zero-pad to the rate): 4 felts out. */
+void	p2_hash_felts(const uint64_t *m, size_t n, uint64_t out[4]);
+
+/* The same, serialized as 4 little-endian u64: qp-poseidon hash_to_bytes. */
+void	p2_hash_to_bytes(const uint64_t *m, size_t n, uint8_t out[32]);
+
+/* bytes_to_felts (4 bytes per felt plus terminator), then hash_to_bytes. */
+void	p2_hash_bytes(const uint8_t *in, size_t len, uint8_t out[32]);
+
+/* hash_to_bytes(hash_to_felts(m)). */
+void	p2_hash_twice(const uint64_t *m, size_t n, uint8_t out[32]);
+
+/*
+ * bytes_to_felts: floor(len/4)+1 felts into out (caller sizes it).
+ * Returns the count.
+ */
+size_t	p2_bytes_to_felts(const uint8_t *in, size_t len, uint64_t *out);
+
+/* 32 bytes to 4 felts: strict fails (-1) on a limb >= p; lossy reduces. */
+int	p2_bytes_to_digest(const uint8_t in[32], uint64_t out[4]);
+void	p2_bytes_to_digest_lossy(const uint8_t in[32], uint64_t out[4]);
+
+#endif

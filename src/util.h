@@ -1,0 +1,36 @@
+/*
+ * Small things every chainwatch program shares: exit codes, checked
+ * allocation, clocks, URL redaction.
+ */
+#ifndef CW_UTIL_H
+#define CW_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit codes, in the s6 tradition: each one means one thing. */
+#define CW_EXIT_OK		0
+#define CW_EXIT_CONFIG		1	/* the configuration is invalid */
+#define CW_EXIT_SETUP		78	/* worker setup failed: do not respawn */
+#define CW_EXIT_USAGE		100	/* bad command line */
+#define CW_EXIT_INTERNAL	101	/* a broken invariant: a bug */
+#define CW_EXIT_SYSTEM		111	/* a system call or resource failed */
+
+#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
+
+void	*xmalloc(size_t);
+void	*xcalloc(size_t, size_t);
+void	*xrealloc(void *, size_t);
+char	*xstrdup(const char *);
+
+/* Milliseconds on the monotonic clock, and on the wall clock. */
+uint64_t now_mono_ms(void);
+uint64_t now_wall_ms(void);
+
+/*
+ * Copy url into out with any password replaced: "https://u:secret@h/" ->
+ * "https://u:***@h/".  A URL without credentials is copied unchanged.
+ */
+void	url_redact(const char *url, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,1 @@
+# supervisor/: see the top-level Makefile.am

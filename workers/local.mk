@@ -1,0 +1,1 @@
+# workers/: see the top-level Makefile.am
