@@ -17,7 +17,10 @@ int	account_from_preimage(const uint8_t preimage[32], uint8_t account[32]);
 /* SS58 of a 32-byte account with the given prefix (0..16383). */
 int	ss58_encode(uint16_t prefix, const uint8_t account[32], char *out,
 	    size_t outlen);
-/* Reverse: 0 and the account if the checksum and prefix match, else -1. */
+/*
+ * Reverse: 0, *prefix and the account if the checksum matches and the
+ * prefix is validly encoded, else -1.  The caller checks *prefix.
+ */
 int	ss58_decode(const char *s, uint16_t *prefix, uint8_t account[32]);
 
 #endif

@@ -57,7 +57,9 @@ void	header_init(struct header *);
 
 /*
  * Append a digest item (re-encoding header.digest).  engine is ignored for
- * OTHER and RUNTIME_UPDATED.  -1 if it does not fit.
+ * OTHER and RUNTIME_UPDATED.  -1 if it does not fit (HEADER_DIGEST_MAX
+ * bytes, HEADER_LOGS_MAX items), for an unknown kind, a NULL engine, or a
+ * RUNTIME_UPDATED with data; the header is then unchanged.
  */
 int	header_add_log(struct header *, enum digest_kind, const uint8_t *engine,
 	    const uint8_t *data, size_t len);
@@ -65,7 +67,8 @@ int	header_add_log(struct header *, enum digest_kind, const uint8_t *engine,
 /*
  * From the JSON object a node sends for chain_getHeader and in new-head
  * notifications.  On failure returns -1 with a reason in err, naming the
- * field ("digest.logs[2]: bad item kind 0x07").
+ * field ("digest.logs[2]: bad item kind 0x07"); the header is then only
+ * partly filled.  err may be NULL.  Unknown keys are ignored.
  */
 int	header_from_json(enum chain_format, const json_t *, struct header *,
 	    char *err, size_t errlen);
@@ -80,6 +83,11 @@ int	header_decode(enum chain_format, const uint8_t *in, size_t len,
 
 /* The block hash, as RPC shows it. */
 void	header_hash(enum chain_format, const struct header *, uint8_t out[32]);
+
+/* The 45 felts the quantus hash absorbs (quantus-poseidon2.md, section 4). */
+#define QUANTUS_HEADER_FELTS	45
+void	header_quantus_felts(const struct header *,
+	    uint64_t out[QUANTUS_HEADER_FELTS]);
 
 /*
  * The block's author: quantus derives it from the first pow_ PreRuntime

@@ -12,6 +12,10 @@
 #define P2_RATE		8
 #define GOLDILOCKS_P	0xffffffff00000001ULL
 
+/* Field arithmetic on any u64 inputs, canonical results (for tests). */
+uint64_t p2_add(uint64_t a, uint64_t b);
+uint64_t p2_mul(uint64_t a, uint64_t b);
+
 /* The permutation, in place; inputs must be canonical (< p). */
 void	p2_permute(uint64_t s[P2_WIDTH]);
 
