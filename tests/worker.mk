@@ -1,1 +1,61 @@
-# tests for worker
+# tests for the worker's network I/O (workers/libwrk.a): unit tests of the
+# pure parts, and integration tests against local python3 servers.
+WRK_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/workers
+WRK_TEST_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CURL_CFLAGS) $(JANSSON_CFLAGS)
+
+check_PROGRAMS += tests/unit/test_wrk_rpc tests/unit/test_wrk_ws \
+	tests/unit/test_wrk_sub
+TESTS += tests/unit/test_wrk_rpc tests/unit/test_wrk_ws \
+	tests/unit/test_wrk_sub
+tests_unit_test_wrk_rpc_SOURCES = tests/unit/test_wrk_rpc.c
+tests_unit_test_wrk_rpc_CPPFLAGS = $(WRK_TEST_CPPFLAGS)
+tests_unit_test_wrk_rpc_CFLAGS = $(WRK_TEST_CFLAGS)
+tests_unit_test_wrk_rpc_LDADD = $(WRK_IO_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_wrk_ws_SOURCES = tests/unit/test_wrk_ws.c
+tests_unit_test_wrk_ws_CPPFLAGS = $(WRK_TEST_CPPFLAGS)
+tests_unit_test_wrk_ws_CFLAGS = $(WRK_TEST_CFLAGS)
+tests_unit_test_wrk_ws_LDADD = $(WRK_IO_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_wrk_sub_SOURCES = tests/unit/test_wrk_sub.c
+tests_unit_test_wrk_sub_CPPFLAGS = $(WRK_TEST_CPPFLAGS)
+tests_unit_test_wrk_sub_CFLAGS = $(WRK_TEST_CFLAGS)
+tests_unit_test_wrk_sub_LDADD = $(WRK_IO_LIBS) $(CMOCKA_LIBS)
+
+# integration: test programs, python3 servers, and the scripts that run them
+check_PROGRAMS += tests/integration/wrk_http_client
+tests_integration_wrk_http_client_SOURCES = \
+	tests/integration/wrk_http_client.c
+tests_integration_wrk_http_client_CPPFLAGS = $(WRK_TEST_CPPFLAGS)
+tests_integration_wrk_http_client_CFLAGS = $(WRK_TEST_CFLAGS)
+tests_integration_wrk_http_client_LDADD = $(WRK_IO_LIBS)
+
+TESTS += tests/integration/http_faults.sh
+EXTRA_DIST += tests/integration/http_faults.sh \
+	tests/integration/wrk_http_server.py
+
+check_PROGRAMS += tests/integration/wrk_ws_client
+tests_integration_wrk_ws_client_SOURCES = tests/integration/wrk_ws_client.c
+tests_integration_wrk_ws_client_CPPFLAGS = $(WRK_TEST_CPPFLAGS)
+tests_integration_wrk_ws_client_CFLAGS = $(WRK_TEST_CFLAGS)
+tests_integration_wrk_ws_client_LDADD = $(WRK_IO_LIBS)
+
+TESTS += tests/integration/ws_conformance.sh
+EXTRA_DIST += tests/integration/ws_conformance.sh \
+	tests/integration/ws_server.py
+
+check_PROGRAMS += tests/integration/wrk_sub_client
+tests_integration_wrk_sub_client_SOURCES = tests/integration/wrk_sub_client.c
+tests_integration_wrk_sub_client_CPPFLAGS = $(WRK_TEST_CPPFLAGS)
+tests_integration_wrk_sub_client_CFLAGS = $(WRK_TEST_CFLAGS)
+tests_integration_wrk_sub_client_LDADD = $(WRK_IO_LIBS)
+
+TESTS += tests/integration/ws_sub.sh
+EXTRA_DIST += tests/integration/ws_sub.sh
+
+# the same clients against chainwatch-devnode (skipped until it is built)
+TESTS += tests/integration/http_devnode.sh tests/integration/ws_devnode.sh
+EXTRA_DIST += tests/integration/http_devnode.sh \
+	tests/integration/ws_devnode.sh
+
+# The worker itself (chainwatch-worker) against the devnode's faults.
+TESTS += tests/integration/wrk_faults.sh
+EXTRA_DIST += tests/integration/wrk_faults.sh

@@ -1,0 +1,97 @@
+/*
+ * JSON-RPC 2.0 over wrk_http for one endpoint: builds single calls and
+ * batches, matches answers to calls by id in any order, and gives every
+ * call its outcome class (src/outcome.h) and latency.
+ */
+#ifndef CW_WRK_RPC_H
+#define CW_WRK_RPC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "outcome.h"
+#include "wrk_http.h"
+
+struct ev_loop;
+
+/* A null result is an answer that the state is not there (ABSENT). */
+#define WRK_RPC_NULL_ABSENT	0x01
+
+struct wrk_rpc_call {
+	const char	*method;	/* letters, digits and '_' only */
+	const char	*params;	/* JSON text of the params; NULL: [] */
+	unsigned	 flags;		/* WRK_RPC_* */
+};
+
+/*
+ * One call's outcome.  Pointers are borrowed from the answer and are only
+ * valid during the callback.
+ */
+struct wrk_rpc_result {
+	enum outcome	 outcome;
+	uint64_t	 latency_ms;	/* of the whole POST */
+	json_t		*result;	/* when OK, or the null of ABSENT */
+	int		 has_code;	/* the error object had a code */
+	json_int_t	 code;
+	const char	*message;	/* the error's message, or NULL */
+	const char	*why;		/* when not OK, for logs: "HTTP 503" */
+};
+
+/* Results come in the order of the calls. */
+typedef void	wrk_rpc_cb(void *arg, const struct wrk_rpc_result *, size_t n);
+
+struct wrk_rpc;
+
+/* The endpoint's client; it owns its wrk_http. */
+struct wrk_rpc *wrk_rpc_new(struct ev_loop *, const struct wrk_http_conf *);
+/* Calls in flight are dropped unanswered.  Safe inside a callback. */
+void	 wrk_rpc_free(struct wrk_rpc *);
+struct wrk_http *wrk_rpc_http(struct wrk_rpc *);
+
+/*
+ * Sends n calls in one POST: one call as a JSON-RPC object, more as a
+ * batch.  cb runs once, from the loop, with n results.  -1 on a bad
+ * method name or when curl refuses the request.
+ */
+int	 wrk_rpc_send(struct wrk_rpc *, const struct wrk_rpc_call *, size_t n,
+	    uint32_t deadline_ms, wrk_rpc_cb *cb, void *arg);
+
+/* ---- the pure parts, exposed for tests and for wrk_sub ---- */
+
+struct wrk_buf {
+	char	*p;
+	size_t	 len;
+	size_t	 cap;
+};
+
+/* The request text for n calls with ids first_id, first_id + 1, ... */
+int	 wrk_rpc_build(struct wrk_buf *, const struct wrk_rpc_call *, size_t n,
+	    uint64_t first_id);
+
+/* The class of a reply that carried no usable body, or OUTCOME_OK. */
+enum outcome wrk_rpc_classify_http(const struct wrk_http_reply *);
+
+/* The class of a JSON-RPC error object's code and message. */
+enum outcome wrk_rpc_classify_error(int has_code, json_int_t code,
+	    const char *message);
+
+/* Fills r from one JSON-RPC answer object (its id is not looked at). */
+void	 wrk_rpc_classify_answer(json_t *answer, unsigned flags,
+	    struct wrk_rpc_result *r);
+
+/*
+ * Parses body and fills out[0..n-1] for calls with ids first_id + i and
+ * the given flags; batch says whether the request was an array.  Returns
+ * the parsed document, which out[] points into (json_decref it after),
+ * or NULL when the body is not JSON (every call is then MALFORMED).
+ */
+json_t	*wrk_rpc_match(const char *body, size_t len, int batch,
+	    uint64_t first_id, const unsigned *flags, size_t n,
+	    struct wrk_rpc_result *out);
+
+/* The same from JSON, where a plain non-negative integer is also taken. */
+int	 wrk_rpc_quantity(const json_t *, uint64_t *);
+
+#endif
