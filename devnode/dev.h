@@ -1,0 +1,49 @@
+/*
+ * What the devnode's modules share: the configuration from the command
+ * line and the views (which chain, which head) each transport answers
+ * from.  Defined in dev_main.c.
+ */
+#ifndef DEV_H
+#define DEV_H
+
+#include <stdint.h>
+
+#include "dev_buf.h"
+#include "dev_chain.h"
+#include "dev_fault.h"
+
+struct dev_conf {
+	const char	*listen;
+	const char	*control_listen;
+	const char	*port_file;
+	const char	*control_port_file;
+	const char	*seed_text;
+	const char	*cache_dir;
+	const char	*chain_name;
+	struct dev_chain_params	 params;
+	struct dev_chain_timing	 timing;
+	int		 start_time_set;
+	uint64_t	 state_pruning;		/* 0: archive */
+	int		 pruned_null;
+	uint64_t	 ping_ms;		/* 0: never */
+	unsigned	 threads;
+	uint64_t	 max_request;		/* bytes */
+};
+
+extern struct dev_conf	dev_conf;
+
+/* What a request is answered from. */
+struct dev_view {
+	struct dev_chain	*chain;
+	uint64_t		 head;
+	int			 syncing;
+	int			 wrong_genesis;
+};
+
+void	dev_view_get(const struct dev_fault_view *, struct dev_view *);
+/* The devnode's state for dev_status and GET /control. */
+void	dev_status_json(struct dev_buf *);
+/* Wake the main loop (faults changed, sockets to take over, ...). */
+void	dev_main_wakeup(void);
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * The simulated chain: a pure function of the seed and the chain
+ * parameters (headers, hashes, miners, difficulty, runtime versions,
+ * reorgs), revealed block by block as the wall clock passes the block's
+ * time.  Views ("what a node with head H serves") are pure functions too,
+ * so HTTP, WebSocket and every devnode with the same parameters agree.
+ */
+#ifndef DEV_CHAIN_H
+#define DEV_CHAIN_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "header.h"
+#include "dev_buf.h"
+
+#define DEV_MINERS_MAX		64
+#define DEV_SPEC_CHANGES_MAX	64
+#define DEV_REORG_DEPTH_MAX	100
+
+/* Everything that decides what the chain contains. */
+struct dev_chain_params {
+	enum chain_format format;
+	uint8_t		 seed[32];	/* blake2b-256 of the --seed text */
+	unsigned	 n_miners;
+	uint32_t	 weights[DEV_MINERS_MAX];
+	uint64_t	 difficulty0;
+	uint64_t	 reorg_every;	/* 0: never */
+	unsigned	 reorg_min;	/* depth range, 1..100, < reorg_every */
+	unsigned	 reorg_max;
+	uint32_t	 spec_version0;
+	unsigned	 n_spec;
+	struct {
+		uint64_t	height;		/* >= 1, increasing */
+		uint32_t	version;
+	}		 spec[DEV_SPEC_CHANGES_MAX];
+};
+
+/* When blocks appear; none of it changes a block's hash. */
+struct dev_chain_timing {
+	uint64_t	block_ms;
+	uint64_t	start_ms;	/* wall time of block number backlog */
+	uint64_t	backlog;
+	uint64_t	finality_lag;
+};
+
+/* A block: branch 0 is the canonical chain, else the reorg height R. */
+struct dev_blkref {
+	uint64_t	number;
+	uint64_t	branch;
+};
+
+struct dev_chain;
+
+/* Miner weights (1..100) derived from the seed, for --miners N alone. */
+void	 dev_chain_default_weights(struct dev_chain_params *);
+
+struct dev_chain *dev_chain_new(const struct dev_chain_params *,
+	    const struct dev_chain_timing *, const char *cache_dir,
+	    const char *name);
+void	 dev_chain_free(struct dev_chain *);
+
+/*
+ * The initial generation, up to the wall clock (run in its own thread):
+ * load what the cache has, hash the rest, then mark the chain synced and
+ * write the cache.  Returns early, unsynced, if *cancel becomes set.
+ */
+void	 dev_chain_sync(struct dev_chain *, atomic_int *cancel,
+	    void (*ready)(struct dev_chain *));
+int	 dev_chain_synced(const struct dev_chain *);
+/* Blocks in memory so far (during the sync this grows). */
+uint64_t dev_chain_count(const struct dev_chain *);
+const char *dev_chain_name(const struct dev_chain *);
+enum chain_format dev_chain_format(const struct dev_chain *);
+const struct dev_chain_params *dev_chain_params(const struct dev_chain *);
+const struct dev_chain_timing *dev_chain_timing(const struct dev_chain *);
+/* Seconds the sync took and how many blocks came from the cache. */
+void	 dev_chain_sync_stats(const struct dev_chain *, double *secs,
+	    uint64_t *cached, uint64_t *hashed);
+
+/*
+ * After the sync, from one thread only: generate the blocks whose time
+ * has come.  Returns 1 if the head moved.
+ */
+int	 dev_chain_tick(struct dev_chain *, uint64_t now_ms);
+/* Wall time at which the next block is due. */
+uint64_t dev_chain_next_ms(struct dev_chain *);
+/* The live head: the highest block whose time has come. */
+uint64_t dev_chain_head(const struct dev_chain *);
+
+/* The best block at height n of a view with head `head`; -1 if none. */
+int	 dev_chain_block_at(const struct dev_chain *, uint64_t head,
+	    uint64_t n, struct dev_blkref *);
+/* A block the view knows, by hash; -1 if unknown to it. */
+int	 dev_chain_lookup(const struct dev_chain *, uint64_t head,
+	    const uint8_t hash[32], struct dev_blkref *);
+/* 1 if the block is on the best chain of the view. */
+int	 dev_chain_is_best(const struct dev_chain *, uint64_t head,
+	    const struct dev_blkref *);
+uint64_t dev_chain_finalized(const struct dev_chain *, uint64_t head);
+
+void	 dev_chain_hash(const struct dev_chain *, const struct dev_blkref *,
+	    uint8_t out[32]);
+void	 dev_chain_genesis(const struct dev_chain *, uint8_t out[32]);
+void	 dev_chain_header(const struct dev_chain *, const struct dev_blkref *,
+	    struct header *);
+/* The RPC JSON of the header, written without jansson (hot path). */
+void	 dev_chain_header_json(const struct dev_chain *,
+	    const struct dev_blkref *, struct dev_buf *);
+/* The same from a header, for tests against header_to_json. */
+void	 dev_chain_header_json_of(enum chain_format, const struct header *,
+	    struct dev_buf *);
+
+/* State of a block (QPoW.CurrentDifficulty, Timestamp.Now, version). */
+uint64_t dev_chain_difficulty(const struct dev_chain *,
+	    const struct dev_blkref *);
+uint64_t dev_chain_timestamp(const struct dev_chain *,
+	    const struct dev_blkref *);
+uint32_t dev_chain_spec_version(const struct dev_chain *, uint64_t n);
+/* The miner of a block, as an index into the miner table. */
+unsigned dev_chain_miner(const struct dev_chain *, const struct dev_blkref *);
+void	 dev_chain_preimage(const struct dev_chain *, unsigned miner,
+	    uint8_t out[32]);
+
+/* The reorg whose old branch holds height n, if any: 1 and R, depth. */
+int	 dev_chain_reorg_window(const struct dev_chain *, uint64_t n,
+	    uint64_t *r, unsigned *depth);
+
+#endif

@@ -1,0 +1,101 @@
+/*
+ * Inside the simulated chain: block storage and the hash index, shared by
+ * dev_chain.c (generation, views) and dev_cache.c (the on-disk cache).
+ * Nothing outside those two files includes this.
+ */
+#ifndef DEV_CHAIN_INT_H
+#define DEV_CHAIN_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "dev_chain.h"
+
+/*
+ * Blocks live in chunks that never move, so readers can use any block
+ * below the published count without a lock; only the hash index, which
+ * grows by rehashing, is behind a lock.
+ */
+#define CHUNK_BITS	16
+#define CHUNK_SIZE	(1u << CHUNK_BITS)
+#define CHUNKS_MAX	((size_t)((1ull << 32) >> CHUNK_BITS) + 1)
+
+/* Solve times are in thousandths of the target block time. */
+#define TIME_UNIT	1000
+
+struct dev_blk {
+	uint8_t		hash[32];
+	uint64_t	difficulty;	/* QPoW.CurrentDifficulty after it */
+	uint64_t	t;		/* sum of solve times since genesis */
+};
+
+struct dev_orph {
+	uint8_t		hash[32];
+};
+
+struct dev_chain {
+	struct dev_chain_params	 p;
+	struct dev_chain_timing	 tm;
+	char			*cache_dir;
+	char			 name[16];
+	uint64_t		 seed64[4];
+	uint64_t		 total_weight;
+	uint8_t			 preimage[DEV_MINERS_MAX][32];
+
+	struct dev_blk		**blk;
+	struct dev_orph		**orph;
+	atomic_uint_fast64_t	 count;		/* hashed and indexed */
+	atomic_uint_fast64_t	 head;
+	atomic_int		 synced;
+
+	/* Generation state, owned by one thread at a time. */
+	uint64_t		 meta_count;	/* blocks with difficulty, t */
+	uint64_t		 hr_epoch;
+	uint32_t		 hr_mult;
+	int64_t			 genesis_ms;	/* wall time of block 0 */
+
+	pthread_rwlock_t	 idx_lock;
+	uint64_t		*idx;
+	uint64_t		 idx_mask;
+	uint64_t		 idx_used;
+
+	uint64_t		 cache_have;	/* blocks in the cache file */
+	uint64_t		 preloaded;	/* hashes read, maybe unpublished */
+	double			 sync_secs;
+	uint64_t		 sync_cached;
+	uint64_t		 sync_hashed;
+};
+
+#define REF_ORPHAN	(1ull << 62)
+
+static inline struct dev_blk *
+blk_at(const struct dev_chain *c, uint64_t n)
+{
+	return &c->blk[n >> CHUNK_BITS][n & (CHUNK_SIZE - 1)];
+}
+
+static inline struct dev_orph *
+orph_at(const struct dev_chain *c, uint64_t slot)
+{
+	return &c->orph[slot >> CHUNK_BITS][slot & (CHUNK_SIZE - 1)];
+}
+
+/* Allocate the chunks that hold blocks below n and orphan slots below s. */
+void	 chain_reserve(struct dev_chain *, uint64_t n, uint64_t slots);
+/* Slots that hold every old-branch block below height n. */
+uint64_t chain_slot_end(const struct dev_chain *, uint64_t n);
+/* Difficulty and time of every block below n. */
+void	 chain_extend_meta(struct dev_chain *, uint64_t n);
+/* Hash block n (and its old-branch twin); the index is not touched. */
+void	 chain_hash_block(struct dev_chain *, uint64_t n);
+/* Index blocks [from, to) with their twins, then publish count = to. */
+void	 chain_publish(struct dev_chain *, uint64_t from, uint64_t to);
+unsigned chain_depth(const struct dev_chain *, uint64_t r);
+/* 1 if the stored hashes of block n (and its twin) are what it hashes to. */
+int	 chain_verify_block(const struct dev_chain *, uint64_t n);
+
+/* dev_cache.c */
+uint64_t dev_cache_load(struct dev_chain *, uint64_t want);
+void	 dev_cache_store(struct dev_chain *);
+
+#endif

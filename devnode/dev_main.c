@@ -1,0 +1,861 @@
+/*
+ * chainwatch-devnode: serves a deterministic simulated Substrate PoW chain
+ * over HTTP JSON-RPC and WebSocket on one port, with faults on demand, for
+ * chainwatch's demo, integration tests and benchmarks.
+ *
+ * Threads: the main thread runs a libev loop (accept, block ticks,
+ * WebSocket connections, timers, signals); libmicrohttpd's pool answers
+ * HTTP; one thread per chain generates its backlog at start.  Everything
+ * the threads share is either append-only chain data published with
+ * atomics, or the fault table behind its mutex.
+ */
+#include "config.h"
+
+#include <sys/resource.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ev.h>
+
+#include "hash.h"
+#include "header.h"
+#include "hex.h"
+#include "log.h"
+#include "util.h"
+
+#include "dev.h"
+#include "dev_http.h"
+#include "dev_rpc.h"
+#include "dev_ws.h"
+
+#define ANNOUNCE_MAX	256	/* notifications for one jump of the head */
+#define FAULTS_MAX	32
+#define CACHE_DEFAULT_MIN 100000	/* backlog cached without --cache-dir */
+
+struct dev_conf		 dev_conf;
+
+static struct ev_loop	*loop;
+static ev_async		 wake_w;
+static ev_timer		 tick_w;
+static ev_signal	 sigint_w, sigterm_w;
+
+static struct dev_chain	*main_chain;
+static _Atomic(struct dev_chain *) alt_chain;
+static pthread_mutex_t	 alt_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t	 main_thread, alt_thread;
+static int		 alt_thread_started;
+static atomic_int	 cancel_sync;
+static int		 ready_done;
+
+static struct dev_fault_spec start_faults[FAULTS_MAX];
+static unsigned		 n_start_faults;
+
+/* What the WebSocket subscribers were last told. */
+static struct {
+	int			 valid;
+	struct dev_chain	*chain;
+	uint64_t		 head;
+	uint64_t		 fin;
+} told;
+
+int	dev_selftest(void);
+
+void
+dev_main_wakeup(void)
+{
+	if (loop != NULL)
+		ev_async_send(loop, &wake_w);
+}
+
+void
+dev_view_get(const struct dev_fault_view *fv, struct dev_view *v)
+{
+	struct dev_chain	*alt;
+
+	v->chain = main_chain;
+	v->wrong_genesis = 0;
+	if (dev_fault_on(fv, FAULT_WRONG_GENESIS) &&
+	    (alt = atomic_load(&alt_chain)) != NULL &&
+	    dev_chain_count(alt) > 0) {
+		v->chain = alt;
+		v->wrong_genesis = 1;
+	}
+	v->syncing = !dev_chain_synced(v->chain);
+	v->head = dev_chain_head(v->chain);
+	if (dev_fault_on(fv, FAULT_STALL) && fv->stall_head < v->head)
+		v->head = fv->stall_head;
+}
+
+static uint64_t
+hook_view_head(enum dev_transport tr)
+{
+	struct dev_fault_view	fv;
+	struct dev_view		v;
+
+	dev_fault_snapshot(tr, &fv);
+	fv.on &= ~(1u << FAULT_STALL);
+	dev_view_get(&fv, &v);
+	return v.head;
+}
+
+static void
+hook_changed(void)
+{
+	dev_main_wakeup();
+}
+
+static void
+sync_ready(struct dev_chain *c)
+{
+	dev_main_wakeup();
+}
+
+static void *
+sync_thread(void *arg)
+{
+	/* Ready is announced before the cache is written, not after. */
+	dev_chain_sync(arg, &cancel_sync, sync_ready);
+	return NULL;
+}
+
+static void
+alt_params(struct dev_chain_params *p)
+{
+	uint8_t	buf[32 + 16];
+
+	*p = dev_conf.params;
+	memcpy(buf, dev_conf.params.seed, 32);
+	memcpy(buf + 32, "wrong genesis!!!", 16);
+	blake2b_256(buf, sizeof(buf), p->seed);
+}
+
+/* The wrong_genesis fault serves another chain: start making it. */
+static void
+hook_want_alt(void)
+{
+	struct dev_chain_params	p;
+	struct dev_chain	*c;
+
+	pthread_mutex_lock(&alt_lock);
+	if (atomic_load(&alt_chain) == NULL && !atomic_load(&cancel_sync)) {
+		alt_params(&p);
+		c = dev_chain_new(&p, &dev_conf.timing, dev_conf.cache_dir,
+		    "wrong_genesis");
+		atomic_store(&alt_chain, c);
+		if (pthread_create(&alt_thread, NULL, sync_thread, c) != 0)
+			fatal(CW_EXIT_SYSTEM, "pthread_create");
+		alt_thread_started = 1;
+		log_info("wrong_genesis: generating a chain with another "
+		    "genesis");
+	}
+	pthread_mutex_unlock(&alt_lock);
+}
+
+static void
+status_view(struct dev_buf *b, enum dev_transport tr)
+{
+	struct dev_fault_view	fv;
+	struct dev_view		v;
+	struct dev_blkref	ref;
+	uint8_t			h[32];
+
+	dev_fault_snapshot(tr, &fv);
+	dev_view_get(&fv, &v);
+	dev_buf_addf(b, "{\"head\":%" PRIu64 ",\"headHash\":", v.head);
+	if (dev_chain_block_at(v.chain, v.head, v.head, &ref) == 0) {
+		dev_chain_hash(v.chain, &ref, h);
+		dev_buf_addhex(b, h, 32, 1);
+	} else
+		dev_buf_adds(b, "null");
+	dev_buf_addf(b, ",\"finalized\":%" PRIu64 ",\"genesis\":",
+	    dev_chain_finalized(v.chain, v.head));
+	if (dev_chain_count(v.chain) > 0) {
+		dev_chain_genesis(v.chain, h);
+		dev_buf_addhex(b, h, 32, 1);
+	} else
+		dev_buf_adds(b, "null");
+	dev_buf_addf(b, ",\"syncing\":%s,\"wrongGenesis\":%s,\"stalled\":%s}",
+	    v.syncing ? "true" : "false", v.wrong_genesis ? "true" : "false",
+	    dev_fault_on(&fv, FAULT_STALL) ? "true" : "false");
+}
+
+void
+dev_status_json(struct dev_buf *b)
+{
+	const struct dev_chain_timing	*tm = &dev_conf.timing;
+
+	dev_buf_adds(b, "{\"name\":\"chainwatch-devnode\",\"version\":");
+	dev_buf_addstr(b, PACKAGE_VERSION);
+	dev_buf_addf(b, ",\"format\":\"%s\",\"seed\":",
+	    chain_format_name(dev_conf.params.format));
+	dev_buf_addstr(b, dev_conf.seed_text);
+	dev_buf_addf(b, ",\"blockTime\":%" PRIu64 ",\"startTime\":%" PRIu64
+	    ",\"backlog\":%" PRIu64 ",\"liveHead\":%" PRIu64
+	    ",\"port\":%d,\"controlPort\":%d,\"wsConnections\":%u,\"http\":",
+	    tm->block_ms, tm->start_ms, tm->backlog,
+	    dev_chain_head(main_chain), dev_http_port(),
+	    dev_http_control_port(), dev_ws_connections());
+	status_view(b, TR_HTTP);
+	dev_buf_adds(b, ",\"ws\":");
+	status_view(b, TR_WS);
+	dev_buf_adds(b, ",\"faults\":");
+	dev_fault_list_json(b);
+	dev_buf_addc(b, '}');
+}
+
+static void
+announce_block(enum dev_sub_kind kind, const struct dev_chain *c,
+    uint64_t head, uint64_t n, struct dev_buf *hdr)
+{
+	struct dev_blkref	ref;
+
+	if (dev_chain_block_at(c, head, n, &ref) == -1)
+		return;
+	dev_buf_reset(hdr);
+	dev_chain_header_json(c, &ref, hdr);
+	dev_ws_announce(kind, hdr->p, hdr->len);
+}
+
+static int
+same_block(const struct dev_chain *c, uint64_t h1, uint64_t h2, uint64_t n)
+{
+	struct dev_blkref	a, b;
+
+	if (dev_chain_block_at(c, h1, n, &a) == -1 ||
+	    dev_chain_block_at(c, h2, n, &b) == -1)
+		return 0;
+	return a.number == b.number && a.branch == b.branch;
+}
+
+/*
+ * Tell WebSocket subscribers what changed since they were last told: every
+ * block of the new best chain above the fork point (so a reorg shows as
+ * numbers repeating with consistent parents), and every newly finalized
+ * block.  Nothing while the chain is still being generated.
+ */
+static void
+announce(void)
+{
+	struct dev_fault_view	 fv;
+	struct dev_view		 v;
+	struct dev_buf		 hdr;
+	uint64_t		 low, f, from, fin, n;
+	int			 subs = dev_ws_subscribers();
+
+	dev_fault_snapshot(TR_WS, &fv);
+	dev_view_get(&fv, &v);
+	if (v.syncing)
+		return;
+	fin = dev_chain_finalized(v.chain, v.head);
+	dev_buf_init(&hdr);
+	if (!told.valid || told.chain != v.chain) {
+		/* Just synced, or another chain: just where it stands. */
+		if (subs) {
+			announce_block(SUB_NEW_HEADS, v.chain, v.head, v.head,
+			    &hdr);
+			announce_block(SUB_FINALIZED, v.chain, v.head, fin,
+			    &hdr);
+		}
+		goto done;
+	}
+	if (!subs || (v.head == told.head && fin == told.fin))
+		goto done;
+	if (v.head != told.head) {
+		low = v.head < told.head ? v.head : told.head;
+		for (f = low; f > 0 && !same_block(v.chain, told.head, v.head,
+		    f) && low - f <= DEV_REORG_DEPTH_MAX + 1; f--)
+			;
+		from = f + 1 <= v.head ? f + 1 : v.head;
+		if (v.head - from + 1 > ANNOUNCE_MAX)
+			from = v.head - ANNOUNCE_MAX + 1;
+		for (n = from; n <= v.head; n++)
+			announce_block(SUB_NEW_HEADS, v.chain, v.head, n, &hdr);
+	}
+	if (fin > told.fin) {
+		from = told.fin + 1;
+		if (fin - from + 1 > ANNOUNCE_MAX)
+			from = fin - ANNOUNCE_MAX + 1;
+		for (n = from; n <= fin; n++)
+			announce_block(SUB_FINALIZED, v.chain, v.head, n, &hdr);
+	} else if (fin != told.fin)
+		announce_block(SUB_FINALIZED, v.chain, v.head, fin, &hdr);
+done:
+	told.valid = 1;
+	told.chain = v.chain;
+	told.head = v.head;
+	told.fin = fin;
+	dev_buf_free(&hdr);
+}
+
+static void
+tick(void)
+{
+	struct dev_chain	*cs[2] = { main_chain, atomic_load(&alt_chain) };
+	uint64_t		 now = now_wall_ms(), next = 0, t;
+	unsigned		 i;
+
+	for (i = 0; i < 2; i++) {
+		if (cs[i] == NULL || !dev_chain_synced(cs[i]))
+			continue;
+		dev_chain_tick(cs[i], now);
+		t = dev_chain_next_ms(cs[i]);
+		if (next == 0 || t < next)
+			next = t;
+	}
+	announce();
+	ev_timer_stop(loop, &tick_w);
+	if (next != 0) {
+		/* The loop's clock is monotonic; block times are wall times. */
+		ev_timer_set(&tick_w, next > now ? (double)(next - now) / 1000. :
+		    0., 0.);
+		ev_timer_start(loop, &tick_w);
+	}
+}
+
+static void
+tick_cb(struct ev_loop *l, ev_timer *w, int revents)
+{
+	tick();
+}
+
+static int
+write_port_file(const char *path, int port)
+{
+	char	tmp[4096];
+	FILE	*f;
+
+	if (path == NULL)
+		return 0;
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	if ((f = fopen(tmp, "w")) == NULL) {
+		log_warn("%s", tmp);
+		return -1;
+	}
+	fprintf(f, "%d\n", port);
+	if (fclose(f) == EOF || rename(tmp, path) == -1) {
+		log_warn("%s", path);
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+on_ready(void)
+{
+	const struct dev_chain_params	*p = &dev_conf.params;
+	const struct dev_chain_timing	*tm = &dev_conf.timing;
+	struct dev_blkref		 ref;
+	char				 genesis[67], headhash[67], faults[512];
+	char				 reorg[96], pruning[64];
+	uint8_t				 h[32];
+	double				 secs;
+	uint64_t			 cached, hashed, head;
+	unsigned			 i;
+
+	/* Faults from the command line act on the chain as it now stands. */
+	for (i = 0; i < n_start_faults; i++)
+		dev_fault_enable(&start_faults[i]);
+	if (write_port_file(dev_conf.port_file, dev_http_port()) == -1 ||
+	    write_port_file(dev_conf.control_port_file,
+	    dev_http_control_port()) == -1)
+		fatalx(CW_EXIT_SYSTEM, "cannot write the port files");
+	head = dev_chain_head(main_chain);
+	dev_chain_genesis(main_chain, h);
+	hex_encode(h, 32, genesis);
+	dev_chain_block_at(main_chain, head, head, &ref);
+	dev_chain_hash(main_chain, &ref, h);
+	hex_encode(h, 32, headhash);
+	dev_chain_sync_stats(main_chain, &secs, &cached, &hashed);
+	if (p->reorg_every == 0)
+		snprintf(reorg, sizeof(reorg), "no reorgs");
+	else
+		snprintf(reorg, sizeof(reorg), "reorgs every %" PRIu64
+		    " blocks (depth %u-%u)", p->reorg_every, p->reorg_min,
+		    p->reorg_max);
+	if (dev_conf.state_pruning == 0)
+		snprintf(pruning, sizeof(pruning), "archive state");
+	else
+		snprintf(pruning, sizeof(pruning), "state pruned after %"
+		    PRIu64 " blocks (%s)", dev_conf.state_pruning,
+		    dev_conf.pruned_null ? "null" : "error 4003");
+	dev_fault_list_text(faults, sizeof(faults));
+	log_info("ready: %s chain seed \"%s\" genesis %.18s..., head #%" PRIu64
+	    " %.18s..., block time %" PRIu64 " ms, %u miners, %s, %s; "
+	    "http+ws on port %d, control on port %d; faults: %s; "
+	    "%" PRIu64 " blocks from cache and %" PRIu64 " hashed in %.2f s",
+	    chain_format_name(p->format), dev_conf.seed_text, genesis, head,
+	    headhash, tm->block_ms, p->n_miners, reorg, pruning,
+	    dev_http_port(), dev_http_control_port(), faults, cached, hashed,
+	    secs);
+}
+
+static void
+wake_cb(struct ev_loop *l, ev_async *w, int revents)
+{
+	dev_ws_poll();
+	dev_http_poll();
+	if (!ready_done && dev_chain_synced(main_chain)) {
+		ready_done = 1;
+		on_ready();
+	}
+	if (ready_done)
+		tick();
+}
+
+static void
+signal_cb(struct ev_loop *l, ev_signal *w, int revents)
+{
+	log_info("signal %d: stopping", w->signum);
+	ev_break(l, EVBREAK_ALL);
+}
+
+static __attribute__((noreturn)) void
+usage(int status)
+{
+	FILE	*f = status == CW_EXIT_OK ? stdout : stderr;
+
+	fprintf(f,
+"usage: chainwatch-devnode [--listen ADDR:PORT] [--control-listen ADDR:PORT]\n"
+"           [--port-file FILE] [--control-port-file FILE] [--seed TEXT]\n"
+"           [--format quantus|substrate] [--block-time MS]\n"
+"           [--start-time EPOCH_MS] [--backlog N] [--cache-dir DIR]\n"
+"           [--miners N] [--miner-weights W,...] [--difficulty N]\n"
+"           [--reorg-every K] [--reorg-depth D|MIN-MAX] [--finality-lag N]\n"
+"           [--spec-version V] [--spec-change HEIGHT[:VERSION]]...\n"
+"           [--state-pruning N] [--pruned-null] [--fault SPEC]...\n"
+"           [--ping-interval MS] [--threads N] [--chain-name NAME]\n"
+"           [--log-level LEVEL] [-d] [--self-test] [-h] [-V]\n"
+"faults: refuse blackhole slow:MS http_500 http_503 rate_limit malformed\n"
+"        truncated oversized[:MIB] ws_drop[:MS] ws_silent stall\n"
+"        wrong_genesis, each as NAME[:ARG][@http|ws|both][%%PERCENT]\n"
+"see chainwatch-devnode(1)\n");
+	exit(status);
+}
+
+static uint64_t
+opt_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
+{
+	char			*end;
+	unsigned long long	 v;
+
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		goto bad;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		goto bad;
+	return v;
+bad:
+	fprintf(stderr, "chainwatch-devnode: --%s %s: not a number in %llu..%llu\n",
+	    opt, s, (unsigned long long)min, (unsigned long long)max);
+	exit(CW_EXIT_USAGE);
+}
+
+static __attribute__((noreturn)) void
+usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "chainwatch-devnode: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n");
+	exit(CW_EXIT_USAGE);
+}
+
+static int
+spec_cmp(const void *a, const void *b)
+{
+	const uint64_t	*x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+enum {
+	OPT_LISTEN = 256, OPT_CONTROL_LISTEN, OPT_PORT_FILE,
+	OPT_CONTROL_PORT_FILE, OPT_SEED, OPT_FORMAT, OPT_BLOCK_TIME,
+	OPT_START_TIME, OPT_BACKLOG, OPT_CACHE_DIR, OPT_MINERS,
+	OPT_MINER_WEIGHTS, OPT_DIFFICULTY, OPT_REORG_EVERY, OPT_REORG_DEPTH,
+	OPT_FINALITY_LAG, OPT_SPEC_VERSION, OPT_SPEC_CHANGE, OPT_STATE_PRUNING,
+	OPT_PRUNED_NULL, OPT_FAULT, OPT_PING, OPT_THREADS, OPT_CHAIN_NAME,
+	OPT_LOG_LEVEL, OPT_SELF_TEST,
+};
+
+static const struct option longopts[] = {
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "control-listen", required_argument, NULL, OPT_CONTROL_LISTEN },
+	{ "port-file", required_argument, NULL, OPT_PORT_FILE },
+	{ "control-port-file", required_argument, NULL, OPT_CONTROL_PORT_FILE },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "block-time", required_argument, NULL, OPT_BLOCK_TIME },
+	{ "start-time", required_argument, NULL, OPT_START_TIME },
+	{ "backlog", required_argument, NULL, OPT_BACKLOG },
+	{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
+	{ "miners", required_argument, NULL, OPT_MINERS },
+	{ "miner-weights", required_argument, NULL, OPT_MINER_WEIGHTS },
+	{ "difficulty", required_argument, NULL, OPT_DIFFICULTY },
+	{ "reorg-every", required_argument, NULL, OPT_REORG_EVERY },
+	{ "reorg-depth", required_argument, NULL, OPT_REORG_DEPTH },
+	{ "finality-lag", required_argument, NULL, OPT_FINALITY_LAG },
+	{ "spec-version", required_argument, NULL, OPT_SPEC_VERSION },
+	{ "spec-change", required_argument, NULL, OPT_SPEC_CHANGE },
+	{ "state-pruning", required_argument, NULL, OPT_STATE_PRUNING },
+	{ "pruned-null", no_argument, NULL, OPT_PRUNED_NULL },
+	{ "fault", required_argument, NULL, OPT_FAULT },
+	{ "ping-interval", required_argument, NULL, OPT_PING },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "chain-name", required_argument, NULL, OPT_CHAIN_NAME },
+	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+	{ "self-test", no_argument, NULL, OPT_SELF_TEST },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void
+parse_weights(const char *s)
+{
+	struct dev_chain_params	*p = &dev_conf.params;
+	char			 buf[1024], *tok, *save = NULL;
+
+	if (snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf))
+		usage_error("--miner-weights %s: too long", s);
+	p->n_miners = 0;
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		if (p->n_miners >= DEV_MINERS_MAX)
+			usage_error("--miner-weights %s: more than 64 miners", s);
+		p->weights[p->n_miners++] = (uint32_t)opt_u64("miner-weights",
+		    tok, 1, 1000000);
+	}
+	if (p->n_miners == 0)
+		usage_error("--miner-weights %s: no weights", s);
+}
+
+static void
+parse_spec_change(const char *s)
+{
+	struct dev_chain_params	*p = &dev_conf.params;
+	char			 buf[64], *colon;
+
+	if (p->n_spec >= DEV_SPEC_CHANGES_MAX)
+		usage_error("--spec-change %s: more than 64 changes", s);
+	if (snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf))
+		usage_error("--spec-change %s: too long", s);
+	if ((colon = strchr(buf, ':')) != NULL)
+		*colon++ = '\0';
+	p->spec[p->n_spec].height = opt_u64("spec-change", buf, 1, UINT32_MAX);
+	/* 0 until resolved: the previous version plus one. */
+	p->spec[p->n_spec].version = colon == NULL ? 0 :
+	    (uint32_t)opt_u64("spec-change", colon, 1, UINT32_MAX);
+	p->n_spec++;
+}
+
+/*
+ * A big backlog is cached by default, so that only the first start pays
+ * for hashing it: $XDG_CACHE_HOME/chainwatch-devnode, else
+ * ~/.cache/chainwatch-devnode.  "--cache-dir none" turns it off.
+ */
+static void
+default_cache_dir(void)
+{
+	static char	 path[4096];
+	const char	*xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
+	if (dev_conf.cache_dir != NULL) {
+		if (strcmp(dev_conf.cache_dir, "none") == 0)
+			dev_conf.cache_dir = NULL;
+		return;
+	}
+	if (dev_conf.timing.backlog < CACHE_DEFAULT_MIN)
+		return;
+	if (xdg != NULL && xdg[0] == '/')
+		snprintf(path, sizeof(path), "%s/chainwatch-devnode", xdg);
+	else if (home != NULL && home[0] == '/')
+		snprintf(path, sizeof(path), "%s/.cache/chainwatch-devnode",
+		    home);
+	else
+		return;
+	dev_conf.cache_dir = path;
+}
+
+static void
+parse_options(int argc, char **argv, int *selftest)
+{
+	struct dev_chain_params	*p = &dev_conf.params;
+	struct dev_chain_timing	*tm = &dev_conf.timing;
+	char			 err[160], *dash;
+	enum log_level		 level;
+	uint64_t		 now;
+	int			 ch, weights = 0, depth_set = 0;
+	unsigned		 i;
+	uint32_t		 v;
+
+	dev_conf.listen = "127.0.0.1:9944";
+	dev_conf.control_listen = "127.0.0.1:0";
+	dev_conf.seed_text = "chainwatch";
+	dev_conf.chain_name = "Devnode";
+	dev_conf.ping_ms = 30000;
+	dev_conf.threads = 2;
+	dev_conf.max_request = 15u << 20;
+	p->format = FORMAT_QUANTUS;
+	p->n_miners = 4;
+	p->difficulty0 = 1ull << 40;
+	p->reorg_min = p->reorg_max = 3;
+	p->spec_version0 = 100;
+	tm->block_ms = 12000;
+	tm->finality_lag = 100;
+
+	while ((ch = getopt_long(argc, argv, "dhV", longopts, NULL)) != -1) {
+		switch (ch) {
+		case OPT_LISTEN:
+			dev_conf.listen = optarg;
+			break;
+		case OPT_CONTROL_LISTEN:
+			dev_conf.control_listen = optarg;
+			break;
+		case OPT_PORT_FILE:
+			dev_conf.port_file = optarg;
+			break;
+		case OPT_CONTROL_PORT_FILE:
+			dev_conf.control_port_file = optarg;
+			break;
+		case OPT_SEED:
+			dev_conf.seed_text = optarg;
+			break;
+		case OPT_FORMAT:
+			if (chain_format_parse(optarg, &p->format) == -1)
+				usage_error("--format %s: not quantus or "
+				    "substrate", optarg);
+			break;
+		case OPT_BLOCK_TIME:
+			tm->block_ms = opt_u64("block-time", optarg, 1, 3600000);
+			break;
+		case OPT_START_TIME:
+			tm->start_ms = opt_u64("start-time", optarg, 1,
+			    UINT64_MAX / 4);
+			dev_conf.start_time_set = 1;
+			break;
+		case OPT_BACKLOG:
+			tm->backlog = opt_u64("backlog", optarg, 0,
+			    UINT32_MAX / 2);
+			break;
+		case OPT_CACHE_DIR:
+			dev_conf.cache_dir = optarg;
+			break;
+		case OPT_MINERS:
+			p->n_miners = (unsigned)opt_u64("miners", optarg, 1,
+			    DEV_MINERS_MAX);
+			break;
+		case OPT_MINER_WEIGHTS:
+			parse_weights(optarg);
+			weights = 1;
+			break;
+		case OPT_DIFFICULTY:
+			p->difficulty0 = opt_u64("difficulty", optarg, 16,
+			    1ull << 56);
+			break;
+		case OPT_REORG_EVERY:
+			p->reorg_every = opt_u64("reorg-every", optarg, 0,
+			    UINT32_MAX);
+			break;
+		case OPT_REORG_DEPTH:
+			if ((dash = strchr(optarg, '-')) != NULL) {
+				*dash = '\0';
+				p->reorg_min = (unsigned)opt_u64("reorg-depth",
+				    optarg, 1, DEV_REORG_DEPTH_MAX);
+				p->reorg_max = (unsigned)opt_u64("reorg-depth",
+				    dash + 1, p->reorg_min, DEV_REORG_DEPTH_MAX);
+			} else
+				p->reorg_min = p->reorg_max = (unsigned)opt_u64(
+				    "reorg-depth", optarg, 1, DEV_REORG_DEPTH_MAX);
+			depth_set = 1;
+			break;
+		case OPT_FINALITY_LAG:
+			tm->finality_lag = opt_u64("finality-lag", optarg, 0,
+			    UINT32_MAX);
+			break;
+		case OPT_SPEC_VERSION:
+			p->spec_version0 = (uint32_t)opt_u64("spec-version",
+			    optarg, 0, UINT32_MAX);
+			break;
+		case OPT_SPEC_CHANGE:
+			parse_spec_change(optarg);
+			break;
+		case OPT_STATE_PRUNING:
+			dev_conf.state_pruning = opt_u64("state-pruning", optarg,
+			    1, UINT32_MAX);
+			break;
+		case OPT_PRUNED_NULL:
+			dev_conf.pruned_null = 1;
+			break;
+		case OPT_FAULT:
+			if (n_start_faults >= FAULTS_MAX)
+				usage_error("--fault %s: too many faults",
+				    optarg);
+			if (dev_fault_parse(optarg,
+			    &start_faults[n_start_faults], err,
+			    sizeof(err)) == -1)
+				usage_error("--fault: %s", err);
+			n_start_faults++;
+			break;
+		case OPT_PING:
+			dev_conf.ping_ms = opt_u64("ping-interval", optarg, 0,
+			    86400000);
+			break;
+		case OPT_THREADS:
+			dev_conf.threads = (unsigned)opt_u64("threads", optarg,
+			    1, 64);
+			break;
+		case OPT_CHAIN_NAME:
+			dev_conf.chain_name = optarg;
+			break;
+		case OPT_LOG_LEVEL:
+			if (log_level_parse(optarg, &level) == -1)
+				usage_error("--log-level %s: not error, warn, "
+				    "info or debug", optarg);
+			log_setlevel(level);
+			break;
+		case 'd':
+			log_setlevel(LOG_LEVEL_DEBUG);
+			break;
+		case OPT_SELF_TEST:
+			*selftest = 1;
+			break;
+		case 'h':
+			usage(CW_EXIT_OK);
+		case 'V':
+			printf("chainwatch-devnode %s\n", PACKAGE_VERSION);
+			exit(CW_EXIT_OK);
+		default:
+			usage(CW_EXIT_USAGE);
+		}
+	}
+	if (optind != argc)
+		usage_error("unexpected argument %s", argv[optind]);
+	if (dev_http_check_listen(dev_conf.listen) == -1)
+		usage_error("--listen %s: not ADDR:PORT with a numeric address",
+		    dev_conf.listen);
+	if (dev_http_check_listen(dev_conf.control_listen) == -1)
+		usage_error("--control-listen %s: not ADDR:PORT with a numeric "
+		    "address", dev_conf.control_listen);
+
+	{
+		struct dev_buf	b;
+
+		dev_buf_init(&b);
+		dev_buf_adds(&b, "chainwatch-devnode seed:");
+		dev_buf_adds(&b, dev_conf.seed_text);
+		blake2b_256(b.p, b.len, p->seed);
+		dev_buf_free(&b);
+	}
+	if (!weights)
+		dev_chain_default_weights(p);
+	default_cache_dir();
+	if (p->reorg_every != 0) {
+		if (p->reorg_max >= p->reorg_every)
+			usage_error("--reorg-depth: must be below --reorg-every%s",
+			    "");
+		if (p->reorg_max > tm->finality_lag)
+			usage_error("--reorg-depth: must not exceed "
+			    "--finality-lag%s", "");
+	} else if (depth_set)
+		usage_error("--reorg-depth needs --reorg-every%s", "");
+	/* Changes in height order; a change without a version adds one. */
+	qsort(p->spec, p->n_spec, sizeof(p->spec[0]), spec_cmp);
+	for (i = 0, v = p->spec_version0; i < p->n_spec; i++) {
+		if (i > 0 && p->spec[i].height == p->spec[i - 1].height)
+			usage_error("--spec-change: two changes at one height%s",
+			    "");
+		if (p->spec[i].version == 0)
+			p->spec[i].version = v + 1;
+		v = p->spec[i].version;
+	}
+	if (!dev_conf.start_time_set) {
+		/*
+		 * Devnodes started within a block time of each other with
+		 * the same parameters agree on every head to within that.
+		 */
+		now = now_wall_ms();
+		tm->start_ms = now - now % tm->block_ms;
+	}
+}
+
+static void
+raise_nofile(void)
+{
+	struct rlimit	rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct dev_fault_hooks	hooks = { hook_view_head, hook_changed,
+				    hook_want_alt };
+	struct dev_chain	*alt;
+	int			 selftest = 0;
+
+	log_init(1, LOG_LEVEL_INFO, "chainwatch-devnode");
+	log_procinit("devnode");
+	parse_options(argc, argv, &selftest);
+	if (selftest)
+		return dev_selftest() == 0 ? CW_EXIT_OK : CW_EXIT_INTERNAL;
+	signal(SIGPIPE, SIG_IGN);
+	raise_nofile();
+
+	loop = EV_DEFAULT;
+	ev_async_init(&wake_w, wake_cb);
+	ev_async_start(loop, &wake_w);
+	ev_timer_init(&tick_w, tick_cb, 0., 0.);
+	ev_signal_init(&sigint_w, signal_cb, SIGINT);
+	ev_signal_init(&sigterm_w, signal_cb, SIGTERM);
+	ev_signal_start(loop, &sigint_w);
+	ev_signal_start(loop, &sigterm_w);
+
+	dev_fault_init(&hooks);
+	main_chain = dev_chain_new(&dev_conf.params, &dev_conf.timing,
+	    dev_conf.cache_dir, "main");
+	if (dev_http_init(loop) == -1)
+		exit(CW_EXIT_SYSTEM);
+	dev_ws_init(loop);
+	atomic_init(&cancel_sync, 0);
+	if (pthread_create(&main_thread, NULL, sync_thread, main_chain) != 0)
+		fatal(CW_EXIT_SYSTEM, "pthread_create");
+	log_info("listening on port %d (control port %d); generating %" PRIu64
+	    " blocks of backlog", dev_http_port(), dev_http_control_port(),
+	    dev_conf.timing.backlog);
+	/* Serve nothing until the genesis block at least exists. */
+	while (dev_chain_count(main_chain) == 0)
+		usleep(1000);
+	ev_run(loop, 0);
+
+	atomic_store(&cancel_sync, 1);
+	dev_http_quiesce();
+	dev_ws_shutdown();
+	dev_http_shutdown();
+	pthread_join(main_thread, NULL);
+	pthread_mutex_lock(&alt_lock);
+	alt = atomic_load(&alt_chain);
+	pthread_mutex_unlock(&alt_lock);
+	if (alt_thread_started)
+		pthread_join(alt_thread, NULL);
+	dev_fault_shutdown();
+	dev_chain_free(alt);
+	dev_chain_free(main_chain);
+	ev_loop_destroy(loop);
+	log_info("stopped");
+	return CW_EXIT_OK;
+}

@@ -1,0 +1,767 @@
+/*
+ * The JSON-RPC dispatcher.  Requests are parsed with jansson (they are
+ * small and untrusted); answers are written by hand into a buffer, since
+ * chain_getHeader batches are what the benchmarks hammer.  Error codes
+ * and messages follow Substrate's jsonrpsee server, so that a client
+ * tested here classifies real nodes' answers the same way.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "account.h"
+#include "hash.h"
+#include "hex.h"
+#include "util.h"
+
+#include "dev_rpc.h"
+
+#define STORAGE_KEY_MAX		1024
+
+/* QPoW.CurrentDifficulty: U512 little-endian. */
+static const uint8_t KEY_DIFFICULTY[32] = {
+	0xf7, 0x07, 0x98, 0xa3, 0xfb, 0xce, 0xe5, 0xa2, 0xd1, 0x78, 0xb8, 0xc5,
+	0x16, 0xe3, 0x6a, 0xe5, 0x59, 0x76, 0x9e, 0x16, 0x10, 0x55, 0x68, 0xce,
+	0xe9, 0xf9, 0x16, 0xe8, 0x70, 0xcb, 0x6e, 0x6f,
+};
+
+struct call {
+	struct dev_rpc_ctx	*ctx;
+	const struct method	*m;
+	const json_t		*params;	/* array, object or NULL */
+	struct dev_buf		*out;
+	int			 code;
+	char			 msg[160];
+	char			 data[200];
+};
+
+typedef int (*method_fn)(struct call *);
+
+struct method {
+	const char	*name;
+	method_fn	 fn;
+	const char	*pnames[3];	/* for params given by name */
+};
+
+static int
+call_error(struct call *c, int code, const char *msg, const char *data)
+{
+	c->code = code;
+	snprintf(c->msg, sizeof(c->msg), "%s", msg);
+	snprintf(c->data, sizeof(c->data), "%s", data != NULL ? data : "");
+	return -1;
+}
+
+static int
+invalid_params(struct call *c, const char *why)
+{
+	return call_error(c, RPC_INVALID_PARAMS, "Invalid params", why);
+}
+
+/* Parameter i, by position or by name; NULL when absent or null. */
+static const json_t *
+param(const struct call *c, unsigned i)
+{
+	const json_t	*v = NULL;
+
+	if (json_is_array(c->params))
+		v = json_array_get(c->params, i);
+	else if (json_is_object(c->params) && i < 3 &&
+	    c->m->pnames[i] != NULL)
+		v = json_object_get(c->params, c->m->pnames[i]);
+	return json_is_null(v) ? NULL : v;
+}
+
+/* A block hash parameter; -1 (with the error set) if it is not one. */
+static int
+param_hash(struct call *c, const json_t *v, uint8_t out[32])
+{
+	if (!json_is_string(v) || hex_decode(json_string_value(v), out, 32))
+		return invalid_params(c, "expected a 0x-prefixed hex string "
+		    "of 32 bytes");
+	return 0;
+}
+
+/* A block number: a JSON number or a hex string, at most u32::MAX. */
+static int
+param_number(struct call *c, const json_t *v, uint64_t *n)
+{
+	json_int_t	i;
+
+	if (json_is_integer(v)) {
+		if ((i = json_integer_value(v)) < 0)
+			return invalid_params(c, "block number is negative");
+		*n = (uint64_t)i;
+	} else if (json_is_string(v)) {
+		if (hex_parse_u64(json_string_value(v), n) == -1)
+			return invalid_params(c, "expected a number or a "
+			    "0x-prefixed hex string");
+	} else
+		return invalid_params(c, "expected a number or a 0x-prefixed "
+		    "hex string");
+	if (*n > UINT32_MAX)
+		return invalid_params(c, "block number > u32::MAX, the max "
+		    "value of BlockNumber");
+	return 0;
+}
+
+static void
+add_hash_of(struct dev_buf *b, const struct dev_chain *ch,
+    const struct dev_blkref *ref)
+{
+	uint8_t	h[32];
+
+	dev_chain_hash(ch, ref, h);
+	dev_buf_addhex(b, h, 32, 1);
+}
+
+/* The block a state call is about: `at`, or the best block. */
+static int
+state_block(struct call *c, const json_t *at, struct dev_blkref *ref,
+    uint8_t hash[32])
+{
+	const struct dev_view	*v = &c->ctx->view;
+	char			 hex[2 * 32 + 3], msg[160];
+
+	if (at == NULL) {
+		dev_chain_block_at(v->chain, v->head, v->head, ref);
+		dev_chain_hash(v->chain, ref, hash);
+		return 0;
+	}
+	if (param_hash(c, at, hash) == -1)
+		return -1;
+	if (dev_chain_lookup(v->chain, v->head, hash, ref) == -1) {
+		hex_encode(hash, 32, hex);
+		snprintf(msg, sizeof(msg), "Client error: UnknownBlock: Header "
+		    "was not found in the database: %s", hex);
+		return call_error(c, RPC_STATE_ERROR, msg, NULL);
+	}
+	return 0;
+}
+
+/*
+ * 1 if the view still has the block's state: it is on the best chain and
+ * within --state-pruning of the head.  Otherwise the answer is written
+ * (null or 4003) and 0 or -1 returned.
+ */
+static int
+state_kept(struct call *c, const struct dev_blkref *ref, const uint8_t *hash)
+{
+	const struct dev_view	*v = &c->ctx->view;
+	char			 hex[2 * 32 + 3], msg[160];
+
+	if (dev_chain_is_best(v->chain, v->head, ref) &&
+	    (dev_conf.state_pruning == 0 ||
+	    v->head - ref->number < dev_conf.state_pruning))
+		return 1;
+	if (dev_conf.pruned_null) {
+		dev_buf_adds(c->out, "null");
+		return 0;
+	}
+	hex_encode(hash, 32, hex);
+	snprintf(msg, sizeof(msg), "Client error: UnknownBlock: State "
+	    "already discarded for %s", hex);
+	return call_error(c, RPC_STATE_ERROR, msg, NULL);
+}
+
+static int
+m_get_block_hash(struct call *c)
+{
+	const struct dev_view	*v = &c->ctx->view;
+	const json_t		*p = param(c, 0), *e;
+	struct dev_blkref	 ref;
+	uint64_t		*nums, n;
+	size_t			 i, cnt;
+
+	if (p == NULL) {
+		dev_chain_block_at(v->chain, v->head, v->head, &ref);
+		add_hash_of(c->out, v->chain, &ref);
+		return 0;
+	}
+	if (!json_is_array(p)) {
+		if (param_number(c, p, &n) == -1)
+			return -1;
+		if (dev_chain_block_at(v->chain, v->head, n, &ref) == -1)
+			dev_buf_adds(c->out, "null");
+		else
+			add_hash_of(c->out, v->chain, &ref);
+		return 0;
+	}
+	/* A list: check every entry before writing anything. */
+	cnt = json_array_size(p);
+	if (cnt > RPC_BATCH_MAX)
+		return invalid_params(c, "too many block numbers");
+	nums = xcalloc(cnt, sizeof(*nums));
+	json_array_foreach(p, i, e) {
+		if (param_number(c, e, &nums[i]) == -1) {
+			free(nums);
+			return -1;
+		}
+	}
+	dev_buf_addc(c->out, '[');
+	for (i = 0; i < cnt; i++) {
+		if (i > 0)
+			dev_buf_addc(c->out, ',');
+		if (dev_chain_block_at(v->chain, v->head, nums[i], &ref) == -1)
+			dev_buf_adds(c->out, "null");
+		else
+			add_hash_of(c->out, v->chain, &ref);
+	}
+	dev_buf_addc(c->out, ']');
+	free(nums);
+	return 0;
+}
+
+/* The block named by parameter 0 (best if absent); 0 if unknown. */
+static int
+header_param(struct call *c, struct dev_blkref *ref)
+{
+	const struct dev_view	*v = &c->ctx->view;
+	const json_t		*p = param(c, 0);
+	uint8_t			 hash[32];
+
+	if (p == NULL) {
+		dev_chain_block_at(v->chain, v->head, v->head, ref);
+		return 1;
+	}
+	if (param_hash(c, p, hash) == -1)
+		return -1;
+	return dev_chain_lookup(v->chain, v->head, hash, ref) == 0;
+}
+
+static int
+m_get_header(struct call *c)
+{
+	struct dev_blkref	ref;
+	int			rc;
+
+	if ((rc = header_param(c, &ref)) == -1)
+		return -1;
+	if (rc == 0)
+		dev_buf_adds(c->out, "null");
+	else
+		dev_chain_header_json(c->ctx->view.chain, &ref, c->out);
+	return 0;
+}
+
+static int
+m_get_block(struct call *c)
+{
+	struct dev_blkref	ref;
+	int			rc;
+
+	if ((rc = header_param(c, &ref)) == -1)
+		return -1;
+	if (rc == 0) {
+		dev_buf_adds(c->out, "null");
+		return 0;
+	}
+	dev_buf_adds(c->out, "{\"block\":{\"header\":");
+	dev_chain_header_json(c->ctx->view.chain, &ref, c->out);
+	dev_buf_adds(c->out, ",\"extrinsics\":[]},\"justifications\":null}");
+	return 0;
+}
+
+static int
+m_get_finalized_head(struct call *c)
+{
+	const struct dev_view	*v = &c->ctx->view;
+	struct dev_blkref	 ref;
+
+	dev_chain_block_at(v->chain, v->head,
+	    dev_chain_finalized(v->chain, v->head), &ref);
+	add_hash_of(c->out, v->chain, &ref);
+	return 0;
+}
+
+static int
+subscribe(struct call *c, enum dev_sub_kind kind)
+{
+	char	id[RPC_SUB_ID_LEN + 1];
+
+	/* What jsonrpsee answers a subscription over HTTP. */
+	if (c->ctx->subscribe == NULL)
+		return call_error(c, RPC_INTERNAL_ERROR,
+		    "Subscriptions are not supported over HTTP", NULL);
+	if (c->ctx->subscribe(c->ctx->sub_arg, kind, id) == -1)
+		return call_error(c, RPC_INTERNAL_ERROR,
+		    "Too many subscriptions on this connection", NULL);
+	dev_buf_addstr(c->out, id);
+	return 0;
+}
+
+static int
+unsubscribe(struct call *c, enum dev_sub_kind kind)
+{
+	const json_t	*p = param(c, 0);
+
+	if (c->ctx->unsubscribe == NULL)
+		return call_error(c, RPC_INTERNAL_ERROR,
+		    "Subscriptions are not supported over HTTP", NULL);
+	if (!json_is_string(p))
+		return invalid_params(c, "expected a subscription id");
+	dev_buf_adds(c->out, c->ctx->unsubscribe(c->ctx->sub_arg, kind,
+	    json_string_value(p)) == 0 ? "true" : "false");
+	return 0;
+}
+
+static int
+m_sub_new_heads(struct call *c)
+{
+	return subscribe(c, SUB_NEW_HEADS);
+}
+
+static int
+m_unsub_new_heads(struct call *c)
+{
+	return unsubscribe(c, SUB_NEW_HEADS);
+}
+
+static int
+m_sub_finalized(struct call *c)
+{
+	return subscribe(c, SUB_FINALIZED);
+}
+
+static int
+m_unsub_finalized(struct call *c)
+{
+	return unsubscribe(c, SUB_FINALIZED);
+}
+
+static int
+m_get_storage(struct call *c)
+{
+	const struct dev_view	*v = &c->ctx->view;
+	const json_t		*k = param(c, 0);
+	uint8_t			 key[STORAGE_KEY_MAX], hash[32], val[64];
+	uint8_t			 k_now[32], k_number[32];
+	struct dev_blkref	 ref;
+	size_t			 klen;
+	uint64_t		 x;
+	int			 rc;
+
+	if (!json_is_string(k) || hex_decode_var(json_string_value(k), key,
+	    sizeof(key), &klen) == -1)
+		return invalid_params(c, "expected a storage key in hex");
+	if (state_block(c, param(c, 1), &ref, hash) == -1)
+		return -1;
+	if ((rc = state_kept(c, &ref, hash)) != 1)
+		return rc;
+	storage_key("Timestamp", "Now", k_now);
+	storage_key("System", "Number", k_number);
+	memset(val, 0, sizeof(val));
+	if (klen == 32 && memcmp(key, KEY_DIFFICULTY, 32) == 0) {
+		x = dev_chain_difficulty(v->chain, &ref);
+		for (int i = 0; i < 8; i++)
+			val[i] = (uint8_t)(x >> (8 * i));
+		dev_buf_addhex(c->out, val, 64, 1);
+	} else if (klen == 32 && memcmp(key, k_now, 32) == 0) {
+		x = dev_chain_timestamp(v->chain, &ref);
+		for (int i = 0; i < 8; i++)
+			val[i] = (uint8_t)(x >> (8 * i));
+		dev_buf_addhex(c->out, val, 8, 1);
+	} else if (klen == 32 && memcmp(key, k_number, 32) == 0) {
+		x = ref.number;
+		for (int i = 0; i < 4; i++)
+			val[i] = (uint8_t)(x >> (8 * i));
+		dev_buf_addhex(c->out, val, 4, 1);
+	} else
+		dev_buf_adds(c->out, "null");
+	return 0;
+}
+
+static int
+m_runtime_version(struct call *c)
+{
+	const struct dev_view	*v = &c->ctx->view;
+	struct dev_blkref	 ref;
+	uint8_t			 hash[32];
+	const char		*spec;
+	int			 rc;
+
+	if (state_block(c, param(c, 0), &ref, hash) == -1)
+		return -1;
+	if ((rc = state_kept(c, &ref, hash)) != 1)
+		return rc;
+	spec = dev_chain_format(v->chain) == FORMAT_QUANTUS ?
+	    "quantus-runtime" : "devnode-runtime";
+	dev_buf_addf(c->out, "{\"specName\":\"%s\",\"implName\":\"%s\","
+	    "\"authoringVersion\":1,\"specVersion\":%u,\"implVersion\":1,"
+	    "\"apis\":[[\"0xdf6acb689907609b\",5],[\"0x37e397fc7c91f5e4\",2],"
+	    "[\"0x40fe3ad401f8959a\",6],[\"0xd2bc9897eed08f15\",3]],"
+	    "\"transactionVersion\":1,\"systemVersion\":1}", spec, spec,
+	    (unsigned)dev_chain_spec_version(v->chain, ref.number));
+	return 0;
+}
+
+static int
+m_system_health(struct call *c)
+{
+	dev_buf_addf(c->out, "{\"peers\":%d,\"isSyncing\":%s,"
+	    "\"shouldHavePeers\":true}", 3,
+	    c->ctx->view.syncing ? "true" : "false");
+	return 0;
+}
+
+static int
+m_system_chain(struct call *c)
+{
+	dev_buf_addstr(c->out, dev_conf.chain_name);
+	return 0;
+}
+
+static int
+m_system_name(struct call *c)
+{
+	dev_buf_adds(c->out, "\"chainwatch-devnode\"");
+	return 0;
+}
+
+static int
+m_system_version(struct call *c)
+{
+	dev_buf_addstr(c->out, PACKAGE_VERSION);
+	return 0;
+}
+
+static int
+m_system_properties(struct call *c)
+{
+	if (dev_chain_format(c->ctx->view.chain) == FORMAT_QUANTUS)
+		dev_buf_addf(c->out, "{\"ss58Format\":%d,\"tokenDecimals\":12,"
+		    "\"tokenSymbol\":\"DEV\"}", SS58_PREFIX_QUANTUS);
+	else
+		dev_buf_adds(c->out, "{\"ss58Format\":42,\"tokenDecimals\":12,"
+		    "\"tokenSymbol\":\"UNIT\"}");
+	return 0;
+}
+
+static int m_rpc_methods(struct call *);
+
+static int
+m_dev_fault(struct call *c)
+{
+	const json_t	*p0 = param(c, 0), *p1 = param(c, 1);
+	json_t		*req;
+	char		 err[160];
+	int		 rc;
+
+	if (json_is_object(c->params))
+		req = json_incref((json_t *)c->params);
+	else if (json_is_object(p0))
+		req = json_incref((json_t *)p0);
+	else if (json_is_string(p0) &&
+	    strcmp(json_string_value(p0), "clear") == 0)
+		req = json_pack("{s:b}", "clear", 1);
+	else if (json_is_string(p0) && (p1 == NULL || json_is_boolean(p1)))
+		req = json_pack("{s:O}", p1 == NULL || json_is_true(p1) ?
+		    "enable" : "disable", p0);
+	else
+		return invalid_params(c, "expected {\"enable\": SPEC, ...}, "
+		    "SPEC [, true|false] or \"clear\"");
+	if (req == NULL)
+		return call_error(c, RPC_INTERNAL_ERROR, "Internal error",
+		    NULL);
+	rc = dev_fault_control(req, err, sizeof(err));
+	json_decref(req);
+	if (rc == -1)
+		return invalid_params(c, err);
+	dev_status_json(c->out);
+	return 0;
+}
+
+static int
+m_dev_status(struct call *c)
+{
+	dev_status_json(c->out);
+	return 0;
+}
+
+static int
+m_dev_miners(struct call *c)
+{
+	const struct dev_chain_params	*p;
+	struct dev_chain		*ch = c->ctx->view.chain;
+	uint8_t				 pre[32], acct[32];
+	char				 ss58[SS58_MAX];
+	unsigned			 i;
+	uint16_t			 prefix;
+
+	p = dev_chain_params(ch);
+	prefix = dev_chain_format(ch) == FORMAT_QUANTUS ?
+	    SS58_PREFIX_QUANTUS : 42;
+	dev_buf_addc(c->out, '[');
+	for (i = 0; i < p->n_miners; i++) {
+		dev_chain_preimage(ch, i, pre);
+		if (dev_chain_format(ch) == FORMAT_QUANTUS)
+			account_from_preimage(pre, acct);
+		else
+			memcpy(acct, pre, 32);
+		if (ss58_encode(prefix, acct, ss58, sizeof(ss58)) == -1)
+			ss58[0] = '\0';
+		dev_buf_addf(c->out, "%s{\"index\":%u,\"weight\":%u,"
+		    "\"preimage\":", i > 0 ? "," : "", i,
+		    (unsigned)p->weights[i]);
+		dev_buf_addhex(c->out, pre, 32, 1);
+		dev_buf_adds(c->out, ",\"account\":");
+		dev_buf_addhex(c->out, acct, 32, 1);
+		dev_buf_adds(c->out, ",\"ss58\":");
+		dev_buf_addstr(c->out, ss58);
+		dev_buf_addc(c->out, '}');
+	}
+	dev_buf_addc(c->out, ']');
+	return 0;
+}
+
+/* Sorted by name: rpc_methods lists them in this order. */
+static const struct method methods[] = {
+	{ "chain_getBlock", m_get_block, { "hash" } },
+	{ "chain_getBlockHash", m_get_block_hash, { "blockNumber" } },
+	{ "chain_getFinalisedHead", m_get_finalized_head, { NULL } },
+	{ "chain_getFinalizedHead", m_get_finalized_head, { NULL } },
+	{ "chain_getHead", m_get_block_hash, { "blockNumber" } },
+	{ "chain_getHeader", m_get_header, { "hash" } },
+	{ "chain_getRuntimeVersion", m_runtime_version, { "at" } },
+	{ "chain_subscribeFinalisedHeads", m_sub_finalized, { NULL } },
+	{ "chain_subscribeFinalizedHeads", m_sub_finalized, { NULL } },
+	{ "chain_subscribeNewHead", m_sub_new_heads, { NULL } },
+	{ "chain_subscribeNewHeads", m_sub_new_heads, { NULL } },
+	{ "chain_unsubscribeFinalisedHeads", m_unsub_finalized,
+	    { "subscription" } },
+	{ "chain_unsubscribeFinalizedHeads", m_unsub_finalized,
+	    { "subscription" } },
+	{ "chain_unsubscribeNewHead", m_unsub_new_heads, { "subscription" } },
+	{ "chain_unsubscribeNewHeads", m_unsub_new_heads, { "subscription" } },
+	{ "dev_fault", m_dev_fault, { NULL } },
+	{ "dev_miners", m_dev_miners, { NULL } },
+	{ "dev_status", m_dev_status, { NULL } },
+	{ "rpc_methods", m_rpc_methods, { NULL } },
+	{ "state_getRuntimeVersion", m_runtime_version, { "at" } },
+	{ "state_getStorage", m_get_storage, { "key", "hash" } },
+	{ "state_getStorageAt", m_get_storage, { "key", "hash" } },
+	{ "subscribe_newHead", m_sub_new_heads, { NULL } },
+	{ "system_chain", m_system_chain, { NULL } },
+	{ "system_health", m_system_health, { NULL } },
+	{ "system_name", m_system_name, { NULL } },
+	{ "system_properties", m_system_properties, { NULL } },
+	{ "system_version", m_system_version, { NULL } },
+	{ "unsubscribe_newHead", m_unsub_new_heads, { "subscription" } },
+};
+
+static int
+m_rpc_methods(struct call *c)
+{
+	size_t	i;
+
+	dev_buf_adds(c->out, "{\"methods\":[");
+	for (i = 0; i < nitems(methods); i++) {
+		if (i > 0)
+			dev_buf_addc(c->out, ',');
+		dev_buf_addstr(c->out, methods[i].name);
+	}
+	dev_buf_adds(c->out, "]}");
+	return 0;
+}
+
+static const struct method *
+method_find(const char *name)
+{
+	size_t	lo = 0, hi = nitems(methods), mid;
+	int	cmp;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		cmp = strcmp(name, methods[mid].name);
+		if (cmp == 0)
+			return &methods[mid];
+		if (cmp < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+static void
+add_id(struct dev_buf *b, const json_t *id)
+{
+	char	*s;
+
+	if (id == NULL || json_is_null(id))
+		dev_buf_adds(b, "null");
+	else if (json_is_integer(id))
+		dev_buf_addf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(id));
+	else if (json_is_string(id) &&
+	    strlen(json_string_value(id)) == json_string_length(id))
+		dev_buf_addstr(b, json_string_value(id));
+	else if ((s = json_dumps(id, JSON_ENCODE_ANY | JSON_COMPACT)) != NULL) {
+		dev_buf_adds(b, s);
+		free(s);
+	} else
+		dev_buf_adds(b, "null");
+}
+
+static void
+add_error(struct dev_buf *b, int code, const char *msg, const char *data)
+{
+	dev_buf_addf(b, "\"error\":{\"code\":%d,\"message\":", code);
+	dev_buf_addstr(b, msg);
+	if (data != NULL && data[0] != '\0') {
+		dev_buf_adds(b, ",\"data\":");
+		dev_buf_addstr(b, data);
+	}
+	dev_buf_addc(b, '}');
+}
+
+void
+dev_rpc_error(struct dev_buf *b, int code, const char *message)
+{
+	dev_buf_adds(b, "{\"jsonrpc\":\"2.0\",");
+	add_error(b, code, message, NULL);
+	dev_buf_adds(b, ",\"id\":null}");
+}
+
+static int
+valid_id(const json_t *id)
+{
+	return id == NULL || json_is_null(id) || json_is_string(id) ||
+	    json_is_number(id);
+}
+
+/* One call; returns 1 if it wrote an answer (not for notifications). */
+static int
+rpc_one(struct dev_rpc_ctx *ctx, const json_t *req, struct dev_buf *out)
+{
+	struct call	 c;
+	const json_t	*id, *ver, *meth, *params;
+	size_t		 start = out->len, mark;
+	int		 notification, rc;
+
+	memset(&c, 0, sizeof(c));
+	c.ctx = ctx;
+	c.out = out;
+	if (!json_is_object(req)) {
+		dev_rpc_error(out, RPC_INVALID_REQUEST, "Invalid request");
+		return 1;
+	}
+	id = json_object_get(req, "id");
+	notification = id == NULL;
+	ver = json_object_get(req, "jsonrpc");
+	meth = json_object_get(req, "method");
+	params = json_object_get(req, "params");
+	if (!valid_id(id)) {
+		dev_rpc_error(out, RPC_INVALID_REQUEST, "Invalid request");
+		return 1;
+	}
+	dev_buf_adds(out, "{\"jsonrpc\":\"2.0\",\"id\":");
+	add_id(out, id);
+	dev_buf_addc(out, ',');
+	mark = out->len;
+	if (!json_is_string(ver) || strcmp(json_string_value(ver), "2.0") != 0 ||
+	    !json_is_string(meth))
+		rc = call_error(&c, RPC_INVALID_REQUEST, "Invalid request", NULL);
+	else if ((c.m = method_find(json_string_value(meth))) == NULL)
+		rc = call_error(&c, RPC_METHOD_NOT_FOUND, "Method not found",
+		    NULL);
+	else if (params != NULL && !json_is_null(params) &&
+	    !json_is_array(params) && !json_is_object(params))
+		rc = invalid_params(&c, "params must be a list or an object");
+	else if (ctx->rate_limited)
+		rc = call_error(&c, RPC_RATE_LIMITED, "Too many requests",
+		    NULL);
+	else {
+		c.params = json_is_null(params) ? NULL : params;
+		dev_buf_adds(out, "\"result\":");
+		rc = c.m->fn(&c);
+	}
+	if (rc == -1) {
+		out->len = mark;
+		add_error(out, c.code, c.msg, c.data);
+	}
+	dev_buf_addc(out, '}');
+	if (notification) {
+		/* Nothing goes back for a notification, not even an error. */
+		out->len = start;
+		return 0;
+	}
+	return 1;
+}
+
+void
+dev_rpc_handle(struct dev_rpc_ctx *ctx, const char *body, size_t len,
+    struct dev_buf *out)
+{
+	json_t		*req, *e;
+	json_error_t	 jerr;
+	size_t		 i, n, start;
+	int		 any = 0;
+
+	if ((req = json_loadb(body, len, 0, &jerr)) == NULL) {
+		dev_rpc_error(out, RPC_PARSE_ERROR, "Parse error");
+		return;
+	}
+	if (!json_is_array(req)) {
+		rpc_one(ctx, req, out);
+		json_decref(req);
+		return;
+	}
+	n = json_array_size(req);
+	if (n == 0 || n > RPC_BATCH_MAX) {
+		dev_rpc_error(out, RPC_INVALID_REQUEST, "Invalid request");
+		json_decref(req);
+		return;
+	}
+	start = out->len;
+	dev_buf_addc(out, '[');
+	json_array_foreach(req, i, e) {
+		if (any)
+			dev_buf_addc(out, ',');
+		if (rpc_one(ctx, e, out))
+			any = 1;
+		else if (any)
+			out->len--;	/* the comma */
+	}
+	dev_buf_addc(out, ']');
+	if (!any)
+		out->len = start;
+	json_decref(req);
+}
+
+int
+dev_rpc_is_control(const char *body, size_t len)
+{
+	json_t		*req;
+	const json_t	*m;
+	int		 yes;
+
+	if (len > 65536 || memmem(body, len, "dev_fault", 9) == NULL)
+		return 0;
+	if ((req = json_loadb(body, len, 0, NULL)) == NULL)
+		return 0;
+	m = json_object_get(req, "method");
+	yes = json_is_string(m) && strcmp(json_string_value(m), "dev_fault") == 0;
+	json_decref(req);
+	return yes;
+}
+
+void
+dev_rpc_notification(struct dev_buf *b, enum dev_sub_kind kind,
+    const char *id, const char *header, size_t header_len)
+{
+	dev_buf_reserve(b, header_len + 128);
+	dev_buf_adds(b, kind == SUB_NEW_HEADS ?
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"chain_newHead\","
+	    "\"params\":{\"subscription\":\"" :
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"chain_finalizedHead\","
+	    "\"params\":{\"subscription\":\"");
+	dev_buf_adds(b, id);
+	dev_buf_adds(b, "\",\"result\":");
+	dev_buf_add(b, header, header_len);
+	dev_buf_adds(b, "}}");
+}

@@ -1,0 +1,228 @@
+/*
+ * --self-test: checks of the devnode's own pieces that need no network,
+ * run by the integration tests (the devnode owns no unit test program):
+ * the hand-written header JSON against header_to_json, local re-hashing
+ * and parent links of generated blocks (both formats, with reorgs), the
+ * WebSocket handshake digest, the fault parser, the oversized stream.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "header.h"
+#include "log.h"
+#include "util.h"
+
+#include "dev.h"
+#include "dev_http.h"
+#include "wskey.h"
+
+int	dev_selftest(void);
+
+static int	failures;
+
+#define CHECK(cond, ...) do {						\
+	if (!(cond)) {							\
+		failures++;						\
+		log_warnx("self-test: " __VA_ARGS__);			\
+	}								\
+} while (0)
+
+static void
+check_block(struct dev_chain *c, const struct dev_blkref *ref)
+{
+	enum chain_format	 fmt = dev_chain_format(c);
+	struct header		 h, back;
+	struct dev_buf		 b;
+	struct dev_blkref	 pref, found;
+	json_t			*j, *parsed;
+	char			*ref_json, err[160];
+	uint8_t			 hash[32], again[32], parent[32];
+
+	dev_chain_header(c, ref, &h);
+	dev_buf_init(&b);
+	dev_chain_header_json_of(fmt, &h, &b);
+	j = header_to_json(fmt, &h);
+	ref_json = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
+	dev_buf_addc(&b, '\0');
+	CHECK(ref_json != NULL && strcmp(ref_json, b.p) == 0,
+	    "%s block %" PRIu64 "/%" PRIu64 ": header JSON differs:\n%s\n%s",
+	    chain_format_name(fmt), ref->number, ref->branch, b.p,
+	    ref_json != NULL ? ref_json : "(null)");
+	/* What a client does: decode the JSON, hash it, compare. */
+	parsed = json_loads(b.p, 0, NULL);
+	CHECK(parsed != NULL && header_from_json(fmt, parsed, &back, err,
+	    sizeof(err)) == 0, "block %" PRIu64 ": header_from_json: %s",
+	    ref->number, err);
+	header_hash(fmt, &back, again);
+	dev_chain_hash(c, ref, hash);
+	CHECK(memcmp(hash, again, 32) == 0, "%s block %" PRIu64 "/%" PRIu64
+	    ": served hash is not the header's hash", chain_format_name(fmt),
+	    ref->number, ref->branch);
+	CHECK(dev_chain_lookup(c, dev_chain_head(c) < ref->number ?
+	    ref->number : dev_chain_head(c), hash, &found) == 0 ||
+	    ref->branch == 0, "block %" PRIu64 ": lookup by hash failed",
+	    ref->number);
+	if (ref->number > 0) {
+		/* The parent: canonical, or the old branch's previous. */
+		pref.number = ref->number - 1;
+		pref.branch = ref->branch;
+		if (ref->branch != 0) {
+			uint64_t	r;
+			unsigned	d;
+
+			if (!dev_chain_reorg_window(c, pref.number, &r, &d) ||
+			    r != ref->branch)
+				pref.branch = 0;
+		}
+		dev_chain_hash(c, &pref, parent);
+		CHECK(memcmp(parent, h.parent_hash, 32) == 0,
+		    "block %" PRIu64 "/%" PRIu64 ": parent link broken",
+		    ref->number, ref->branch);
+	}
+	CHECK(ref->number == 0 || header_miner(fmt, &h, again) == 1,
+	    "block %" PRIu64 ": no miner", ref->number);
+	json_decref(parsed);
+	json_decref(j);
+	free(ref_json);
+	dev_buf_free(&b);
+}
+
+static void
+check_chain(enum chain_format fmt)
+{
+	struct dev_chain_params	 p;
+	struct dev_chain_timing	 tm;
+	struct dev_chain	*c;
+	struct dev_blkref	 ref;
+	atomic_int		 cancel;
+	uint64_t		 n, r, seen_orphans = 0;
+	unsigned		 d;
+
+	memset(&p, 0, sizeof(p));
+	memset(&tm, 0, sizeof(tm));
+	p.format = fmt;
+	memcpy(p.seed, "self-test seed for the devnode..", 32);
+	p.n_miners = 3;
+	dev_chain_default_weights(&p);
+	p.difficulty0 = 1ull << 40;
+	p.reorg_every = 20;
+	p.reorg_min = 1;
+	p.reorg_max = 5;
+	p.spec_version0 = 7;
+	p.n_spec = 1;
+	p.spec[0].height = 33;
+	p.spec[0].version = 8;
+	tm.block_ms = 1000;
+	tm.backlog = 200;
+	tm.start_ms = now_wall_ms();
+	tm.finality_lag = 10;
+	c = dev_chain_new(&p, &tm, NULL, "self-test");
+	atomic_init(&cancel, 0);
+	dev_chain_sync(c, &cancel, NULL);
+	CHECK(dev_chain_synced(c) && dev_chain_head(c) >= 200,
+	    "%s chain: not synced to its backlog", chain_format_name(fmt));
+	for (n = 0; n <= 200; n++) {
+		ref.number = n;
+		ref.branch = 0;
+		check_block(c, &ref);
+		if (dev_chain_reorg_window(c, n, &r, &d)) {
+			ref.branch = r;
+			check_block(c, &ref);
+			seen_orphans++;
+		}
+	}
+	CHECK(seen_orphans > 0, "no old-branch blocks");
+	/* A view inside a reorg window shows the old branch as best. */
+	CHECK(dev_chain_block_at(c, 40, 40, &ref) == 0 && ref.branch == 40,
+	    "view at head 40: best block 40 is not on the old branch");
+	CHECK(dev_chain_block_at(c, 41, 40, &ref) == 0 && ref.branch == 0,
+	    "view at head 41: block 40 is not canonical");
+	CHECK(dev_chain_spec_version(c, 32) == 7 &&
+	    dev_chain_spec_version(c, 33) == 8, "spec versions");
+	{
+		struct header	h;
+
+		ref.number = 33;
+		ref.branch = 0;
+		dev_chain_header(c, &ref, &h);
+		CHECK(header_runtime_updated(&h), "block 33: no "
+		    "RuntimeEnvironmentUpdated");
+		ref.number = 34;
+		dev_chain_header(c, &ref, &h);
+		CHECK(!header_runtime_updated(&h), "block 34: "
+		    "RuntimeEnvironmentUpdated");
+		CHECK(fmt != FORMAT_QUANTUS || h.digest_len == 110,
+		    "block 34: digest of %zu bytes, not 110", h.digest_len);
+	}
+	dev_chain_free(c);
+}
+
+static void
+check_faults(void)
+{
+	struct dev_fault_spec	s;
+	char			err[160];
+
+	CHECK(dev_fault_parse("slow:200@http%50", &s, err, sizeof(err)) == 0 &&
+	    s.id == FAULT_SLOW && s.arg == 200 && s.targets == 1 &&
+	    s.pct == 50, "parse slow:200@http%%50: %s", err);
+	CHECK(dev_fault_parse("http_500", &s, err, sizeof(err)) == 0 &&
+	    s.targets == 1, "http_500 targets http only");
+	CHECK(dev_fault_parse("ws_drop", &s, err, sizeof(err)) == 0 &&
+	    s.targets == 2, "ws_drop targets ws only");
+	CHECK(dev_fault_parse("http_500@ws", &s, err, sizeof(err)) == -1,
+	    "http_500@ws accepted");
+	CHECK(dev_fault_parse("slow", &s, err, sizeof(err)) == -1,
+	    "slow without MS accepted");
+	CHECK(dev_fault_parse("nonsense", &s, err, sizeof(err)) == -1,
+	    "unknown fault accepted");
+	CHECK(dev_fault_parse("oversized", &s, err, sizeof(err)) == 0 &&
+	    s.arg == 64, "oversized defaults to 64 MiB");
+}
+
+static void
+check_oversized(void)
+{
+	struct dev_oversized	*o;
+	struct dev_buf		 b;
+	char			 chunk[777];
+	size_t			 n;
+	json_t			*j;
+
+	o = dev_oversized_new("7", "{\"a\":1}", 7, 100000);
+	dev_buf_init(&b);
+	while ((n = dev_oversized_read(o, chunk, sizeof(chunk))) > 0)
+		dev_buf_add(&b, chunk, n);
+	CHECK(b.len == dev_oversized_total(o) && b.len >= 100000,
+	    "oversized: %zu bytes", b.len);
+	j = json_loadb(b.p, b.len, 0, NULL);
+	CHECK(j != NULL && json_array_size(json_object_get(j, "result")) > 1000,
+	    "oversized: not valid JSON");
+	json_decref(j);
+	dev_buf_free(&b);
+	dev_oversized_free(o);
+}
+
+int
+dev_selftest(void)
+{
+	char	accept[WS_ACCEPT_LEN + 1];
+
+	/* RFC 6455, section 1.3. */
+	ws_accept_key("dGhlIHNhbXBsZSBub25jZQ==", accept);
+	CHECK(strcmp(accept, "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=") == 0,
+	    "Sec-WebSocket-Accept %s", accept);
+	check_chain(FORMAT_QUANTUS);
+	check_chain(FORMAT_SUBSTRATE);
+	check_faults();
+	check_oversized();
+	if (failures == 0)
+		log_info("self-test: all checks passed");
+	return failures == 0 ? 0 : -1;
+}

@@ -1,0 +1,2 @@
+# man/chainwatch-devnode.1
+dist_man_MANS += man/chainwatch-devnode.1
