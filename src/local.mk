@@ -2,7 +2,13 @@
 noinst_LIBRARIES += src/libcw.a
 src_libcw_a_SOURCES = \
 	src/log.c src/log.h \
-	src/util.c src/util.h
+	src/util.c src/util.h \
+	src/outcome.c src/outcome.h \
+	src/conf.c src/conf.h \
+	src/msg.c src/msg.h \
+	src/proto.c src/proto.h \
+	src/sha1.c src/sha1.h \
+	src/wskey.c src/wskey.h
 src_libcw_a_CFLAGS = $(AM_CFLAGS) $(MSGPACK_CFLAGS) $(INIH_CFLAGS) \
 	$(JANSSON_CFLAGS) $(SODIUM_CFLAGS) $(XXHASH_CFLAGS)
 

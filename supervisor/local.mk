@@ -1,1 +1,14 @@
-# supervisor/: see the top-level Makefile.am
+# supervisor/: chainwatchd, which runs the workers and owns the store.
+sbin_PROGRAMS += supervisor/chainwatchd
+supervisor_chainwatchd_SOURCES = \
+	supervisor/chainwatchd.c \
+	supervisor/sup.h \
+	supervisor/sup_dispatch.c \
+	supervisor/sup_fsm.c \
+	supervisor/sup_reload.c \
+	supervisor/sup_spawn.c \
+	supervisor/sup_store.c
+supervisor_chainwatchd_CFLAGS = $(AM_CFLAGS) $(MSGPACK_CFLAGS) \
+	$(SQLITE_CFLAGS) $(INIH_CFLAGS)
+supervisor_chainwatchd_LDADD = src/libcw.a $(MSGPACK_LIBS) $(SQLITE_LIBS) \
+	$(INIH_LIBS) $(EV_LIBS)

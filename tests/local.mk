@@ -1,4 +1,50 @@
 # tests/: unit tests (cmocka, one module each) and integration scripts.
+UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(MSGPACK_CFLAGS) $(INIH_CFLAGS)
+UNIT_LIBS = src/libcw.a $(CMOCKA_LIBS) $(MSGPACK_LIBS) $(INIH_LIBS)
+
+check_PROGRAMS += tests/unit/test_conf tests/unit/test_conf_keys \
+	tests/unit/test_msg tests/unit/test_proto tests/unit/test_fsm
+tests_unit_test_conf_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_conf_LDADD = $(UNIT_LIBS)
+tests_unit_test_conf_keys_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_conf_keys_LDADD = $(UNIT_LIBS)
+tests_unit_test_msg_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_msg_LDADD = $(UNIT_LIBS)
+tests_unit_test_proto_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_proto_LDADD = $(UNIT_LIBS)
+tests_unit_test_fsm_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
+tests_unit_test_fsm_SOURCES = tests/unit/test_fsm.c supervisor/sup_fsm.c
+tests_unit_test_fsm_LDADD = $(UNIT_LIBS)
+TESTS += tests/unit/test_conf tests/unit/test_conf_keys \
+	tests/unit/test_msg tests/unit/test_proto tests/unit/test_fsm
+
+# chainwatchd -n on tests/conf/*.in, compared with the .ok files.
+SUP_TESTS = tests/integration/conf_check.sh \
+	tests/integration/sup_workers.sh \
+	tests/integration/sup_respawn.sh \
+	tests/integration/sup_reload.sh \
+	tests/integration/sup_stop.sh \
+	tests/integration/sup_badmsg.sh \
+	tests/integration/sup_setup.sh \
+	tests/integration/initd.sh \
+	tests/integration/man_lint.sh
+TESTS += $(SUP_TESTS)
+EXTRA_DIST += $(SUP_TESTS) tests/integration/lib.sh \
+	tests/integration/fake_worker.py \
+	tests/conf/credentials.in tests/conf/credentials.ok \
+	tests/conf/empty.in tests/conf/empty.ok \
+	tests/conf/environment.in tests/conf/environment.ok \
+	tests/conf/errors.in tests/conf/errors.ok \
+	tests/conf/good.in tests/conf/good.ok \
+	tests/conf/legacy-half.in tests/conf/legacy-half.ok \
+	tests/conf/legacy.in tests/conf/legacy.ok
+
+# Plays the supervisor to one real worker, for the worker tests.
+check_PROGRAMS += tests/integration/wrk_harness
+tests_integration_wrk_harness_CFLAGS = $(UNIT_CFLAGS)
+tests_integration_wrk_harness_LDADD = src/libcw.a $(MSGPACK_LIBS) \
+	$(JANSSON_LIBS)
+
 include tests/codec.mk
 include tests/devnode.mk
 include tests/worker.mk

@@ -1,1 +1,10 @@
-# workers/: see the top-level Makefile.am
+# workers/: chainwatch-worker, one process per endpoint.
+libexec_PROGRAMS += workers/chainwatch-worker
+workers_chainwatch_worker_SOURCES = workers/wrk_main.c workers/wrk.h \
+	workers/wrk_ep.c
+workers_chainwatch_worker_CFLAGS = $(AM_CFLAGS) $(MSGPACK_CFLAGS) \
+	$(CURL_CFLAGS) $(JANSSON_CFLAGS) $(SODIUM_CFLAGS)
+workers_chainwatch_worker_LDADD = $(WRK_IO_LIBS) $(MSGPACK_LIBS) \
+	$(SODIUM_LIBS) $(XXHASH_LIBS)
+
+include workers/io.mk

@@ -1,0 +1,276 @@
+/*
+ * chainwatchd: reads the configuration, starts one chainwatch-worker per
+ * endpoint and supervises them.  Signals arrive as libev watchers on the
+ * default loop; handlers only turn them into events handled in order.
+ */
+#include "config.h"
+
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "sup.h"
+#include "util.h"
+
+#define DEFAULT_CONF	CW_SYSCONFDIR "/chainwatch/chainwatch.conf"
+
+struct conf	*sup_conf;
+struct worker	*sup_workers;
+int		 sup_stopping;
+int		 sup_verbose;
+struct ev_loop	*sup_loop;
+
+static int	 pidfile_fd = -1;
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	fprintf(stderr, "usage: chainwatchd [-dnv] [-f file]\n");
+	exit(CW_EXIT_USAGE);
+}
+
+/*
+ * Checks of the running system that -n also makes: things a parse cannot
+ * see but that would stop the daemon or its workers.
+ */
+static int
+check_environment(const struct conf *conf)
+{
+	int	bad = 0;
+
+	if (access(conf->daemon.worker, X_OK) == -1) {
+		int line = conf_daemon_line(conf, "worker");
+
+		fprintf(stderr, "%s:%d: worker %s: %s\n", conf->path, line,
+		    conf->daemon.worker, strerror(errno));
+		bad = 1;
+	}
+	if (geteuid() == 0 && conf->daemon.user[0] != '\0' &&
+	    getpwnam(conf->daemon.user) == NULL) {
+		int line = conf_daemon_line(conf, "user");
+
+		fprintf(stderr, "%s:%d: user %s does not exist (workers run as "
+		    "this user)\n", conf->path, line, conf->daemon.user);
+		bad = 1;
+	}
+	return bad ? -1 : 0;
+}
+
+/* Write our pid, holding a lock that says we run. */
+static void
+pidfile_write(const char *path)
+{
+	char	buf[32];
+	int	n;
+
+	pidfile_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (pidfile_fd == -1)
+		fatal(CW_EXIT_SYSTEM, "pidfile %s", path);
+	if (flock(pidfile_fd, LOCK_EX | LOCK_NB) == -1) {
+		if (errno == EWOULDBLOCK) {
+			n = (int)read(pidfile_fd, buf, sizeof(buf) - 1);
+			buf[n > 0 ? n : 0] = '\0';
+			buf[strcspn(buf, "\n")] = '\0';
+			fatalx(CW_EXIT_SYSTEM, "already running (pid %s, "
+			    "pidfile %s)", buf, path);
+		}
+		fatal(CW_EXIT_SYSTEM, "pidfile %s: flock", path);
+	}
+	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (ftruncate(pidfile_fd, 0) == -1 ||
+	    pwrite(pidfile_fd, buf, (size_t)n, 0) != n)
+		fatal(CW_EXIT_SYSTEM, "pidfile %s: write", path);
+}
+
+static void
+pidfile_remove(void)
+{
+	if (pidfile_fd == -1)
+		return;
+	(void)unlink(sup_conf->daemon.pidfile);
+	close(pidfile_fd);
+	pidfile_fd = -1;
+}
+
+/*
+ * Detach, but let the parent exit only once the daemon runs (pidfile and
+ * database open), with the daemon's own status if it fails before that:
+ * init scripts and Type=forking units then see real errors.  Until then
+ * errors still go to the caller's stderr.  Returns the pipe to report on.
+ */
+static int
+daemonize_begin(void)
+{
+	int	p[2], status;
+	char	c;
+	pid_t	pid;
+
+	if (pipe2(p, O_CLOEXEC) == -1)
+		fatal(CW_EXIT_SYSTEM, "pipe");
+	switch (pid = fork()) {
+	case -1:
+		fatal(CW_EXIT_SYSTEM, "fork");
+	case 0:
+		close(p[0]);
+		if (setsid() == -1)
+			fatal(CW_EXIT_SYSTEM, "setsid");
+		if (chdir("/") == -1)
+			fatal(CW_EXIT_SYSTEM, "chdir /");
+		return p[1];
+	default:
+		close(p[1]);
+		if (read(p[0], &c, 1) == 1)
+			_exit(CW_EXIT_OK);
+		if (waitpid(pid, &status, 0) == pid && WIFEXITED(status))
+			_exit(WEXITSTATUS(status));
+		_exit(CW_EXIT_SYSTEM);
+	}
+}
+
+/* Running: tell the parent, then log to syslog and drop the terminal. */
+static void
+daemonize_done(int fd, enum log_level level)
+{
+	int	null;
+
+	log_init(0, level, "chainwatchd");
+	if ((null = open("/dev/null", O_RDWR)) == -1)
+		fatal(CW_EXIT_SYSTEM, "/dev/null");
+	dup2(null, STDIN_FILENO);
+	dup2(null, STDOUT_FILENO);
+	dup2(null, STDERR_FILENO);
+	if (null > STDERR_FILENO)
+		close(null);
+	if (write(fd, "", 1) != 1)
+		log_warn("cannot report readiness");
+	close(fd);
+}
+
+static void
+signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	switch (w->signum) {
+	case SIGTERM:
+	case SIGINT:
+		if (!sup_stopping) {
+			log_info("signal %d: stopping %s", w->signum,
+			    sup_workers != NULL ? "the workers" : "");
+			sup_stop_all();
+		}
+		break;
+	case SIGHUP:
+		if (sup_stopping)
+			break;
+		log_info("SIGHUP: reloading %s", sup_conf->path);
+		sup_reload();
+		break;
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	const char	*path = DEFAULT_CONF;
+	char		 abspath[PATH_MAX];
+	int		 ch, foreground = 0, check = 0;
+	ev_signal	 sig_term, sig_int, sig_hup;
+	struct conf	*conf;
+	enum log_level	 level;
+	int		 ready_fd = -1;
+
+	while ((ch = getopt(argc, argv, "df:hnv")) != -1) {
+		switch (ch) {
+		case 'd':
+			foreground = 1;
+			break;
+		case 'f':
+			path = optarg;
+			break;
+		case 'n':
+			check = 1;
+			break;
+		case 'v':
+			sup_verbose = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+
+	log_init(1, LOG_LEVEL_INFO, "chainwatchd");
+	log_procinit("sup");
+	conf = conf_load(path);
+	if (conf->n_errors > 0) {
+		for (size_t i = 0; i < conf->n_errors; i++)
+			fprintf(stderr, "%s\n", conf->errors[i]);
+		conf_free(conf);
+		return CW_EXIT_CONFIG;
+	}
+	if (check_environment(conf) == -1) {
+		conf_free(conf);
+		return CW_EXIT_CONFIG;
+	}
+	if (check) {
+		if (sup_verbose)
+			conf_dump(conf, stdout);
+		printf("configuration OK\n");
+		conf_free(conf);
+		return CW_EXIT_OK;
+	}
+	/* Reloads happen after chdir("/"): remember where the file is. */
+	if (path[0] != '/' && realpath(path, abspath) != NULL)
+		snprintf(conf->path, sizeof(conf->path), "%s", abspath);
+	sup_conf = conf;
+
+	level = sup_verbose ? LOG_LEVEL_DEBUG :
+	    (enum log_level)conf->daemon.log_level;
+	log_init(1, level, "chainwatchd");
+	if (!foreground)
+		ready_fd = daemonize_begin();
+	signal(SIGPIPE, SIG_IGN);
+	pidfile_write(conf->daemon.pidfile);
+	if (sup_store_open(conf->daemon.database) == -1) {
+		pidfile_remove();
+		exit(CW_EXIT_SYSTEM);
+	}
+	if (!foreground)
+		daemonize_done(ready_fd, level);
+
+	if ((sup_loop = ev_default_loop(EVFLAG_AUTO)) == NULL)
+		fatalx(CW_EXIT_SYSTEM, "libev: no default loop");
+	ev_signal_init(&sig_term, signal_cb, SIGTERM);
+	ev_signal_init(&sig_int, signal_cb, SIGINT);
+	ev_signal_init(&sig_hup, signal_cb, SIGHUP);
+	ev_signal_start(sup_loop, &sig_term);
+	ev_signal_start(sup_loop, &sig_int);
+	ev_signal_start(sup_loop, &sig_hup);
+
+	log_info("chainwatchd %s starting: %s, %zu chain%s", PACKAGE_VERSION,
+	    conf->path, conf->n_chains, conf->n_chains == 1 ? "" : "s");
+	for (size_t i = 0; i < conf->n_chains; i++)
+		for (size_t j = 0; j < conf->chains[i].n_endpoints; j++)
+			sup_worker_event(sup_worker_new(conf, &conf->chains[i],
+			    &conf->chains[i].endpoints[j]), WE_START);
+
+	ev_run(sup_loop, 0);
+
+	log_info("all workers stopped; exiting");
+	sup_store_close();
+	pidfile_remove();
+	conf_free(sup_conf);
+	ev_loop_destroy(sup_loop);
+	return CW_EXIT_OK;
+}

@@ -1,0 +1,418 @@
+/*
+ * Starting, watching and stopping workers: fork + exec of
+ * chainwatch-worker with its socket on MSG_FD, the watchdog, the reaper,
+ * and the driver that carries out what sup_fsm() decides.
+ */
+#include "config.h"
+
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "proto.h"
+#include "sup.h"
+#include "util.h"
+
+static uint32_t	sup_generation;
+
+static void	worker_read_cb(struct ev_loop *, ev_io *, int);
+static void	worker_write_cb(struct ev_loop *, ev_io *, int);
+static void	worker_child_cb(struct ev_loop *, ev_child *, int);
+static void	worker_timer_cb(struct ev_loop *, ev_timer *, int);
+
+/*
+ * The MSG_CONFIG body of one endpoint.  Two configurations of an endpoint
+ * are the same exactly when these bytes are: that is how reload decides
+ * which workers to keep.
+ */
+void
+sup_worker_config(const struct conf *conf, const struct conf_chain *ch,
+    const struct conf_endpoint *ep, void **body, size_t *len)
+{
+	struct proto_config	pc;
+	struct msgbuf		mb;
+
+	memset(&pc, 0, sizeof(pc));
+	snprintf(pc.chain, sizeof(pc.chain), "%s", ch->name);
+	snprintf(pc.name, sizeof(pc.name), "%s", ep->name);
+	snprintf(pc.rpc_url, sizeof(pc.rpc_url), "%s", ep->rpc_url);
+	snprintf(pc.ws_url, sizeof(pc.ws_url), "%s", ep->ws_url);
+	snprintf(pc.user, sizeof(pc.user), "%s", conf->daemon.user);
+	pc.format = ch->format;
+	pc.block_time = ch->block_time;
+	pc.stall_factor = ch->stall_factor;
+	pc.subscribe = ch->subscribe;
+	pc.connect_timeout = ch->connect_timeout;
+	pc.request_timeout = ch->request_timeout;
+	pc.max_response = ch->max_response;
+	pc.memory_limit = conf->daemon.worker_memory_limit;
+	pc.heartbeat = conf->daemon.heartbeat_interval;
+	pc.log_level = conf->daemon.log_level;
+	pc.log_stderr = (uint64_t)log_tostderr();
+	proto_pack_config_body(&mb, &pc);
+	*len = mb.sb.size;
+	*body = msgpack_sbuffer_release(&mb.sb);
+	msg_done(&mb);
+}
+
+struct worker *
+sup_worker_new(const struct conf *conf, const struct conf_chain *ch,
+    const struct conf_endpoint *ep)
+{
+	struct worker	*w = xcalloc(1, sizeof(*w));
+
+	snprintf(w->name, sizeof(w->name), "%s", ep->name);
+	snprintf(w->chain, sizeof(w->chain), "%s", ch->name);
+	sup_worker_config(conf, ch, ep, &w->cfg, &w->cfg_len);
+	w->fsm.state = WS_IDLE;
+	w->fd = -1;
+	msgq_init(&w->outq);
+	ev_init(&w->timer, worker_timer_cb);
+	w->timer.data = w;
+	/* Append, so that workers start in configuration order. */
+	{
+		struct worker **pp = &sup_workers;
+
+		while (*pp != NULL)
+			pp = &(*pp)->next;
+		*pp = w;
+	}
+	return w;
+}
+
+static void
+worker_free(struct worker *w)
+{
+	struct worker	**pp;
+
+	for (pp = &sup_workers; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == w) {
+			*pp = w->next;
+			break;
+		}
+	ev_timer_stop(sup_loop, &w->timer);
+	msgq_clear(&w->outq);
+	free(w->cfg);
+	free(w);
+	if (sup_stopping && sup_workers == NULL)
+		ev_break(sup_loop, EVBREAK_ALL);
+}
+
+static void
+timer_arm(struct worker *w, uint64_t ms)
+{
+	ev_timer_stop(sup_loop, &w->timer);
+	ev_timer_set(&w->timer, (double)ms / 1000.0, 0.);
+	ev_timer_start(sup_loop, &w->timer);
+}
+
+/* The child: put the socket on MSG_FD, close everything else, exec. */
+static void __attribute__((noreturn))
+worker_exec(struct worker *w, int fd)
+{
+	const char	*path = sup_conf->daemon.worker;
+	char		*argv[3];
+	sigset_t	 set;
+
+	if (fd == MSG_FD) {
+		if (fcntl(fd, F_SETFD, 0) == -1)
+			_exit(CW_EXIT_SYSTEM);
+	} else if (dup2(fd, MSG_FD) == -1)
+		_exit(CW_EXIT_SYSTEM);
+#ifdef HAVE_CLOSE_RANGE
+	if (close_range(MSG_FD + 1, ~0U, 0) == -1)
+#endif
+	{
+		struct rlimit	rl;
+		int		maxfd = 1024;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+		    rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 65536)
+			maxfd = (int)rl.rlim_cur;
+		for (int i = MSG_FD + 1; i < maxfd; i++)
+			(void)close(i);
+	}
+	/* A clean signal state: exec keeps ignored signals and the mask. */
+	sigemptyset(&set);
+	sigprocmask(SIG_SETMASK, &set, NULL);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	argv[0] = "chainwatch-worker";
+	argv[1] = w->name;
+	argv[2] = NULL;
+	execv(path, argv);
+	log_warn("w/%s: exec %s", w->name, path);
+	_exit(CW_EXIT_SETUP);
+}
+
+static void
+worker_spawn(struct worker *w)
+{
+	static int	warned_sockbuf;
+	struct msgbuf	mb;
+	int		sv[2];
+	pid_t		pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
+		log_warn("w/%s: socketpair", w->name);
+		goto fail;
+	}
+	if ((msg_sockbuf(sv[0]) == -1 || msg_sockbuf(sv[1]) == -1) &&
+	    !warned_sockbuf) {
+		log_warnx("sockets refuse %d-byte messages (raise "
+		    "net.core.wmem_max); large messages will fail", MSG_MAX);
+		warned_sockbuf = 1;
+	}
+	w->gen = ++sup_generation;
+	w->last_spawn = now_mono_ms();
+	switch (pid = fork()) {
+	case -1:
+		log_warn("w/%s: fork", w->name);
+		close(sv[0]);
+		close(sv[1]);
+		goto fail;
+	case 0:
+		worker_exec(w, sv[1]);
+	default:
+		break;
+	}
+	close(sv[1]);
+	w->pid = pid;
+	w->fd = sv[0];
+	if (fcntl(w->fd, F_SETFL, O_NONBLOCK) == -1)
+		fatal(CW_EXIT_SYSTEM, "fcntl");
+	w->last_msg = now_mono_ms();
+	ev_child_init(&w->child, worker_child_cb, pid, 0);
+	w->child.data = w;
+	ev_child_start(sup_loop, &w->child);
+	ev_io_init(&w->io_r, worker_read_cb, w->fd, EV_READ);
+	w->io_r.data = w;
+	ev_io_start(sup_loop, &w->io_r);
+	ev_io_init(&w->io_w, worker_write_cb, w->fd, EV_WRITE);
+	w->io_w.data = w;
+	msg_begin_raw(&mb, MSG_CONFIG, w->gen, w->cfg, w->cfg_len);
+	sup_send(w, &mb);
+	timer_arm(w, HEARTBEATS_MISSED * sup_conf->daemon.heartbeat_interval);
+	log_debug("w/%s: spawned pid %d, generation %u", w->name, (int)pid,
+	    w->gen);
+	return;
+fail:
+	/* Treated as an immediate death, so the backoff applies. */
+	w->fsm.state = WS_RUNNING;
+	sup_worker_event(w, WE_EXIT);
+}
+
+void
+sup_send(struct worker *w, struct msgbuf *mb)
+{
+	if (msgq_push(&w->outq, mb) == -1) {
+		log_warnx("w/%s: internal: message over %d bytes not sent",
+		    w->name, MSG_MAX);
+		return;
+	}
+	if (w->fd == -1)
+		return;
+	switch (msgq_flush(&w->outq, w->fd)) {
+	case 1:
+		ev_io_start(sup_loop, &w->io_w);
+		break;
+	case -1:
+		/* The worker is gone; its exit is reported by the reaper. */
+		log_debug("w/%s: send: %s", w->name, strerror(errno));
+		msgq_clear(&w->outq);
+		break;
+	}
+}
+
+static void
+worker_write_cb(struct ev_loop *loop, ev_io *io, int revents)
+{
+	struct worker	*w = io->data;
+
+	if (msgq_flush(&w->outq, w->fd) != 1)
+		ev_io_stop(loop, io);
+}
+
+static void
+worker_read_cb(struct ev_loop *loop, ev_io *io, int revents)
+{
+	static char	 buf[MSG_MAX];
+	struct worker	*w = io->data;
+	long		 n;
+
+	/* A bounded number per wakeup, so that one worker cannot starve. */
+	for (int i = 0; i < 64 && w->fd != -1; i++) {
+		n = msg_recv(w->fd, buf);
+		if (n == -1) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				log_warn("w/%s: recv", w->name);
+			return;
+		}
+		if (n == 0) {
+			/* Closed: wait for the reaper to say how it ended. */
+			ev_io_stop(loop, &w->io_r);
+			ev_io_stop(loop, &w->io_w);
+			return;
+		}
+		sup_dispatch_worker(w, buf, n);
+		if (w->fsm.state != WS_STARTING && w->fsm.state != WS_RUNNING)
+			return;
+	}
+}
+
+static void
+worker_close(struct worker *w)
+{
+	ev_io_stop(sup_loop, &w->io_r);
+	ev_io_stop(sup_loop, &w->io_w);
+	if (w->fd != -1)
+		close(w->fd);
+	w->fd = -1;
+	msgq_clear(&w->outq);
+}
+
+static void
+worker_child_cb(struct ev_loop *loop, ev_child *c, int revents)
+{
+	struct worker	*w = c->data;
+	int		 status = c->rstatus;
+	enum wevent	 ev = WE_EXIT;
+
+	ev_child_stop(loop, c);
+	worker_close(w);
+	if (WIFEXITED(status)) {
+		int code = WEXITSTATUS(status);
+
+		if (code == CW_EXIT_SETUP)
+			ev = WE_EXIT_SETUP;
+		if (code == 0 && w->fsm.state == WS_STOPPING)
+			log_info("w/%s: pid %d stopped", w->name, (int)w->pid);
+		else if (w->fsm.state != WS_STOPPING)
+			log_warnx("w/%s: pid %d exited with status %d%s",
+			    w->name, (int)w->pid, code, code == CW_EXIT_SETUP ?
+			    " (setup failed)" : "");
+	} else if (WIFSIGNALED(status)) {
+		if (w->fsm.state == WS_STOPPING && WTERMSIG(status) == SIGTERM)
+			log_info("w/%s: pid %d stopped by signal %d", w->name,
+			    (int)w->pid, WTERMSIG(status));
+		else
+			log_warnx("w/%s: pid %d killed by signal %d", w->name,
+			    (int)w->pid, WTERMSIG(status));
+	}
+	w->pid = 0;
+	/* A worker that served a while starts its backoff afresh. */
+	if (now_mono_ms() - w->last_spawn >= FAILS_RESET_MS)
+		w->fails = 0;
+	sup_worker_event(w, ev);
+}
+
+static void
+worker_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	struct worker	*w = t->data;
+	uint64_t	 limit, now, idle;
+
+	switch (w->fsm.state) {
+	case WS_IDLE:
+		sup_worker_event(w, WE_SPAWN_DUE);
+		break;
+	case WS_STARTING:
+	case WS_RUNNING:
+		now = now_mono_ms();
+		idle = now - w->last_msg;
+		limit = HEARTBEATS_MISSED * sup_conf->daemon.heartbeat_interval;
+		if (idle >= limit) {
+			log_warnx("w/%s: pid %d sent nothing for %.1f s "
+			    "(%d heartbeats missed); killing it", w->name,
+			    (int)w->pid, (double)idle / 1000.0,
+			    HEARTBEATS_MISSED);
+			if (now - w->last_spawn >= FAILS_RESET_MS)
+				w->fails = 0;
+			sup_worker_event(w, WE_HANG);
+		} else
+			timer_arm(w, limit - idle);
+		break;
+	case WS_STOPPING:
+		sup_worker_event(w, WE_GRACE_OVER);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Run one event through the state machine and carry out its actions. */
+void
+sup_worker_event(struct worker *w, enum wevent ev)
+{
+	enum wstate	from = w->fsm.state;
+	unsigned	act = sup_fsm(&w->fsm, ev);
+
+	log_debug("w/%s: %s + %s -> %s", w->name, sup_wstate_name(from),
+	    sup_wevent_name(ev), sup_wstate_name(w->fsm.state));
+	if (act & A_RESET_FAILS)
+		w->fails = 0;
+	if (act & A_COUNT_FAIL) {
+		w->fails++;
+		w->restarts++;
+	}
+	if ((act & A_KILL) && w->pid > 0) {
+		if (kill(w->pid, SIGKILL) == -1 && errno != ESRCH)
+			log_warn("w/%s: kill %d", w->name, (int)w->pid);
+		ev_timer_stop(sup_loop, &w->timer);
+	}
+	if ((act & A_TERM) && w->pid > 0) {
+		if (kill(w->pid, SIGTERM) == -1 && errno != ESRCH)
+			log_warn("w/%s: kill %d", w->name, (int)w->pid);
+		timer_arm(w, sup_conf->daemon.stop_timeout);
+	}
+	if (act & A_PARK) {
+		ev_timer_stop(sup_loop, &w->timer);
+		log_warnx("w/%s: worker failed its setup; not restarting it "
+		    "until the configuration changes", w->name);
+	}
+	if (act & A_SCHEDULE) {
+		uint64_t now = now_mono_ms();
+		uint64_t delay = sup_spawn_delay(now, w->last_spawn, w->fails);
+
+		if (sup_stopping)
+			ev_timer_stop(sup_loop, &w->timer);
+		else {
+			if (w->fails > 0)
+				log_info("w/%s: restart %u, in %.1f s",
+				    w->name, w->restarts,
+				    (double)delay / 1000.0);
+			timer_arm(w, delay);
+		}
+	}
+	if (act & A_SPAWN)
+		worker_spawn(w);
+	if (act & A_FREE)
+		worker_free(w);
+}
+
+/* Shutdown: TERM everything; the loop ends when the last one is freed. */
+void
+sup_stop_all(void)
+{
+	struct worker	*w, *next;
+
+	sup_stopping = 1;
+	if (sup_workers == NULL) {
+		ev_break(sup_loop, EVBREAK_ALL);
+		return;
+	}
+	for (w = sup_workers; w != NULL; w = next) {
+		next = w->next;
+		sup_worker_event(w, WE_STOP);
+	}
+}

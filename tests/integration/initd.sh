@@ -1,0 +1,83 @@
+#!/bin/sh
+# The LSB init script, installed with a temporary prefix, starts the
+# daemon, reloads it, reports its status and stops it.  (Paths compiled
+# into the programs keep the configured prefix, so the test's
+# configuration names the worker and the pidfile.)
+. "$top_srcdir/tests/integration/lib.sh"
+
+P=$T/prefix
+env -u MAKEFLAGS -u MFLAGS make -s -C "$top_builddir" install prefix="$P" \
+    >"$T/install.log" 2>&1 || { cat "$T/install.log"; fail "make install failed"; }
+INIT=$P/etc/init.d/chainwatch
+[ -x "$INIT" ] || fail "no init script installed"
+[ -f "$P/etc/chainwatch/chainwatch.conf" ] || fail "no configuration installed"
+[ -f "$P/lib/systemd/system/chainwatch.service" ] || fail "no systemd unit installed"
+grep -q "^ExecStart=$P/sbin/chainwatchd\$" "$P/lib/systemd/system/chainwatch.service" ||
+    fail "systemd unit does not name the installed daemon"
+grep -q '^ExecReload=kill -HUP \$MAINPID$' "$P/lib/systemd/system/chainwatch.service" ||
+    fail "systemd unit does not reload with SIGHUP"
+ok "installed under $P"
+
+conf() {
+	cat >"$P/etc/chainwatch/chainwatch.conf" <<CONF
+[daemon]
+database = $P/var/lib/chainwatch/chainwatch.db
+pidfile = $P/var/run/chainwatchd.pid
+worker = $P/libexec/chainwatch-worker
+user = $(cw_user)
+heartbeat_interval = 500ms
+
+[chain devchain]
+CONF
+	_port=19100
+	for _n in "$@"; do
+		echo "endpoint = $_n http://127.0.0.1:$_port ws://127.0.0.1:$_port" \
+		    >>"$P/etc/chainwatch/chainwatch.conf"
+		_port=$((_port + 1))
+	done
+}
+
+conf e1
+"$INIT" status >/dev/null
+[ $? -eq 3 ] || fail "status of a stopped daemon is not 3"
+"$INIT" start >"$T/out" 2>&1 || { cat "$T/out"; fail "start failed"; }
+pidfile=$P/var/run/chainwatchd.pid
+[ -s "$pidfile" ] || fail "no pidfile at $pidfile"
+pid=$(cat "$pidfile")
+CW_PIDS="$CW_PIDS $pid"
+alive "$pid" || fail "daemon not running after start"
+"$INIT" status >"$T/out" 2>&1 || fail "status of a running daemon failed"
+grep -q "chainwatchd is running (pid $pid)" "$T/out" || fail "status: $(cat "$T/out")"
+wait_for 5 'test "$(worker_count $pid)" -eq 1' || fail "no worker"
+ok "start, status: running (pid $pid)"
+
+conf e1 e2
+"$INIT" reload >"$T/out" 2>&1 || { cat "$T/out"; fail "reload failed"; }
+wait_for 5 'test "$(worker_count $pid)" -eq 2' || fail "reload did not add the endpoint"
+e1=$(worker_pid $pid e1)
+ok "reload added an endpoint"
+
+echo "bogus line" >>"$P/etc/chainwatch/chainwatch.conf"
+"$INIT" reload >"$T/out" 2>&1 && fail "reload accepted a broken file"
+grep -q "chainwatch.conf:.*: expected KEY = VALUE" "$T/out" || fail "reload did not say why: $(cat "$T/out")"
+[ "$(worker_pid $pid e1)" = "$e1" ] || fail "a refused reload changed a worker"
+"$INIT" status >/dev/null || fail "daemon gone after a refused reload"
+ok "reload of a broken file refused, daemon unchanged"
+
+"$INIT" stop >"$T/out" 2>&1 || { cat "$T/out"; fail "stop failed"; }
+dead "$pid" || fail "daemon still running after stop"
+[ "$(pgrep -f '^chainwatch-worker e[12]$' | wc -l)" -eq 0 ] || fail "workers left after stop"
+"$INIT" status >/dev/null
+[ $? -eq 3 ] || fail "status after stop is not 3"
+ok "stop"
+
+# A start that cannot work reports the daemon's error and status.
+conf e1
+sed -i "s|^database = .*|database = $T/missing-dir/cw.db|" "$P/etc/chainwatch/chainwatch.conf"
+"$INIT" start >"$T/out" 2>&1
+rc=$?
+[ $rc -eq 111 ] || fail "start with an unusable database returned $rc, want 111: $(cat "$T/out")"
+grep -q "missing-dir/cw.db" "$T/out" || fail "start did not say why: $(cat "$T/out")"
+"$INIT" status >/dev/null
+[ $? -eq 3 ] || fail "a failed start left something running"
+ok "failed start reported with status $rc"

@@ -1,0 +1,126 @@
+# Shared helpers for the integration tests (POSIX sh).  Each test sources
+# this, works in its own temporary directory and kills what it started.
+# top_builddir and top_srcdir are exported by the test harness.
+
+: "${top_builddir:?run through make check}"
+: "${top_srcdir:?run through make check}"
+
+CHAINWATCHD=$top_builddir/supervisor/chainwatchd
+WORKER=$top_builddir/workers/chainwatch-worker
+DEVNODE=$top_builddir/devnode/chainwatch-devnode
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/cw-test.XXXXXX") || exit 99
+CW_PIDS=
+
+cleanup() {
+	_rc=$?
+	[ -n "$CW_CLEANUP" ] && eval "$CW_CLEANUP"
+	for p in $CW_PIDS; do
+		kill -9 "$p" 2>/dev/null
+	done
+	# Any sanitizer report of the daemon or a worker fails the test.
+	if grep -q -e 'Sanitizer' -e 'runtime error:' "$T/log" 2>/dev/null; then
+		echo "FAIL: sanitizer report in the daemon log:"
+		grep -A 30 -e 'Sanitizer' -e 'runtime error:' "$T/log" | head -n 60
+		_rc=1
+	fi
+	# Workers of a daemon we killed must go too, whatever the test did.
+	pkill -9 -f "$T/" 2>/dev/null
+	if [ -n "$CW_KEEP" ]; then
+		echo "kept $T"
+	else
+		rm -rf "$T"
+	fi
+	exit $_rc
+}
+trap cleanup EXIT
+trap 'exit 99' INT TERM
+
+fail() {
+	echo "FAIL: $*"
+	if [ -f "$T/log" ]; then
+		echo "--- daemon log:"
+		tail -n 60 "$T/log"
+	fi
+	exit 1
+}
+
+ok() {
+	echo "ok: $*"
+}
+
+# wait_for SECONDS 'SHELL CODE': poll every 0.1 s until the code succeeds.
+wait_for() {
+	_limit=$(( $1 * 10 ))
+	shift
+	_i=0
+	while [ $_i -lt $_limit ]; do
+		if eval "$*" >/dev/null 2>&1; then
+			return 0
+		fi
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
+# Workers are exec'd as "chainwatch-worker NAME": find one by name among
+# the children of the daemon with pid $1.
+worker_pid() {
+	pgrep -P "$1" -f "^chainwatch-worker $2\$" 2>/dev/null | head -n 1
+}
+
+# Number of worker children of daemon $1.
+worker_count() {
+	pgrep -P "$1" -f '^chainwatch-worker ' 2>/dev/null | wc -l
+}
+
+alive() {
+	kill -0 "$1" 2>/dev/null
+}
+
+dead() {
+	! kill -0 "$1" 2>/dev/null
+}
+
+# The user workers drop to: root must name one; others keep their own.
+cw_user() {
+	if [ "$(id -u)" = 0 ]; then
+		echo nobody
+	else
+		id -un
+	fi
+}
+
+# write_conf FILE ENDPOINT_NAME...: a daemon section for this test and
+# one chain whose endpoints point at unused local ports.
+write_conf() {
+	_f=$1
+	shift
+	cat >"$_f" <<CONF
+[daemon]
+database = $T/chainwatch.db
+pidfile = $T/chainwatchd.pid
+user = $(cw_user)
+worker = $WORKER
+heartbeat_interval = 500ms
+stop_timeout = 2s
+log_level = debug
+
+[chain devchain]
+block_time = 1s
+CONF
+	_port=19000
+	for _n in "$@"; do
+		echo "endpoint = $_n http://127.0.0.1:$_port ws://127.0.0.1:$_port" >>"$_f"
+		_port=$((_port + 1))
+	done
+}
+
+# Start chainwatchd in the foreground on $T/chainwatch.conf, logging to
+# $T/log; sets DAEMON_PID.
+start_daemon() {
+	"$CHAINWATCHD" -d -f "$T/chainwatch.conf" >>"$T/log" 2>&1 &
+	DAEMON_PID=$!
+	CW_PIDS="$CW_PIDS $DAEMON_PID"
+}

@@ -1,0 +1,130 @@
+#!/bin/sh
+# One real worker against chainwatch-devnode: every fault gives its
+# outcome class and the worker keeps running and answering (its pid never
+# changes: the harness reports any exit).  DESIGN.md, "Endpoint health".
+. "$top_srcdir/tests/integration/devnode_lib.sh"
+need_curl
+need_websockets
+HARNESS=$top_builddir/tests/integration/wrk_harness
+WORKER=$top_builddir/workers/chainwatch-worker
+
+dn_start d --block-time 100 --backlog 50 --state-pruning 10
+P=$d_port
+C=$d_cport
+CTL="curl -s -m 5 -o /dev/null http://127.0.0.1:$C/control -d"
+hash_of() {
+	jget "$(rpc $P "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"chain_getBlockHash\",\"params\":[$1]}")" 'j["result"]'
+}
+
+# session NAME [harness options]: run the commands on stdin; output in
+# $T/NAME.out.  The worker must not have died.
+session() {
+	_n=$1
+	shift
+	"$HARNESS" -w "$WORKER" -r "http://127.0.0.1:$P" \
+	    -s "ws://127.0.0.1:$P" -b 100 -t 1000 -c 1000 "$@" \
+	    >"$T/$_n.out" 2>"$T/$_n.log"
+	_rc=$?
+	if [ $_rc -ne 0 ] || grep -q 'worker exited\|worker killed\|timeout waiting\|bad message' "$T/$_n.out"; then
+		cat "$T/$_n.out"
+		fail "$_n: the harness or the worker failed ($_rc)"
+	fi
+}
+# has NAME REGEX: the session's output has a matching line.
+has() {
+	grep -E -q "$2" "$T/$1.out" || { cat "$T/$1.out"; fail "$1: no line matching: $2"; }
+}
+
+# blackhole: timeout within the 1 s deadline; then the same worker answers.
+session blackhole <<CMDS
+wait_info
+run $CTL '{"clear":true,"enable":"blackhole@http"}'
+headers 3
+run $CTL '{"clear":true}'
+headers 4
+CMDS
+has blackhole '^item 0 timeout [0-9]+ms #0 '
+ms=$(sed -n 's/^item 0 timeout \([0-9]*\)ms .*/\1/p' "$T/blackhole.out")
+[ "$ms" -ge 900 ] && [ "$ms" -le 3000 ] || fail "blackhole: timeout after $ms ms, deadline 1000 ms"
+has blackhole '^item 0 ok [0-9]+ms #4 '
+echo "ok: blackhole -> timeout after $ms ms, then ok"
+
+# Answer-level faults: each its class, each followed by a good answer.
+for f in http_503:http_5xx http_500:http_5xx rate_limit:rate_limited \
+    malformed:malformed truncated:transport refuse:transport; do
+	fault=${f%%:*}
+	class=${f#*:}
+	session "$fault" <<CMDS
+wait_info
+run $CTL '{"clear":true,"enable":"$fault@http"}'
+headers 5
+genesis
+run $CTL '{"clear":true}'
+headers 6
+CMDS
+	has "$fault" "^item 0 $class [0-9]+ms #0 "
+	has "$fault" "^res genesis id=[0-9]+ $class "
+	has "$fault" '^item 0 ok [0-9]+ms #6 '
+	echo "ok: $fault -> $class"
+done
+
+# oversized: too_large at the 1 MiB cap, and the worker's memory stays
+# bounded though the devnode sends 64 MiB.
+session oversized -m 1048576 <<CMDS
+wait_info
+sleep 1200
+run $CTL '{"clear":true,"enable":"oversized@http"}'
+headers 7
+headers 8
+headers 9
+run $CTL '{"clear":true}'
+sleep 1200
+headers 10
+CMDS
+has oversized '^item 0 too_large [0-9]+ms #0 '
+has oversized '^item 0 ok [0-9]+ms #10 '
+first=$(sed -n 's/^heartbeat rss_kb=//p' "$T/oversized.out" | head -n 1)
+last=$(sed -n 's/^heartbeat rss_kb=//p' "$T/oversized.out" | tail -n 1)
+[ -n "$first" ] && [ -n "$last" ] || fail "oversized: no heartbeats"
+[ $((last - first)) -lt 16384 ] || fail "oversized: RSS grew from $first to $last kB"
+echo "ok: oversized -> too_large, RSS $first -> $last kB"
+
+# ws_drop: the subscription goes down, reconnects and subscribes again.
+session ws_drop <<CMDS
+wait_sub live
+wait_head 55
+run $CTL '{"clear":true,"enable":"ws_drop@ws"}'
+wait_sub down
+run $CTL '{"clear":true}'
+wait_sub live
+wait_head 60
+CMDS
+has ws_drop '^sub down '
+has ws_drop '^sub live reconnects=[1-9]'
+echo "ok: ws_drop -> reconnected and subscribed again"
+
+# ws_silent: heads stop while HTTP shows newer ones: taken as dead.
+session ws_silent <<CMDS
+wait_sub live
+run $CTL '{"clear":true,"enable":"ws_silent@ws"}'
+wait_sub down
+run $CTL '{"clear":true}'
+wait_sub live
+CMDS
+has ws_silent '^sub down .*why=.*(stall|silent|no head)'
+has ws_silent '^sub live reconnects=[1-9]'
+echo "ok: ws_silent -> detected, subscribed again"
+
+# Pruned state is absent (4003), recent state is there.
+old=$(hash_of 2)
+best=$(jget "$(rpc $P '{"jsonrpc":"2.0","id":1,"method":"chain_getHead","params":[]}')" 'j["result"]' 2>/dev/null)
+[ -n "$best" ] || best=$(jget "$(rpc $P '{"jsonrpc":"2.0","id":1,"method":"chain_getBlockHash","params":[]}')" 'j["result"]')
+KEY=0xf70798a3fbcee5a2d178b8c516e36ae559769e16105568cee9f916e870cb6e6f
+session pruned <<CMDS
+storage $KEY $old
+storage $KEY $best
+runtime $old
+CMDS
+has pruned '^res storage id=1 absent [0-9]+ms value=0x why=.*State already discarded'
+has pruned '^res storage id=2 ok [0-9]+ms value=0x[0-9a-f]{128} '
+echo "ok: pruned state -> absent; recent state -> a 64-byte difficulty"

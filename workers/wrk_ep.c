@@ -1,0 +1,654 @@
+/*
+ * What a worker does for its endpoint: learns what the endpoint is
+ * (genesis, chain, runtime), keeps its head subscription, polls its best
+ * head over HTTP, and answers the supervisor's requests.  Every header is
+ * decoded and hashed here; every outcome goes back with its class.  The
+ * worker decides nothing: it reports.
+ */
+#include "config.h"
+
+#include <ev.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "header.h"
+#include "hex.h"
+#include "log.h"
+#include "proto.h"
+#include "util.h"
+#include "wrk.h"
+#include "wrk_rpc.h"
+#include "wrk_sub.h"
+
+#define INFO_RETRY_MIN_MS	1000
+#define INFO_RETRY_MAX_MS	60000
+#define POLL_MIN_MS		500
+
+struct wrk_ep {
+	struct ev_loop		*loop;
+	const struct wrk_conf	*wc;
+	struct wrk_rpc		*rpc;
+	struct wrk_sub		*sub;
+	ev_timer		 info_timer;
+	ev_timer		 poll_timer;
+	unsigned		 info_failures;
+	int			 poll_busy;
+};
+
+static struct wrk_ep	ep;
+
+static uint32_t
+deadline(uint32_t asked)
+{
+	return asked != 0 ? asked : (uint32_t)ep.wc->c.request_timeout;
+}
+
+static void
+set_why(char *why, const struct wrk_rpc_result *r)
+{
+	snprintf(why, PROTO_WHY_MAX, "%s", r->outcome == OUTCOME_OK ? "" :
+	    r->why != NULL ? r->why : outcome_name(r->outcome));
+}
+
+/* A result that is a "0x..." hash. */
+static int
+result_hash(const struct wrk_rpc_result *r, uint8_t out[32])
+{
+	const char	*s = json_string_value(r->result);
+
+	return s != NULL && hex_decode(s, out, 32) == 0 ? 0 : -1;
+}
+
+/*
+ * Decode a header from its JSON, hash it locally, and fill p.  On failure
+ * the reason goes to why and the outcome is MALFORMED.
+ */
+static enum outcome
+decode_header(json_t *j, struct proto_header *p, char *why)
+{
+	struct header	*h;
+	char		 err[PROTO_WHY_MAX];
+	enum chain_format fmt = (enum chain_format)ep.wc->c.format;
+
+	h = xmalloc(sizeof(*h));
+	if (header_from_json(fmt, j, h, err, sizeof(err)) == -1) {
+		snprintf(why, PROTO_WHY_MAX, "header: %.100s", err);
+		free(h);
+		return OUTCOME_MALFORMED;
+	}
+	header_hash(fmt, h, p->hash);
+	memcpy(p->parent, h->parent_hash, 32);
+	p->number = h->number;
+	p->has_miner = header_miner(fmt, h, p->miner) == 1;
+	p->runtime_updated = header_runtime_updated(h);
+	free(h);
+	return OUTCOME_OK;
+}
+
+static void
+send_outcome(const char *what, const struct wrk_rpc_result *r)
+{
+	struct proto_outcome	o;
+	struct msgbuf		mb;
+
+	memset(&o, 0, sizeof(o));
+	snprintf(o.what, sizeof(o.what), "%s", what);
+	o.outcome = r->outcome;
+	o.latency_ms = r->latency_ms;
+	set_why(o.why, r);
+	proto_pack_outcome(&mb, wrk_gen, &o);
+	wrk_send(&mb);
+}
+
+/* ---- endpoint facts, fetched at start until they all come ---- */
+
+static void	info_fetch(void);
+
+static void
+info_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	info_fetch();
+}
+
+static void
+info_done(void *arg, const struct wrk_rpc_result *r, size_t n)
+{
+	struct proto_info	 in;
+	struct msgbuf		 mb;
+	const struct wrk_rpc_result *worst = NULL;
+	json_t			*v;
+
+	memset(&in, 0, sizeof(in));
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].outcome != OUTCOME_OK && worst == NULL)
+			worst = &r[i];
+		if (r[i].latency_ms > in.latency_ms)
+			in.latency_ms = r[i].latency_ms;
+	}
+	/* genesis, system_chain, runtime, properties, best header */
+	if (worst == NULL && result_hash(&r[0], in.genesis) == -1)
+		worst = &r[0];
+	if (worst == NULL) {
+		const char *chain = json_string_value(r[1].result);
+		uint64_t best;
+		struct proto_header h;
+		char why[PROTO_WHY_MAX];
+
+		snprintf(in.chain, sizeof(in.chain), "%s",
+		    chain != NULL ? chain : "");
+		v = json_object_get(r[2].result, "specName");
+		snprintf(in.spec_name, sizeof(in.spec_name), "%s",
+		    json_is_string(v) ? json_string_value(v) : "");
+		v = json_object_get(r[2].result, "specVersion");
+		in.spec_version = json_is_integer(v) && json_integer_value(v)
+		    >= 0 ? (uint64_t)json_integer_value(v) : 0;
+		v = json_object_get(r[3].result, "ss58Format");
+		in.ss58_format = json_is_integer(v) && json_integer_value(v)
+		    >= 0 ? (uint64_t)json_integer_value(v) : 42;
+		if (decode_header(r[4].result, &h, why) != OUTCOME_OK) {
+			in.outcome = OUTCOME_MALFORMED;
+			snprintf(in.why, sizeof(in.why), "best %.100s", why);
+		} else {
+			best = h.number;
+			in.best = best;
+			if (ep.sub != NULL)
+				wrk_sub_http_best(ep.sub, best);
+		}
+	} else {
+		in.outcome = worst->outcome;
+		set_why(in.why, worst);
+		if (worst->outcome == OUTCOME_OK) {
+			in.outcome = OUTCOME_MALFORMED;
+			snprintf(in.why, sizeof(in.why), "genesis is not a hash");
+		}
+	}
+	proto_pack_info(&mb, wrk_gen, &in);
+	wrk_send(&mb);
+	if (in.outcome == OUTCOME_OK) {
+		char g[67];
+
+		hex_encode(in.genesis, 32, g);
+		log_info("%s: chain \"%s\", genesis %.18s..., runtime %s %llu, "
+		    "best #%llu", ep.wc->rpc_shown, in.chain, g, in.spec_name,
+		    (unsigned long long)in.spec_version,
+		    (unsigned long long)in.best);
+		ep.info_failures = 0;
+		return;
+	}
+	{
+		uint64_t delay = INFO_RETRY_MIN_MS;
+
+		for (unsigned i = 0; i < ep.info_failures &&
+		    delay < INFO_RETRY_MAX_MS; i++)
+			delay *= 2;
+		if (delay > INFO_RETRY_MAX_MS)
+			delay = INFO_RETRY_MAX_MS;
+		ep.info_failures++;
+		log_warnx("%s: endpoint facts: %s (%s); retrying in %.1f s",
+		    ep.wc->rpc_shown, outcome_name(in.outcome), in.why,
+		    (double)delay / 1000.0);
+		ev_timer_set(&ep.info_timer, (double)delay / 1000.0, 0.);
+		ev_timer_start(ep.loop, &ep.info_timer);
+	}
+}
+
+static void
+info_fetch(void)
+{
+	static const struct wrk_rpc_call calls[] = {
+		{ "chain_getBlockHash", "[0]", WRK_RPC_NULL_ABSENT },
+		{ "system_chain", NULL, 0 },
+		{ "state_getRuntimeVersion", NULL, 0 },
+		{ "system_properties", NULL, 0 },
+		{ "chain_getHeader", NULL, WRK_RPC_NULL_ABSENT },
+	};
+
+	if (wrk_rpc_send(ep.rpc, calls, nitems(calls), deadline(0), info_done,
+	    NULL) == -1)
+		fatalx(CW_EXIT_INTERNAL, "cannot send the endpoint requests");
+}
+
+/* ---- the best head over HTTP: a health probe and the stall rule ---- */
+
+static void
+poll_done(void *arg, const struct wrk_rpc_result *r, size_t n)
+{
+	struct proto_header	h;
+	struct wrk_rpc_result	res = r[0];
+	char			why[PROTO_WHY_MAX];
+
+	ep.poll_busy = 0;
+	if (res.outcome == OUTCOME_OK) {
+		if (decode_header(res.result, &h, why) == OUTCOME_OK) {
+			if (ep.sub != NULL)
+				wrk_sub_http_best(ep.sub, h.number);
+		} else {
+			res.outcome = OUTCOME_MALFORMED;
+			res.why = why;
+		}
+	}
+	send_outcome("poll", &res);
+}
+
+static void
+poll_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	static const struct wrk_rpc_call call = { "chain_getHeader", NULL,
+	    WRK_RPC_NULL_ABSENT };
+
+	/* One at a time: a slow endpoint gets no pile of probes. */
+	if (ep.poll_busy)
+		return;
+	if (wrk_rpc_send(ep.rpc, &call, 1, deadline(0), poll_done, NULL) == 0)
+		ep.poll_busy = 1;
+}
+
+/* ---- the subscription ---- */
+
+static void
+sub_head(void *arg, const struct wrk_sub_head *sh)
+{
+	struct proto_head	hd;
+	struct msgbuf		mb;
+	char			why[PROTO_WHY_MAX];
+
+	memset(&hd, 0, sizeof(hd));
+	hd.kind = sh->kind == WRK_SUB_FINALIZED ? HEAD_FINALIZED : HEAD_NEW;
+	hd.seen_ms = now_wall_ms();
+	if (decode_header(sh->header, &hd.h, why) != OUTCOME_OK) {
+		struct wrk_rpc_result r;
+
+		log_warnx("%s: undecodable head from the subscription: %s",
+		    ep.wc->ws_shown, why);
+		memset(&r, 0, sizeof(r));
+		r.outcome = OUTCOME_MALFORMED;
+		r.why = why;
+		send_outcome("head", &r);
+		return;
+	}
+	proto_pack_head(&mb, wrk_gen, &hd);
+	wrk_send(&mb);
+}
+
+static void
+sub_status(void *arg, int live, const char *why)
+{
+	struct proto_sub	s;
+	struct msgbuf		mb;
+
+	memset(&s, 0, sizeof(s));
+	s.live = live;
+	s.reconnects = ep.sub != NULL ? wrk_sub_reconnects(ep.sub) : 0;
+	snprintf(s.why, sizeof(s.why), "%s", why != NULL ? why : "");
+	proto_pack_sub(&mb, wrk_gen, &s);
+	wrk_send(&mb);
+}
+
+/* ---- requests from the supervisor ---- */
+
+struct hdr_req {
+	struct proto_req_headers	q;
+	struct proto_res_headers	r;
+	size_t				idx[PROTO_BATCH_MAX];	/* stage 2 */
+};
+
+static void
+hdr_send(struct hdr_req *hr)
+{
+	struct msgbuf	mb;
+
+	hr->r.id = hr->q.id;
+	hr->r.n = hr->q.n;
+	proto_pack_res_headers(&mb, wrk_gen, &hr->r);
+	wrk_send(&mb);
+	free(hr);
+}
+
+/* chain_getHeader answers, for the items still open, in idx order. */
+static void
+hdr_headers_done(void *arg, const struct wrk_rpc_result *r, size_t n)
+{
+	struct hdr_req	*hr = arg;
+
+	for (size_t k = 0; k < n; k++) {
+		struct proto_item *it = &hr->r.items[hr->idx[k]];
+		size_t i = hr->idx[k];
+
+		it->outcome = r[k].outcome;
+		it->latency_ms += r[k].latency_ms;
+		set_why(it->why, &r[k]);
+		if (r[k].outcome != OUTCOME_OK)
+			continue;
+		it->outcome = decode_header(r[k].result, &it->h, it->why);
+		if (it->outcome != OUTCOME_OK)
+			continue;
+		/* What came must be what was asked for. */
+		if (hr->q.by == BY_HASH &&
+		    memcmp(it->h.hash, hr->q.hashes[i], 32) != 0) {
+			it->outcome = OUTCOME_MALFORMED;
+			snprintf(it->why, sizeof(it->why), "header does not "
+			    "hash to the hash asked for");
+		} else if (hr->q.by == BY_NUMBER &&
+		    it->h.number != hr->q.numbers[i]) {
+			it->outcome = OUTCOME_MALFORMED;
+			snprintf(it->why, sizeof(it->why), "header #%llu for "
+			    "number %llu", (unsigned long long)it->h.number,
+			    (unsigned long long)hr->q.numbers[i]);
+		}
+	}
+	hdr_send(hr);
+}
+
+static void
+hdr_fetch(struct hdr_req *hr, const uint8_t (*hashes)[32], size_t n)
+{
+	struct wrk_rpc_call	*calls;
+	char			(*params)[72];
+
+	if (n == 0) {
+		hdr_send(hr);
+		return;
+	}
+	calls = xcalloc(n, sizeof(*calls));
+	params = xcalloc(n, sizeof(*params));
+	for (size_t k = 0; k < n; k++) {
+		char h[67];
+
+		hex_encode(hashes[k], 32, h);
+		snprintf(params[k], sizeof(params[k]), "[\"%s\"]", h);
+		calls[k].method = "chain_getHeader";
+		calls[k].params = params[k];
+		calls[k].flags = WRK_RPC_NULL_ABSENT;
+	}
+	if (wrk_rpc_send(ep.rpc, calls, n, deadline(hr->q.deadline_ms),
+	    hdr_headers_done, hr) == -1)
+		fatalx(CW_EXIT_INTERNAL, "cannot send a header batch");
+	free(calls);
+	free(params);
+}
+
+/* chain_getBlockHash answers: fetch the headers of those that came. */
+static void
+hdr_hashes_done(void *arg, const struct wrk_rpc_result *r, size_t n)
+{
+	struct hdr_req	*hr = arg;
+	uint8_t		(*hashes)[32] = xcalloc(n == 0 ? 1 : n, 32);
+	size_t		 m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct proto_item *it = &hr->r.items[i];
+
+		it->outcome = r[i].outcome;
+		it->latency_ms = r[i].latency_ms;
+		set_why(it->why, &r[i]);
+		if (r[i].outcome != OUTCOME_OK)
+			continue;
+		if (result_hash(&r[i], hashes[m]) == -1) {
+			it->outcome = OUTCOME_MALFORMED;
+			snprintf(it->why, sizeof(it->why), "block hash is not "
+			    "a hash");
+			continue;
+		}
+		hr->idx[m++] = i;
+	}
+	hdr_fetch(hr, (const uint8_t (*)[32])hashes, m);
+	free(hashes);
+}
+
+static void
+req_headers(const struct msg *m)
+{
+	struct hdr_req		*hr = xcalloc(1, sizeof(*hr));
+	char			 err[128];
+
+	if (proto_unpack_req_headers(m, &hr->q, err, sizeof(err)) == -1)
+		fatalx(CW_EXIT_INTERNAL, "bad request from the supervisor: %s",
+		    err);
+	if (hr->q.by == BY_HASH) {
+		for (size_t i = 0; i < hr->q.n; i++)
+			hr->idx[i] = i;
+		hdr_fetch(hr, (const uint8_t (*)[32])hr->q.hashes, hr->q.n);
+		return;
+	}
+	{
+		struct wrk_rpc_call	*calls = xcalloc(hr->q.n + 1,
+					    sizeof(*calls));
+		char			(*params)[24] = xcalloc(hr->q.n + 1,
+					    sizeof(*params));
+
+		for (size_t i = 0; i < hr->q.n; i++) {
+			snprintf(params[i], sizeof(params[i]), "[%llu]",
+			    (unsigned long long)hr->q.numbers[i]);
+			calls[i].method = "chain_getBlockHash";
+			calls[i].params = params[i];
+			calls[i].flags = WRK_RPC_NULL_ABSENT;
+		}
+		if (hr->q.n == 0)
+			hdr_send(hr);
+		else if (wrk_rpc_send(ep.rpc, calls, hr->q.n,
+		    deadline(hr->q.deadline_ms), hdr_hashes_done, hr) == -1)
+			fatalx(CW_EXIT_INTERNAL, "cannot send a hash batch");
+		free(calls);
+		free(params);
+	}
+}
+
+static void
+storage_done(void *arg, const struct wrk_rpc_result *r, size_t n)
+{
+	struct proto_res_storage *rs = arg;
+	struct msgbuf		 mb;
+	const char		*v;
+
+	rs->outcome = r[0].outcome;
+	rs->latency_ms = r[0].latency_ms;
+	set_why(rs->why, &r[0]);
+	if (rs->outcome == OUTCOME_OK) {
+		v = json_string_value(r[0].result);
+		if (v == NULL || hex_decode_var(v, rs->value, sizeof(rs->value),
+		    &rs->value_len) == -1) {
+			rs->outcome = OUTCOME_MALFORMED;
+			rs->value_len = 0;
+			snprintf(rs->why, sizeof(rs->why), "storage value is "
+			    "not hex of at most %d bytes", PROTO_STORAGE_MAX);
+		}
+	}
+	proto_pack_res_storage(&mb, wrk_gen, rs);
+	wrk_send(&mb);
+	free(rs);
+}
+
+static void
+req_storage(const struct msg *m)
+{
+	struct proto_req_storage q;
+	struct proto_res_storage *rs;
+	struct wrk_rpc_call	 call;
+	char			 err[128], *params, key[2 * PROTO_STORAGE_MAX + 3];
+	char			 at[67];
+
+	if (proto_unpack_req_storage(m, &q, err, sizeof(err)) == -1)
+		fatalx(CW_EXIT_INTERNAL, "bad request from the supervisor: %s",
+		    err);
+	hex_encode(q.key, q.key_len, key);
+	hex_encode(q.at, 32, at);
+	if (asprintf(&params, "[\"%s\",\"%s\"]", key, at) == -1)
+		fatal(CW_EXIT_SYSTEM, "asprintf");
+	rs = xcalloc(1, sizeof(*rs));
+	rs->id = q.id;
+	call.method = "state_getStorage";
+	call.params = params;
+	call.flags = WRK_RPC_NULL_ABSENT;
+	if (wrk_rpc_send(ep.rpc, &call, 1, deadline(q.deadline_ms),
+	    storage_done, rs) == -1)
+		fatalx(CW_EXIT_INTERNAL, "cannot send a storage request");
+	free(params);
+}
+
+static void
+runtime_done(void *arg, const struct wrk_rpc_result *r, size_t n)
+{
+	struct proto_res_runtime *rr = arg;
+	struct msgbuf		 mb;
+	json_t			*name, *spec, *impl;
+
+	rr->outcome = r[0].outcome;
+	rr->latency_ms = r[0].latency_ms;
+	set_why(rr->why, &r[0]);
+	if (rr->outcome == OUTCOME_OK) {
+		name = json_object_get(r[0].result, "specName");
+		spec = json_object_get(r[0].result, "specVersion");
+		impl = json_object_get(r[0].result, "implVersion");
+		if (!json_is_string(name) || !json_is_integer(spec) ||
+		    json_integer_value(spec) < 0 ||
+		    strlen(json_string_value(name)) >= sizeof(rr->spec_name)) {
+			rr->outcome = OUTCOME_MALFORMED;
+			snprintf(rr->why, sizeof(rr->why), "runtime version "
+			    "without specName/specVersion");
+		} else {
+			snprintf(rr->spec_name, sizeof(rr->spec_name), "%s",
+			    json_string_value(name));
+			rr->spec_version = (uint64_t)json_integer_value(spec);
+			rr->impl_version = json_is_integer(impl) &&
+			    json_integer_value(impl) >= 0 ?
+			    (uint64_t)json_integer_value(impl) : 0;
+		}
+	}
+	proto_pack_res_runtime(&mb, wrk_gen, rr);
+	wrk_send(&mb);
+	free(rr);
+}
+
+static void
+req_runtime(const struct msg *m)
+{
+	struct proto_req_runtime q;
+	struct proto_res_runtime *rr;
+	struct wrk_rpc_call	 call;
+	char			 err[128], params[72], at[67];
+
+	if (proto_unpack_req_runtime(m, &q, err, sizeof(err)) == -1)
+		fatalx(CW_EXIT_INTERNAL, "bad request from the supervisor: %s",
+		    err);
+	rr = xcalloc(1, sizeof(*rr));
+	rr->id = q.id;
+	call.method = "state_getRuntimeVersion";
+	call.params = NULL;
+	call.flags = WRK_RPC_NULL_ABSENT;
+	if (q.has_at) {
+		hex_encode(q.at, 32, at);
+		snprintf(params, sizeof(params), "[\"%s\"]", at);
+		call.params = params;
+	}
+	if (wrk_rpc_send(ep.rpc, &call, 1, deadline(q.deadline_ms),
+	    runtime_done, rr) == -1)
+		fatalx(CW_EXIT_INTERNAL, "cannot send a runtime request");
+}
+
+static void
+genesis_done(void *arg, const struct wrk_rpc_result *r, size_t n)
+{
+	struct proto_res_genesis *rg = arg;
+	struct msgbuf		 mb;
+
+	rg->outcome = r[0].outcome;
+	rg->latency_ms = r[0].latency_ms;
+	set_why(rg->why, &r[0]);
+	if (rg->outcome == OUTCOME_OK && result_hash(&r[0], rg->hash) == -1) {
+		rg->outcome = OUTCOME_MALFORMED;
+		snprintf(rg->why, sizeof(rg->why), "genesis is not a hash");
+	}
+	proto_pack_res_genesis(&mb, wrk_gen, rg);
+	wrk_send(&mb);
+	free(rg);
+}
+
+static void
+req_genesis(const struct msg *m)
+{
+	struct proto_req_genesis q;
+	struct proto_res_genesis *rg;
+	struct wrk_rpc_call	 call = { "chain_getBlockHash", "[0]",
+				    WRK_RPC_NULL_ABSENT };
+	char			 err[128];
+
+	if (proto_unpack_req_genesis(m, &q, err, sizeof(err)) == -1)
+		fatalx(CW_EXIT_INTERNAL, "bad request from the supervisor: %s",
+		    err);
+	rg = xcalloc(1, sizeof(*rg));
+	rg->id = q.id;
+	if (wrk_rpc_send(ep.rpc, &call, 1, deadline(q.deadline_ms),
+	    genesis_done, rg) == -1)
+		fatalx(CW_EXIT_INTERNAL, "cannot send a genesis request");
+}
+
+int
+wrk_ep_request(const struct msg *m)
+{
+	switch (m->type) {
+	case MSG_REQ_HEADERS:
+		req_headers(m);
+		return 0;
+	case MSG_REQ_STORAGE:
+		req_storage(m);
+		return 0;
+	case MSG_REQ_RUNTIME:
+		req_runtime(m);
+		return 0;
+	case MSG_REQ_GENESIS:
+		req_genesis(m);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+void
+wrk_ep_start(struct ev_loop *loop, const struct wrk_conf *wc)
+{
+	struct wrk_http_conf	hc;
+	struct wrk_sub_conf	sc;
+	struct wrk_sub_cbs	cbs = { sub_head, sub_status };
+	double			poll;
+
+	memset(&ep, 0, sizeof(ep));
+	ep.loop = loop;
+	ep.wc = wc;
+	memset(&hc, 0, sizeof(hc));
+	hc.url = wc->c.rpc_url;
+	hc.connect_timeout_ms = (uint32_t)wc->c.connect_timeout;
+	hc.max_response = (size_t)wc->c.max_response;
+	if ((ep.rpc = wrk_rpc_new(loop, &hc)) == NULL)
+		fatalx(CW_EXIT_SETUP, "%s: cannot set up HTTP", wc->rpc_shown);
+	memset(&sc, 0, sizeof(sc));
+	sc.url = wc->c.ws_url;
+	sc.block_time_ms = (uint32_t)wc->c.block_time;
+	sc.stall_factor = (double)wc->c.stall_factor;
+	sc.connect_timeout_ms = (uint32_t)wc->c.connect_timeout;
+	sc.handshake_timeout_ms = (uint32_t)wc->c.request_timeout;
+	sc.max_message = (size_t)wc->c.max_response;
+	sc.finalized = 1;
+	if ((ep.sub = wrk_sub_start(loop, &sc, &cbs, NULL)) == NULL)
+		fatalx(CW_EXIT_SETUP, "%s: cannot set up the subscription",
+		    wc->ws_shown);
+	ev_init(&ep.info_timer, info_timer_cb);
+	poll = (double)(wc->c.block_time > POLL_MIN_MS ? wc->c.block_time :
+	    POLL_MIN_MS) / 1000.0;
+	ev_timer_init(&ep.poll_timer, poll_timer_cb, poll, poll);
+	ev_timer_start(loop, &ep.poll_timer);
+	info_fetch();
+}
+
+void
+wrk_ep_stop(void)
+{
+	ev_timer_stop(ep.loop, &ep.info_timer);
+	ev_timer_stop(ep.loop, &ep.poll_timer);
+	if (ep.sub != NULL)
+		wrk_sub_stop(ep.sub);
+	if (ep.rpc != NULL)
+		wrk_rpc_free(ep.rpc);
+	ep.sub = NULL;
+	ep.rpc = NULL;
+}
