@@ -1,1 +1,4 @@
-# bench/: see the top-level Makefile.am
+# bench/: benchmarks that print their figures (never run by make check).
+include bench/codec.mk
+include bench/devnode.mk
+include bench/worker.mk
