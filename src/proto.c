@@ -25,22 +25,31 @@ enum pf_type {
 	PF_HEADER,	/* struct proto_header, as a nested map */
 	PF_NUMBERS,	/* uint64_t[size]; the size_t at aux is the count */
 	PF_HASHES,	/* uint8_t[size][32]; the size_t at aux is the count */
-	PF_ITEMS,	/* struct proto_item[size]; the size_t at aux ... */
+	PF_ITEMS,	/* an array of up to size structs described by sub */
 };
 
 struct pfield {
-	const char	*key;
-	enum pf_type	 type;
-	size_t		 off;
-	size_t		 size;
-	size_t		 aux;
+	const char		*key;
+	enum pf_type		 type;
+	size_t			 off;
+	size_t			 size;
+	size_t			 aux;
+	/* PF_ITEMS: the element's fields and size; the count is at aux. */
+	const struct pfield	*sub;
+	size_t			 nsub;
+	size_t			 elem;
 };
 
-#define F(s, k, t, m)		{ k, t, offsetof(struct s, m), 0, 0 }
+#define F(s, k, t, m)		{ k, t, offsetof(struct s, m), 0, 0, NULL, 0, 0 }
 #define FS(s, k, t, m)		{ k, t, offsetof(struct s, m), \
-				    sizeof(((struct s *)0)->m), 0 }
+				    sizeof(((struct s *)0)->m), 0, NULL, 0, 0 }
 #define FA(s, k, t, m, a, n)	{ k, t, offsetof(struct s, m), n, \
-				    offsetof(struct s, a) }
+				    offsetof(struct s, a), NULL, 0, 0 }
+/* An array of struct e, described by e_fields, counted by member a. */
+#define FI(s, k, m, a, e)	{ k, PF_ITEMS, offsetof(struct s, m), \
+				    nitems(((struct s *)0)->m), \
+				    offsetof(struct s, a), e##_fields, \
+				    nitems(e##_fields), sizeof(struct e) }
 
 static const struct pfield config_fields[] = {
 	FS(proto_config, "chain", PF_STR, chain),
@@ -69,15 +78,16 @@ static const struct pfield header_fields[] = {
 	F(proto_header, "rtu", PF_FLAG, runtime_updated),
 };
 
-static const struct pfield item_fields[] = {
-	{ "outcome", PF_OUTCOME, offsetof(struct proto_item, outcome), 0, 0 },
+static const struct pfield proto_item_fields[] = {
+	F(proto_item, "outcome", PF_OUTCOME, outcome),
 	F(proto_item, "latency", PF_U64, latency_ms),
 	FS(proto_item, "why", PF_STR, why),
 	F(proto_item, "h", PF_HEADER, h),
 };
 
 static const struct pfield head_fields[] = {
-	{ "kind", PF_UINT, offsetof(struct proto_head, kind), HEAD_FINALIZED, 0 },
+	{ "kind", PF_UINT, offsetof(struct proto_head, kind), HEAD_FINALIZED, 0,
+	    NULL, 0, 0 },
 	F(proto_head, "seen", PF_U64, seen_ms),
 	F(proto_head, "h", PF_HEADER, h),
 };
@@ -85,7 +95,7 @@ static const struct pfield head_fields[] = {
 static const struct pfield sub_fields[] = {
 	F(proto_sub, "live", PF_FLAG, live),
 	{ "reconnects", PF_UINT, offsetof(struct proto_sub, reconnects),
-	    UINT32_MAX, 0 },
+	    UINT32_MAX, 0, NULL, 0, 0 },
 	FS(proto_sub, "why", PF_STR, why),
 };
 
@@ -111,7 +121,8 @@ static const struct pfield info_fields[] = {
 static const struct pfield req_headers_fields[] = {
 	F(proto_req_headers, "id", PF_U64, id),
 	F(proto_req_headers, "deadline", PF_U32, deadline_ms),
-	{ "by", PF_UINT, offsetof(struct proto_req_headers, by), BY_HASH, 0 },
+	{ "by", PF_UINT, offsetof(struct proto_req_headers, by), BY_HASH, 0,
+	    NULL, 0, 0 },
 	FA(proto_req_headers, "numbers", PF_NUMBERS, numbers, n,
 	    PROTO_BATCH_MAX),
 	FA(proto_req_headers, "hashes", PF_HASHES, hashes, n, PROTO_BATCH_MAX),
@@ -119,23 +130,30 @@ static const struct pfield req_headers_fields[] = {
 
 static const struct pfield res_headers_fields[] = {
 	F(proto_res_headers, "id", PF_U64, id),
-	FA(proto_res_headers, "items", PF_ITEMS, items, n, PROTO_BATCH_MAX),
+	FI(proto_res_headers, "items", items, n, proto_item),
+};
+
+static const struct pfield proto_read_fields[] = {
+	F(proto_read, "at", PF_HASH, at),
+	FA(proto_read, "key", PF_BYTES, key, key_len, PROTO_KEY_MAX),
 };
 
 static const struct pfield req_storage_fields[] = {
 	F(proto_req_storage, "id", PF_U64, id),
 	F(proto_req_storage, "deadline", PF_U32, deadline_ms),
-	F(proto_req_storage, "at", PF_HASH, at),
-	FA(proto_req_storage, "key", PF_BYTES, key, key_len, PROTO_STORAGE_MAX),
+	FI(proto_req_storage, "items", items, n, proto_read),
+};
+
+static const struct pfield proto_value_fields[] = {
+	F(proto_value, "outcome", PF_OUTCOME, outcome),
+	F(proto_value, "latency", PF_U64, latency_ms),
+	FS(proto_value, "why", PF_STR, why),
+	FA(proto_value, "value", PF_BYTES, value, value_len, PROTO_VALUE_MAX),
 };
 
 static const struct pfield res_storage_fields[] = {
 	F(proto_res_storage, "id", PF_U64, id),
-	F(proto_res_storage, "outcome", PF_OUTCOME, outcome),
-	F(proto_res_storage, "latency", PF_U64, latency_ms),
-	FS(proto_res_storage, "why", PF_STR, why),
-	FA(proto_res_storage, "value", PF_BYTES, value, value_len,
-	    PROTO_STORAGE_MAX),
+	FI(proto_res_storage, "items", items, n, proto_value),
 };
 
 static const struct pfield req_runtime_fields[] = {
@@ -234,8 +252,7 @@ pack_value(msgpack_packer *pk, const struct pfield *f, const void *s)
 			else if (f->type == PF_HASHES)
 				pack_bin(pk, p + 32 * i, 32);
 			else
-				pack_map(pk, item_fields, nitems(item_fields),
-				    p + i * sizeof(struct proto_item));
+				pack_map(pk, f->sub, f->nsub, p + i * f->elem);
 		break;
 	}
 }
@@ -386,10 +403,8 @@ unpack_value(const msgpack_object *o, const struct pfield *f, void *s,
 			} else if (f->type == PF_HASHES) {
 				if (get_hash(e, (uint8_t *)p + 32 * i) == -1)
 					goto bad;
-			} else if (unpack_map(e, item_fields,
-			    nitems(item_fields),
-			    p + i * sizeof(struct proto_item), err,
-			    errlen) == -1)
+			} else if (unpack_map(e, f->sub, f->nsub,
+			    p + i * f->elem, err, errlen) == -1)
 				return -1;
 		}
 		return 0;

@@ -15,7 +15,9 @@
 
 #define PROTO_BATCH_MAX		256	/* items in one header request */
 #define PROTO_WHY_MAX		120	/* a reason for logs */
-#define PROTO_STORAGE_MAX	4096	/* a storage key or value, bytes */
+#define PROTO_READS_MAX		128	/* storage reads in one request */
+#define PROTO_KEY_MAX		128	/* a storage key, bytes */
+#define PROTO_VALUE_MAX		256	/* a storage value, bytes */
 #define PROTO_TEXT_MAX		64	/* chain names, spec names */
 
 /* MSG_CONFIG: the first message to a worker, its endpoint and settings. */
@@ -112,23 +114,33 @@ struct proto_res_headers {
 	struct proto_item	items[PROTO_BATCH_MAX];
 };
 
-/* MSG_REQ_STORAGE: a storage key at a block hash. */
-struct proto_req_storage {
-	uint64_t	id;
-	uint32_t	deadline_ms;
+/* MSG_REQ_STORAGE: storage keys at block hashes, one batch. */
+struct proto_read {
 	uint8_t		at[32];
 	size_t		key_len;
-	uint8_t		key[PROTO_STORAGE_MAX];
+	uint8_t		key[PROTO_KEY_MAX];
 };
 
-/* MSG_RES_STORAGE: its value (ABSENT: null or pruned). */
-struct proto_res_storage {
-	uint64_t	id;
+struct proto_req_storage {
+	uint64_t		id;
+	uint32_t		deadline_ms;
+	size_t			n;
+	struct proto_read	items[PROTO_READS_MAX];
+};
+
+/* MSG_RES_STORAGE: each value in order (ABSENT: null or pruned). */
+struct proto_value {
 	enum outcome	outcome;
 	uint64_t	latency_ms;
 	char		why[PROTO_WHY_MAX];
 	size_t		value_len;
-	uint8_t		value[PROTO_STORAGE_MAX];
+	uint8_t		value[PROTO_VALUE_MAX];
+};
+
+struct proto_res_storage {
+	uint64_t		id;
+	size_t			n;
+	struct proto_value	items[PROTO_READS_MAX];
 };
 
 /* MSG_REQ_RUNTIME: the runtime version at a block hash (or the best). */

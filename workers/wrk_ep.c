@@ -434,55 +434,73 @@ req_headers(const struct msg *m)
 	}
 }
 
+struct storage_req {
+	struct proto_req_storage	q;
+	struct proto_res_storage	r;
+};
+
 static void
 storage_done(void *arg, const struct wrk_rpc_result *r, size_t n)
 {
-	struct proto_res_storage *rs = arg;
+	struct storage_req	*sr = arg;
 	struct msgbuf		 mb;
 	const char		*v;
 
-	rs->outcome = r[0].outcome;
-	rs->latency_ms = r[0].latency_ms;
-	set_why(rs->why, &r[0]);
-	if (rs->outcome == OUTCOME_OK) {
-		v = json_string_value(r[0].result);
-		if (v == NULL || hex_decode_var(v, rs->value, sizeof(rs->value),
-		    &rs->value_len) == -1) {
-			rs->outcome = OUTCOME_MALFORMED;
-			rs->value_len = 0;
-			snprintf(rs->why, sizeof(rs->why), "storage value is "
-			    "not hex of at most %d bytes", PROTO_STORAGE_MAX);
+	sr->r.id = sr->q.id;
+	sr->r.n = n;
+	for (size_t i = 0; i < n; i++) {
+		struct proto_value *pv = &sr->r.items[i];
+
+		pv->outcome = r[i].outcome;
+		pv->latency_ms = r[i].latency_ms;
+		set_why(pv->why, &r[i]);
+		if (pv->outcome != OUTCOME_OK)
+			continue;
+		v = json_string_value(r[i].result);
+		if (v == NULL || hex_decode_var(v, pv->value, sizeof(pv->value),
+		    &pv->value_len) == -1) {
+			pv->outcome = OUTCOME_MALFORMED;
+			pv->value_len = 0;
+			snprintf(pv->why, sizeof(pv->why), "storage value is not "
+			    "hex of at most %d bytes", PROTO_VALUE_MAX);
 		}
 	}
-	proto_pack_res_storage(&mb, wrk_gen, rs);
+	proto_pack_res_storage(&mb, wrk_gen, &sr->r);
 	wrk_send(&mb);
-	free(rs);
+	free(sr);
 }
 
 static void
 req_storage(const struct msg *m)
 {
-	struct proto_req_storage q;
-	struct proto_res_storage *rs;
-	struct wrk_rpc_call	 call;
-	char			 err[128], *params, key[2 * PROTO_STORAGE_MAX + 3];
-	char			 at[67];
+	struct storage_req	*sr = xcalloc(1, sizeof(*sr));
+	struct wrk_rpc_call	*calls;
+	char			 err[128], (*params)[2 * PROTO_KEY_MAX + 80];
 
-	if (proto_unpack_req_storage(m, &q, err, sizeof(err)) == -1)
+	if (proto_unpack_req_storage(m, &sr->q, err, sizeof(err)) == -1)
 		fatalx(CW_EXIT_INTERNAL, "bad request from the supervisor: %s",
 		    err);
-	hex_encode(q.key, q.key_len, key);
-	hex_encode(q.at, 32, at);
-	if (asprintf(&params, "[\"%s\",\"%s\"]", key, at) == -1)
-		fatal(CW_EXIT_SYSTEM, "asprintf");
-	rs = xcalloc(1, sizeof(*rs));
-	rs->id = q.id;
-	call.method = "state_getStorage";
-	call.params = params;
-	call.flags = WRK_RPC_NULL_ABSENT;
-	if (wrk_rpc_send(ep.rpc, &call, 1, deadline(q.deadline_ms),
-	    storage_done, rs) == -1)
-		fatalx(CW_EXIT_INTERNAL, "cannot send a storage request");
+	if (sr->q.n == 0) {
+		storage_done(sr, NULL, 0);
+		return;
+	}
+	calls = xcalloc(sr->q.n, sizeof(*calls));
+	params = xcalloc(sr->q.n, sizeof(*params));
+	for (size_t i = 0; i < sr->q.n; i++) {
+		char key[2 * PROTO_KEY_MAX + 3], at[67];
+
+		hex_encode(sr->q.items[i].key, sr->q.items[i].key_len, key);
+		hex_encode(sr->q.items[i].at, 32, at);
+		snprintf(params[i], sizeof(params[i]), "[\"%s\",\"%s\"]", key,
+		    at);
+		calls[i].method = "state_getStorage";
+		calls[i].params = params[i];
+		calls[i].flags = WRK_RPC_NULL_ABSENT;
+	}
+	if (wrk_rpc_send(ep.rpc, calls, sr->q.n, deadline(sr->q.deadline_ms),
+	    storage_done, sr) == -1)
+		fatalx(CW_EXIT_INTERNAL, "cannot send a storage batch");
+	free(calls);
 	free(params);
 }
 

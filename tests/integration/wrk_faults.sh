@@ -120,11 +120,11 @@ old=$(hash_of 2)
 best=$(jget "$(rpc $P '{"jsonrpc":"2.0","id":1,"method":"chain_getHead","params":[]}')" 'j["result"]' 2>/dev/null)
 [ -n "$best" ] || best=$(jget "$(rpc $P '{"jsonrpc":"2.0","id":1,"method":"chain_getBlockHash","params":[]}')" 'j["result"]')
 KEY=0xf70798a3fbcee5a2d178b8c516e36ae559769e16105568cee9f916e870cb6e6f
+NOW=0xf0c365c3cf59d671eb72da0e7a4113c49f1f0515f462cdcf84e0f1d6045dfcbb
 session pruned <<CMDS
-storage $KEY $old
-storage $KEY $best
-runtime $old
+storage $KEY $old $KEY $best $NOW $best
 CMDS
-has pruned '^res storage id=1 absent [0-9]+ms value=0x why=.*State already discarded'
-has pruned '^res storage id=2 ok [0-9]+ms value=0x[0-9a-f]{128} '
-echo "ok: pruned state -> absent; recent state -> a 64-byte difficulty"
+has pruned '^value 0 absent [0-9]+ms value=0x why=.*State already discarded'
+has pruned '^value 1 ok [0-9]+ms value=0x[0-9a-f]{128} '
+has pruned '^value 2 ok [0-9]+ms value=0x[0-9a-f]{16} '
+echo "ok: pruned state -> absent; recent state -> a 64-byte difficulty and a timestamp, in one batch"

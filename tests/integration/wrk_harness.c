@@ -9,7 +9,7 @@
  *
  * Commands, one per line, run in order; each request waits (up to 60 s)
  * for its answer:
- *   headers N...        hashes 0xH...        storage 0xKEY 0xAT
+ *   headers N...        hashes 0xH...        storage 0xKEY 0xAT...
  *   runtime [0xAT]      genesis              sleep MS
  *   wait_head N         (a new head numbered N or more)
  *   wait_sub live|down  wait_info            wait_outcome WHAT CLASS
@@ -74,16 +74,16 @@ static void
 print_message(const struct msg *m)
 {
 	static struct proto_res_headers rh;
+	static struct proto_res_storage st;
 	union {
 		struct proto_info	 info;
 		struct proto_head	 head;
 		struct proto_sub	 sub;
 		struct proto_outcome	 oc;
-		struct proto_res_storage st;
 		struct proto_res_runtime rt;
 		struct proto_res_genesis ge;
 	} u;
-	char		err[128], h[2 * PROTO_STORAGE_MAX + 3];
+	char		err[128], h[2 * PROTO_VALUE_MAX + 3];
 	uint64_t	v;
 	int		rc = 0;
 
@@ -146,13 +146,17 @@ print_message(const struct msg *m)
 		last.id = rh.id;
 		break;
 	case MSG_RES_STORAGE:
-		if ((rc = proto_unpack_res_storage(m, &u.st, err, sizeof(err))) != 0)
+		if ((rc = proto_unpack_res_storage(m, &st, err, sizeof(err))) != 0)
 			break;
-		printf("res storage id=%llu %s %llums value=%s why=%s\n",
-		    (unsigned long long)u.st.id, outcome_name(u.st.outcome),
-		    (unsigned long long)u.st.latency_ms,
-		    hx(u.st.value, u.st.value_len, h), u.st.why);
-		last.id = u.st.id;
+		printf("res storage id=%llu n=%zu\n", (unsigned long long)st.id,
+		    st.n);
+		for (size_t i = 0; i < st.n; i++)
+			printf("value %zu %s %llums value=%s why=%s\n", i,
+			    outcome_name(st.items[i].outcome),
+			    (unsigned long long)st.items[i].latency_ms,
+			    hx(st.items[i].value, st.items[i].value_len, h),
+			    st.items[i].why);
+		last.id = st.id;
 		break;
 	case MSG_RES_RUNTIME:
 		if ((rc = proto_unpack_res_runtime(m, &u.rt, err, sizeof(err))) != 0)
@@ -318,14 +322,20 @@ command(char *line)
 			else if (parse_hash(argv[i], q.hashes[i - 1]) == -1)
 				return;
 		proto_pack_req_headers(&mb, gen, &q);
-	} else if (strcmp(argv[0], "storage") == 0 && argc == 3) {
-		struct proto_req_storage s;
+	} else if (strcmp(argv[0], "storage") == 0 && argc >= 3 &&
+	    argc % 2 == 1) {
+		static struct proto_req_storage s;
 
 		memset(&s, 0, sizeof(s));
 		s.id = id;
-		if (hex_decode_var(argv[1], s.key, sizeof(s.key), &s.key_len)
-		    == -1 || parse_hash(argv[2], s.at) == -1)
-			return;
+		for (int i = 1; i + 1 < argc && s.n < PROTO_READS_MAX; i += 2) {
+			struct proto_read *r = &s.items[s.n++];
+
+			if (hex_decode_var(argv[i], r->key, sizeof(r->key),
+			    &r->key_len) == -1 ||
+			    parse_hash(argv[i + 1], r->at) == -1)
+				return;
+		}
 		proto_pack_req_storage(&mb, gen, &s);
 	} else if (strcmp(argv[0], "runtime") == 0) {
 		struct proto_req_runtime r;

@@ -132,7 +132,7 @@ test_headers(void **state)
 static void
 test_small(void **state)
 {
-	struct proto_req_storage	qs, qs2;
+	static struct proto_req_storage	qs, qs2;
 	struct proto_res_runtime	rr, rr2;
 	struct proto_info		in, in2;
 	struct msgbuf			mb;
@@ -141,9 +141,11 @@ test_small(void **state)
 
 	memset(&qs, 0, sizeof(qs));
 	qs.id = 3;
-	qs.key_len = 32;
-	memset(qs.key, 0xf7, 32);
-	memset(qs.at, 0x42, 32);
+	qs.n = 2;
+	qs.items[0].key_len = 32;
+	memset(qs.items[0].key, 0xf7, 32);
+	memset(qs.items[0].at, 0x42, 32);
+	qs.items[1].key_len = 1;
 	proto_pack_req_storage(&mb, 2, &qs);
 	parse(&mb, &m);
 	assert_int_equal(proto_unpack_req_storage(&m, &qs2, err, sizeof(err)),
@@ -222,7 +224,7 @@ test_bad_fields(void **state)
 static void
 test_bad_items(void **state)
 {
-	struct proto_res_storage	rs, rs2;
+	static struct proto_res_storage	rs, rs2;
 	struct proto_req_headers	*rq = calloc(1, sizeof(*rq));
 	struct msgbuf			mb;
 	struct msg			m;
@@ -230,7 +232,8 @@ test_bad_items(void **state)
 
 	/* An outcome outside the enum. */
 	memset(&rs, 0, sizeof(rs));
-	rs.outcome = OUTCOME_COUNT;
+	rs.n = 1;
+	rs.items[0].outcome = OUTCOME_COUNT;
 	proto_pack_res_storage(&mb, 1, &rs);
 	parse(&mb, &m);
 	assert_int_equal(proto_unpack_res_storage(&m, &rs2, err, sizeof(err)),
