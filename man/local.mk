@@ -14,3 +14,4 @@ man/chainwatch.conf.5: $(srcdir)/man/chainwatch.conf.5.in paths.stamp
 	$(AM_V_GEN)$(MKDIR_P) man && $(edit) $(srcdir)/man/chainwatch.conf.5.in >$@
 
 include man/devnode.mk
+include man/cli.mk

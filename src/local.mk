@@ -7,9 +7,12 @@ src_libcw_a_SOURCES = \
 	src/conf.c src/conf.h \
 	src/msg.c src/msg.h \
 	src/proto.c src/proto.h \
+	src/schema.c src/schema.h \
+	src/u512.c src/u512.h \
 	src/sha1.c src/sha1.h \
 	src/wskey.c src/wskey.h
 src_libcw_a_CFLAGS = $(AM_CFLAGS) $(MSGPACK_CFLAGS) $(INIH_CFLAGS) \
 	$(JANSSON_CFLAGS) $(SODIUM_CFLAGS) $(XXHASH_CFLAGS)
 
 include src/codec.mk
+include src/cli.mk

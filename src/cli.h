@@ -1,0 +1,83 @@
+/*
+ * The chainwatch command-line tool: what its commands share.  chainwatch.c
+ * parses the command line, cli_db.c opens the store read-only, and each
+ * command has its own file (cli_standings.c, cli_verify.c).
+ */
+#ifndef CW_CLI_H
+#define CW_CLI_H
+
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+/* Beside util.h's codes: what verify exits with when it found any. */
+#define CLI_EXIT_DIFFERENCES	1
+
+struct cli_db {
+	sqlite3		*db;
+	const char	*path;
+};
+
+struct cli_chain {
+	int64_t		 id;
+	char		*name;
+	int		 has_best, has_final, has_updated;
+	int64_t		 best_number, final_number;
+	int64_t		 updated_at;	/* ms */
+};
+
+enum cli_window {
+	WINDOW_ALL,
+	WINDOW_1H,
+	WINDOW_24H,
+	WINDOW_7D,
+};
+
+struct standings_opts {
+	const char	*chain;
+	enum cli_window	 window;
+	int		 final_only;
+	int64_t		 limit;		/* 0: every miner */
+	int		 json;
+};
+
+struct verify_opts {
+	const char	*chain;		/* NULL: every chain */
+	int		 json;
+};
+
+/* "chainwatch: " + message on stderr. */
+void	cli_err(const char *, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Open path read-only, check its schema version, and register u512_sum.
+ * Returns CW_EXIT_OK, or an exit code after saying why on stderr.
+ */
+int	cli_db_open(struct cli_db *, const char *path);
+void	cli_db_close(struct cli_db *);
+/* One read transaction, so every query sees the same snapshot. */
+int	cli_db_begin(struct cli_db *);
+void	cli_db_end(struct cli_db *);
+/* Report the last SQLite error of what, with the file's path. */
+void	cli_db_err(const struct cli_db *, const char *what);
+
+/*
+ * Every stored chain, by name.  Returns CW_EXIT_OK or an exit code; *out
+ * is an array of *n chains for cli_chains_free.
+ */
+int	cli_chains_load(struct cli_db *, struct cli_chain **out, size_t *n);
+void	cli_chains_free(struct cli_chain *, size_t);
+/*
+ * The chain called name, or NULL after an error that names the known
+ * chains.
+ */
+const struct cli_chain *cli_chain_find(const struct cli_db *,
+	    const struct cli_chain *, size_t, const char *name);
+
+/* "2025-01-02T03:04:05Z"; out must hold 32 bytes. */
+void	cli_time_iso(int64_t ms, char *out, size_t outlen);
+
+int	cli_standings(struct cli_db *, const struct standings_opts *);
+int	cli_verify(struct cli_db *, const struct verify_opts *);
+
+#endif

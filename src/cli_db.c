@@ -1,0 +1,325 @@
+/*
+ * The store, read-only: open it so that it works while chainwatchd writes
+ * (WAL) and on a read-only copy, refuse a schema this build does not know,
+ * and add u512_sum(), the exact sum of 64-byte difficulties.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "schema.h"
+#include "u512.h"
+#include "util.h"
+
+struct sum_ctx {
+	struct u512	 sum;
+	int		 started;
+};
+
+static void
+u512_sum_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct sum_ctx	*s;
+	struct u512	 d;
+
+	(void)argc;
+	if ((s = sqlite3_aggregate_context(ctx, sizeof(*s))) == NULL) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	s->started = 1;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;		/* difficulty not known (yet) */
+	if (sqlite3_value_type(argv[0]) != SQLITE_BLOB ||
+	    sqlite3_value_bytes(argv[0]) != U512_BYTES) {
+		sqlite3_result_error(ctx, "u512_sum: a difficulty is not a "
+		    "64-byte blob", -1);
+		return;
+	}
+	u512_from_le(&d, sqlite3_value_blob(argv[0]));
+	if (u512_add(&s->sum, &d) == -1)
+		sqlite3_result_error(ctx, "u512_sum: the sum overflows 512 "
+		    "bits", -1);
+}
+
+static void
+u512_sum_final(sqlite3_context *ctx)
+{
+	struct sum_ctx	*s;
+	char		 dec[U512_DEC_LEN];
+	struct u512	 zero;
+
+	s = sqlite3_aggregate_context(ctx, 0);
+	if (s == NULL) {
+		u512_zero(&zero);
+		u512_to_dec(&zero, dec);
+	} else
+		u512_to_dec(&s->sum, dec);
+	sqlite3_result_text(ctx, dec, -1, SQLITE_TRANSIENT);
+}
+
+void
+cli_db_err(const struct cli_db *c, const char *what)
+{
+	cli_err("%s: %s: %s", c->path, what, c->db != NULL ?
+	    sqlite3_errmsg(c->db) : "out of memory");
+}
+
+/* A file: URI for path, with every byte that could mean something escaped. */
+static char *
+path_uri(const char *path, const char *query)
+{
+	static const char hexd[] = "0123456789ABCDEF";
+	size_t		 n = strlen(path), i, o = 0;
+	char		*uri;
+	unsigned char	 ch;
+
+	uri = xmalloc(5 + 3 * n + strlen(query) + 1);
+	memcpy(uri, "file:", 5);
+	o = 5;
+	for (i = 0; i < n; i++) {
+		ch = (unsigned char)path[i];
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    (ch >= '0' && ch <= '9') || strchr("/-._~", ch) != NULL)
+			uri[o++] = (char)ch;
+		else {
+			uri[o++] = '%';
+			uri[o++] = hexd[ch >> 4];
+			uri[o++] = hexd[ch & 15];
+		}
+	}
+	strcpy(uri + o, query);
+	return uri;
+}
+
+/* Open and read user_version; the first read is what touches the WAL. */
+static int
+db_try(struct cli_db *c, int immutable, int *version)
+{
+	sqlite3_stmt	*st = NULL;
+	char		*uri = NULL;
+	int		 rc;
+
+	if (immutable) {
+		uri = path_uri(c->path, "?immutable=1");
+		rc = sqlite3_open_v2(uri, &c->db,
+		    SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+		free(uri);
+	} else
+		rc = sqlite3_open_v2(c->path, &c->db, SQLITE_OPEN_READONLY,
+		    NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	/* The daemon's checkpoints can hold readers back for a moment. */
+	sqlite3_busy_timeout(c->db, 5000);
+	rc = sqlite3_prepare_v2(c->db, "PRAGMA user_version", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			*version = sqlite3_column_int(st, 0);
+			rc = SQLITE_OK;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int
+cli_db_open(struct cli_db *c, const char *path)
+{
+	struct stat	 st;
+	char		*shm;
+	int		 rc, version = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->path = path;
+	if (stat(path, &st) == -1) {
+		cli_err("%s: cannot open the store: %s", path,
+		    strerror(errno));
+		return CW_EXIT_SYSTEM;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		cli_err("%s: cannot open the store: not a regular file", path);
+		return CW_EXIT_SYSTEM;
+	}
+	if (access(path, R_OK) == -1) {
+		cli_err("%s: cannot open the store: %s", path,
+		    strerror(errno));
+		return CW_EXIT_SYSTEM;
+	}
+
+	rc = db_try(c, 0, &version);
+	shm = xmalloc(strlen(path) + 5);
+	sprintf(shm, "%s-shm", path);
+	if (((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN)
+	    && stat(shm, &st) == -1 && errno == ENOENT) {
+		/*
+		 * A WAL store without its -shm, which we may not create: a
+		 * copy in a read-only directory.  No writer is at work on
+		 * it (a writer makes the -shm), so it is safe to read as
+		 * immutable; only an orphaned -wal would be missed.
+		 */
+		sqlite3_close(c->db);
+		c->db = NULL;
+		rc = db_try(c, 1, &version);
+		memcpy(shm + strlen(path), "-wal", 4);
+		if (rc == SQLITE_OK && stat(shm, &st) == 0 && st.st_size > 0)
+			cli_err("%s: warning: read-only copy without its -shm: "
+			    "%s is not read", path, shm);
+	}
+	free(shm);
+	if (rc != SQLITE_OK) {
+		cli_err("%s: cannot open the store: %s", path,
+		    c->db != NULL ? sqlite3_errmsg(c->db) :
+		    sqlite3_errstr(rc));
+		cli_db_close(c);
+		return CW_EXIT_SYSTEM;
+	}
+
+	if (version < 0 || (size_t)version > schema_version) {
+		cli_err("%s: schema version %d is newer than this chainwatch "
+		    "knows (%zu): upgrade chainwatch", path, version,
+		    schema_version);
+		cli_db_close(c);
+		return CW_EXIT_SYSTEM;
+	}
+	if ((size_t)version < schema_version) {
+		cli_err("%s: not migrated yet (schema version %d of %zu; start "
+		    "chainwatchd)", path, version, schema_version);
+		cli_db_close(c);
+		return CW_EXIT_SYSTEM;
+	}
+
+	if (sqlite3_create_function(c->db, "u512_sum", 1,
+	    SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, NULL, u512_sum_step,
+	    u512_sum_final) != SQLITE_OK) {
+		cli_db_err(c, "u512_sum");
+		cli_db_close(c);
+		return CW_EXIT_SYSTEM;
+	}
+	return CW_EXIT_OK;
+}
+
+void
+cli_db_close(struct cli_db *c)
+{
+	if (c->db != NULL)
+		sqlite3_close(c->db);
+	c->db = NULL;
+}
+
+int
+cli_db_begin(struct cli_db *c)
+{
+	if (sqlite3_exec(c->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+		cli_db_err(c, "BEGIN");
+		return -1;
+	}
+	return 0;
+}
+
+void
+cli_db_end(struct cli_db *c)
+{
+	/* Read-only: there is nothing to commit, only a snapshot to drop. */
+	sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int
+cli_chains_load(struct cli_db *c, struct cli_chain **out, size_t *n)
+{
+	struct cli_chain	*v = NULL, *ch;
+	sqlite3_stmt		*st;
+	size_t			 cnt = 0;
+	int			 rc;
+
+	if (sqlite3_prepare_v2(c->db, "SELECT id, name, best_number, "
+	    "final_number, updated_at FROM chains ORDER BY name", -1, &st,
+	    NULL) != SQLITE_OK) {
+		cli_db_err(c, "reading chains");
+		return CW_EXIT_SYSTEM;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		v = xrealloc(v, (cnt + 1) * sizeof(*v));
+		ch = &v[cnt++];
+		memset(ch, 0, sizeof(*ch));
+		ch->id = sqlite3_column_int64(st, 0);
+		ch->name = xstrdup((const char *)sqlite3_column_text(st, 1));
+		if ((ch->has_best = sqlite3_column_type(st, 2) != SQLITE_NULL))
+			ch->best_number = sqlite3_column_int64(st, 2);
+		if ((ch->has_final = sqlite3_column_type(st, 3) !=
+		    SQLITE_NULL))
+			ch->final_number = sqlite3_column_int64(st, 3);
+		if ((ch->has_updated = sqlite3_column_type(st, 4) !=
+		    SQLITE_NULL))
+			ch->updated_at = sqlite3_column_int64(st, 4);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		cli_db_err(c, "reading chains");
+		cli_chains_free(v, cnt);
+		return CW_EXIT_SYSTEM;
+	}
+	*out = v;
+	*n = cnt;
+	return CW_EXIT_OK;
+}
+
+void
+cli_chains_free(struct cli_chain *v, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+const struct cli_chain *
+cli_chain_find(const struct cli_db *c, const struct cli_chain *v, size_t n,
+    const char *name)
+{
+	char	*known;
+	size_t	 i, len = 1;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(v[i].name, name) == 0)
+			return &v[i];
+	if (n == 0) {
+		cli_err("%s: no chain '%s' (no chains stored yet)", c->path,
+		    name);
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		len += strlen(v[i].name) + 2;
+	known = xmalloc(len);
+	known[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			strcat(known, ", ");
+		strcat(known, v[i].name);
+	}
+	cli_err("%s: no chain '%s' (known: %s)", c->path, name, known);
+	free(known);
+	return NULL;
+}
+
+void
+cli_time_iso(int64_t ms, char *out, size_t outlen)
+{
+	struct tm	 tm;
+	time_t		 t;
+
+	/* Floor, so that times before 1970 do not round toward it. */
+	t = (time_t)(ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000));
+	if (gmtime_r(&t, &tm) == NULL ||
+	    strftime(out, outlen, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(out, outlen, "?");
+}

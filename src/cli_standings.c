@@ -1,0 +1,417 @@
+/*
+ * chainwatch standings: the miners of one chain ranked by blocks, then
+ * work.  All time comes from the standings table that chainwatchd keeps;
+ * a window, or final blocks only, is summed from the canonical blocks.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "hex.h"
+#include "u512.h"
+#include "util.h"
+
+#define ACCOUNT_MAX	32
+#define MINER_COLS	17	/* an address is shortened to this */
+
+struct srow {
+	uint8_t		 account[ACCOUNT_MAX];
+	size_t		 account_len;	/* 0: the unknown miner, x'' */
+	char		*name;		/* SS58, "unknown", or hex */
+	int		 named;		/* name came from miners.ss58 */
+	int64_t		 blocks, final_blocks;
+	struct u512	 work;
+	int		 has_range;
+	int64_t		 first, last;
+};
+
+struct standings {
+	struct srow	*rows;
+	size_t		 n;
+	int64_t		 total_blocks;
+};
+
+static const char *const window_name[] = {
+	[WINDOW_ALL] = "all",
+	[WINDOW_1H] = "1h",
+	[WINDOW_24H] = "24h",
+	[WINDOW_7D] = "7d",
+};
+
+static const int64_t window_ms[] = {
+	[WINDOW_ALL] = 0,
+	[WINDOW_1H] = 3600 * 1000LL,
+	[WINDOW_24H] = 86400 * 1000LL,
+	[WINDOW_7D] = 7 * 86400 * 1000LL,
+};
+
+/* Every query yields: miner, ss58, blocks, final_blocks, work, first, last. */
+static const char q_all[] =
+    "SELECT s.miner, m.ss58, s.blocks, s.final_blocks, s.work,"
+    "  s.first_number, s.last_number"
+    " FROM standings s LEFT JOIN miners m ON m.account = s.miner"
+    " WHERE s.chain_id = ?1 AND s.blocks > 0";
+/* %s: further conditions on the canonical blocks. */
+static const char q_blocks[] =
+    "SELECT g.miner, m.ss58, g.blocks, g.final_blocks, g.work,"
+    "  g.first_number, g.last_number"
+    " FROM (SELECT coalesce(miner, x'') AS miner, count(*) AS blocks,"
+    "    sum(final) AS final_blocks, u512_sum(difficulty) AS work,"
+    "    min(number) AS first_number, max(number) AS last_number"
+    "  FROM blocks WHERE chain_id = ?1 AND canonical = 1%s%s"
+    "  GROUP BY 1) g"
+    " LEFT JOIN miners m ON m.account = g.miner";
+
+static void
+srow_name(struct srow *r, const unsigned char *ss58)
+{
+	char	 hex[2 * ACCOUNT_MAX + 3];
+
+	r->named = ss58 != NULL;
+	if (ss58 != NULL)
+		r->name = xstrdup((const char *)ss58);
+	else if (r->account_len == 0)
+		r->name = xstrdup("unknown");
+	else {
+		hex_encode(r->account, r->account_len, hex);
+		r->name = xstrdup(hex);
+	}
+}
+
+static int
+srow_cmp(const void *pa, const void *pb)
+{
+	const struct srow *a = pa, *b = pb;
+	int		 c;
+
+	if (a->blocks != b->blocks)
+		return a->blocks > b->blocks ? -1 : 1;
+	if ((c = u512_cmp(&a->work, &b->work)) != 0)
+		return -c;
+	return strcmp(a->name, b->name);
+}
+
+static void
+standings_free(struct standings *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->rows[i].name);
+	free(s->rows);
+}
+
+static int
+standings_load(struct cli_db *c, const struct cli_chain *ch,
+    const struct standings_opts *o, struct standings *s)
+{
+	sqlite3_stmt	*st;
+	struct srow	*r;
+	const void	*blob;
+	const char	*work;
+	char		 sql[sizeof(q_blocks) + 64];
+	int		 rc, from_blocks;
+
+	memset(s, 0, sizeof(*s));
+	from_blocks = o->window != WINDOW_ALL || o->final_only;
+	if (from_blocks)
+		snprintf(sql, sizeof(sql), q_blocks,
+		    o->window != WINDOW_ALL ? " AND timestamp >= ?2" : "",
+		    o->final_only ? " AND final = 1" : "");
+	else
+		snprintf(sql, sizeof(sql), "%s", q_all);
+	if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		cli_db_err(c, "reading standings");
+		return CW_EXIT_SYSTEM;
+	}
+	sqlite3_bind_int64(st, 1, ch->id);
+	if (o->window != WINDOW_ALL)
+		sqlite3_bind_int64(st, 2,
+		    (int64_t)now_wall_ms() - window_ms[o->window]);
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		s->rows = xrealloc(s->rows, (s->n + 1) * sizeof(*s->rows));
+		r = &s->rows[s->n++];
+		memset(r, 0, sizeof(*r));
+		blob = sqlite3_column_blob(st, 0);
+		r->account_len = (size_t)sqlite3_column_bytes(st, 0);
+		if (r->account_len > ACCOUNT_MAX)
+			r->account_len = ACCOUNT_MAX;
+		if (r->account_len > 0)
+			memcpy(r->account, blob, r->account_len);
+		srow_name(r, sqlite3_column_text(st, 1));
+		r->blocks = sqlite3_column_int64(st, 2);
+		r->final_blocks = sqlite3_column_int64(st, 3);
+		if (o->final_only)
+			r->blocks = r->final_blocks;
+		work = (const char *)sqlite3_column_text(st, 4);
+		if (work == NULL || u512_from_dec(&r->work, work) == -1) {
+			cli_err("%s: chain %s, miner %s: work '%s' in "
+			    "standings is not a decimal number (see "
+			    "chainwatch verify)", c->path, ch->name, r->name,
+			    work != NULL ? work : "NULL");
+			sqlite3_finalize(st);
+			return CW_EXIT_SYSTEM;
+		}
+		if ((r->has_range = sqlite3_column_type(st, 5) !=
+		    SQLITE_NULL)) {
+			r->first = sqlite3_column_int64(st, 5);
+			r->last = sqlite3_column_int64(st, 6);
+		}
+		s->total_blocks += r->blocks;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		cli_db_err(c, "reading standings");
+		return CW_EXIT_SYSTEM;
+	}
+	if (s->n > 1)	/* never the NULL of an empty list */
+		qsort(s->rows, s->n, sizeof(*s->rows), srow_cmp);
+	return CW_EXIT_OK;
+}
+
+static double
+share(const struct standings *s, const struct srow *r)
+{
+	return s->total_blocks > 0 ?
+	    100.0 * (double)r->blocks / (double)s->total_blocks : 0.0;
+}
+
+/* Work in a table cell: exact up to 7 digits, else "4.52e18". */
+static void
+work_short(const struct u512 *w, char *out, size_t outlen)
+{
+	char	 dec[U512_DEC_LEN], e[32], *p;
+
+	if (u512_to_dec(w, dec) <= 7) {
+		snprintf(out, outlen, "%.7s", dec);
+		return;
+	}
+	snprintf(e, sizeof(e), "%.2e", u512_to_double(w));
+	if ((p = strstr(e, "e+")) != NULL)
+		memmove(p + 1, p + 2, strlen(p + 2) + 1);
+	snprintf(out, outlen, "%s", e);
+}
+
+static void
+miner_short(const char *name, char *out, size_t outlen)
+{
+	size_t	 n = strlen(name);
+
+	if (n <= MINER_COLS)
+		snprintf(out, outlen, "%s", name);
+	else
+		snprintf(out, outlen, "%.8s...%s", name, name + n - 6);
+}
+
+enum { COL_RANK, COL_MINER, COL_BLOCKS, COL_PROV, COL_FINAL, COL_WORK,
+    COL_SHARE, COL_FIRST, COL_LAST, NCOLS };
+
+static const char *const col_head[NCOLS] = {
+	"#", "miner", "blocks", "prov", "final", "work", "share", "first",
+	"last",
+};
+
+#define CELL_MAX	40
+
+static void
+row_cells(const struct standings *s, const struct srow *r, size_t rank,
+    char cell[NCOLS][CELL_MAX])
+{
+	snprintf(cell[COL_RANK], CELL_MAX, "%zu", rank);
+	miner_short(r->name, cell[COL_MINER], CELL_MAX);
+	snprintf(cell[COL_BLOCKS], CELL_MAX, "%lld", (long long)r->blocks);
+	snprintf(cell[COL_PROV], CELL_MAX, "%lld",
+	    (long long)(r->blocks - r->final_blocks));
+	snprintf(cell[COL_FINAL], CELL_MAX, "%lld",
+	    (long long)r->final_blocks);
+	work_short(&r->work, cell[COL_WORK], CELL_MAX);
+	snprintf(cell[COL_SHARE], CELL_MAX, "%.1f%%", share(s, r));
+	if (r->has_range) {
+		snprintf(cell[COL_FIRST], CELL_MAX, "%lld",
+		    (long long)r->first);
+		snprintf(cell[COL_LAST], CELL_MAX, "%lld", (long long)r->last);
+	} else {
+		snprintf(cell[COL_FIRST], CELL_MAX, "-");
+		snprintf(cell[COL_LAST], CELL_MAX, "-");
+	}
+}
+
+static void
+print_row(char cell[NCOLS][CELL_MAX], const int width[NCOLS])
+{
+	int	 i;
+
+	for (i = 0; i < NCOLS; i++) {
+		if (i > 0)
+			putchar(' ');
+		if (i == COL_MINER)
+			printf("%-*s", width[i], cell[i]);
+		else
+			printf("%*s", width[i], cell[i]);
+	}
+	putchar('\n');
+}
+
+static void
+print_human(const struct cli_chain *ch, const struct standings_opts *o,
+    const struct standings *s, size_t shown)
+{
+	char	 cell[NCOLS][CELL_MAX], iso[32];
+	int	 width[NCOLS], i;
+	size_t	 k;
+
+	printf("%s: ", ch->name);
+	if (o->window == WINDOW_ALL)
+		printf("all blocks");
+	else
+		printf("blocks of the last %s", window_name[o->window]);
+	printf("%s\n", o->final_only ? ", final only" : "");
+	if (ch->has_updated) {
+		cli_time_iso(ch->updated_at, iso, sizeof(iso));
+		printf("as of %s", iso);
+	} else
+		printf("no head stored yet");
+	if (ch->has_best)
+		printf(", best #%lld", (long long)ch->best_number);
+	if (ch->has_final)
+		printf(", final #%lld", (long long)ch->final_number);
+	putchar('\n');
+	if (s->n == 0) {
+		printf("no blocks\n");
+		return;
+	}
+
+	for (i = 0; i < NCOLS; i++)
+		width[i] = (int)strlen(col_head[i]);
+	for (k = 0; k < shown; k++) {
+		row_cells(s, &s->rows[k], k + 1, cell);
+		for (i = 0; i < NCOLS; i++)
+			if ((int)strlen(cell[i]) > width[i])
+				width[i] = (int)strlen(cell[i]);
+	}
+	putchar('\n');
+	for (i = 0; i < NCOLS; i++)
+		snprintf(cell[i], CELL_MAX, "%s", col_head[i]);
+	print_row(cell, width);
+	for (k = 0; k < shown; k++) {
+		row_cells(s, &s->rows[k], k + 1, cell);
+		print_row(cell, width);
+	}
+	putchar('\n');
+	printf("%zu miner%s, %lld block%s", s->n, s->n == 1 ? "" : "s",
+	    (long long)s->total_blocks, s->total_blocks == 1 ? "" : "s");
+	if (shown < s->n)
+		printf(" (top %zu shown)", shown);
+	putchar('\n');
+}
+
+/* A JSON string, or null for text that is not valid UTF-8. */
+static json_t *
+jstr(const char *s)
+{
+	json_t	*j = json_string(s);
+
+	return j != NULL ? j : json_null();
+}
+
+static void
+print_json(const struct cli_chain *ch, const struct standings_opts *o,
+    const struct standings *s, size_t shown)
+{
+	json_t		*root, *rows, *row;
+	const struct srow *r;
+	char		 iso[32], dec[U512_DEC_LEN], hex[2 * ACCOUNT_MAX + 3];
+	size_t		 k;
+
+	root = json_object();
+	json_object_set_new(root, "chain", jstr(ch->name));
+	json_object_set_new(root, "window", json_string(window_name[o->window]));
+	json_object_set_new(root, "final_only", json_boolean(o->final_only));
+	if (ch->has_updated) {
+		cli_time_iso(ch->updated_at, iso, sizeof(iso));
+		json_object_set_new(root, "as_of", json_string(iso));
+		json_object_set_new(root, "as_of_ms",
+		    json_integer(ch->updated_at));
+	} else {
+		json_object_set_new(root, "as_of", json_null());
+		json_object_set_new(root, "as_of_ms", json_null());
+	}
+	json_object_set_new(root, "best_number", ch->has_best ?
+	    json_integer(ch->best_number) : json_null());
+	json_object_set_new(root, "final_number", ch->has_final ?
+	    json_integer(ch->final_number) : json_null());
+	json_object_set_new(root, "miners", json_integer((json_int_t)s->n));
+	json_object_set_new(root, "blocks", json_integer(s->total_blocks));
+	rows = json_array();
+	for (k = 0; k < shown; k++) {
+		r = &s->rows[k];
+		row = json_object();
+		json_object_set_new(row, "rank", json_integer((json_int_t)k + 1));
+		json_object_set_new(row, "miner", jstr(r->name));
+		if (r->account_len > 0) {
+			hex_encode(r->account, r->account_len, hex);
+			json_object_set_new(row, "account", json_string(hex));
+		} else
+			json_object_set_new(row, "account", json_null());
+		json_object_set_new(row, "blocks", json_integer(r->blocks));
+		json_object_set_new(row, "provisional",
+		    json_integer(r->blocks - r->final_blocks));
+		json_object_set_new(row, "final",
+		    json_integer(r->final_blocks));
+		u512_to_dec(&r->work, dec);
+		json_object_set_new(row, "work", json_string(dec));
+		json_object_set_new(row, "work_f",
+		    json_real(u512_to_double(&r->work)));
+		json_object_set_new(row, "share", json_real(share(s, r)));
+		json_object_set_new(row, "first_number", r->has_range ?
+		    json_integer(r->first) : json_null());
+		json_object_set_new(row, "last_number", r->has_range ?
+		    json_integer(r->last) : json_null());
+		json_array_append_new(rows, row);
+	}
+	json_object_set_new(root, "rows", rows);
+	json_dumpf(root, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(root);
+}
+
+int
+cli_standings(struct cli_db *c, const struct standings_opts *o)
+{
+	struct cli_chain	*chains;
+	const struct cli_chain	*ch;
+	struct standings	 s;
+	size_t			 n, shown;
+	int			 rc;
+
+	if (cli_db_begin(c) == -1)
+		return CW_EXIT_SYSTEM;
+	if ((rc = cli_chains_load(c, &chains, &n)) != CW_EXIT_OK) {
+		cli_db_end(c);
+		return rc;
+	}
+	if ((ch = cli_chain_find(c, chains, n, o->chain)) == NULL) {
+		cli_chains_free(chains, n);
+		cli_db_end(c);
+		return CW_EXIT_USAGE;
+	}
+	rc = standings_load(c, ch, o, &s);
+	cli_db_end(c);
+	if (rc == CW_EXIT_OK) {
+		shown = o->limit > 0 && (uint64_t)o->limit < s.n ?
+		    (size_t)o->limit : s.n;
+		if (o->json)
+			print_json(ch, o, &s, shown);
+		else
+			print_human(ch, o, &s, shown);
+	}
+	standings_free(&s);
+	cli_chains_free(chains, n);
+	return rc;
+}
