@@ -19,6 +19,7 @@
 
 static const char *const format_choices[] = { "quantus", "substrate", NULL };
 static const char *const subscribe_choices[] = { "all", "primary", NULL };
+static const char *const sync_choices[] = { "normal", "full", NULL };
 static const char *const level_choices[] = { "error", "warn", "info", "debug",
     NULL };
 
@@ -30,6 +31,8 @@ const struct conf_key conf_keys[] = {
 	{ CONF_DAEMON, "database", CT_PATH,
 	    CW_LOCALSTATEDIR "/lib/chainwatch/chainwatch.db", 0, 0, NULL,
 	    D(database) },
+	{ CONF_DAEMON, "synchronous", CT_ENUM, "normal", 0, 0, sync_choices,
+	    D(synchronous) },
 	{ CONF_DAEMON, "pidfile", CT_PATH, CW_RUNSTATEDIR "/chainwatchd.pid",
 	    0, 0, NULL, D(pidfile) },
 	{ CONF_DAEMON, "user", CT_STRING, "chainwatch", 0, 0, NULL, D(user) },

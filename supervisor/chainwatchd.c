@@ -242,15 +242,16 @@ main(int argc, char *argv[])
 		ready_fd = daemonize_begin();
 	signal(SIGPIPE, SIG_IGN);
 	pidfile_write(conf->daemon.pidfile);
-	if (sup_store_open(conf->daemon.database) == -1) {
+	if ((sup_loop = ev_default_loop(EVFLAG_AUTO)) == NULL)
+		fatalx(CW_EXIT_SYSTEM, "libev: no default loop");
+	if (store_open(conf->daemon.database, conf->daemon.synchronous) == -1) {
 		pidfile_remove();
 		exit(CW_EXIT_SYSTEM);
 	}
+	sup_chains_load(conf);
+	sup_endpoint_sync(conf);
 	if (!foreground)
 		daemonize_done(ready_fd, level);
-
-	if ((sup_loop = ev_default_loop(EVFLAG_AUTO)) == NULL)
-		fatalx(CW_EXIT_SYSTEM, "libev: no default loop");
 	ev_signal_init(&sig_term, signal_cb, SIGTERM);
 	ev_signal_init(&sig_int, signal_cb, SIGINT);
 	ev_signal_init(&sig_hup, signal_cb, SIGHUP);
@@ -260,6 +261,7 @@ main(int argc, char *argv[])
 
 	log_info("chainwatchd %s starting: %s, %zu chain%s", PACKAGE_VERSION,
 	    conf->path, conf->n_chains, conf->n_chains == 1 ? "" : "s");
+	sup_queue_init();
 	for (size_t i = 0; i < conf->n_chains; i++)
 		for (size_t j = 0; j < conf->chains[i].n_endpoints; j++)
 			sup_worker_event(sup_worker_new(conf, &conf->chains[i],
@@ -268,7 +270,9 @@ main(int argc, char *argv[])
 	ev_run(sup_loop, 0);
 
 	log_info("all workers stopped; exiting");
-	sup_store_close();
+	sup_queue_stop();
+	store_close();
+	sup_chains_free();
 	pidfile_remove();
 	conf_free(sup_conf);
 	ev_loop_destroy(sup_loop);

@@ -11,7 +11,9 @@
 #include <stdint.h>
 
 #include "conf.h"
+#include "header.h"
 #include "msg.h"
+#include "proto.h"
 
 /* The worker lifecycle (sup_fsm.c); see the table there. */
 enum wstate {
@@ -64,6 +66,28 @@ uint64_t	sup_backoff_ms(unsigned fails);
 uint64_t	sup_spawn_delay(uint64_t now, uint64_t last_spawn,
 		    unsigned fails);
 
+/* A chain as the supervisor follows it (sup_chain.c). */
+struct standing;
+struct chain {
+	int64_t			 id;
+	char			 name[CONF_NAME_MAX + 1];
+	enum chain_format	 format;
+	uint64_t		 backfill_from;
+	uint64_t		 block_time;		/* ms */
+	uint64_t		 request_timeout;	/* ms */
+	int			 have_best;
+	int64_t			 best_number;
+	uint8_t			 best_hash[32];
+	int64_t			 final_number;		/* -1: none yet */
+	int64_t			 finalized_reported;	/* substrate */
+	int			 have_genesis;
+	uint8_t			 genesis[32];
+	struct standing		*st;
+	size_t			 n_st;
+	/* State reads owed, gathered into ranges (sup_queue.c). */
+	int64_t			 owed_from, owed_to;
+};
+
 struct worker {
 	struct worker	*next;
 	char		 name[CONF_NAME_MAX + 1];
@@ -79,6 +103,9 @@ struct worker {
 	unsigned	 fails;		/* unplanned deaths in a row */
 	unsigned	 restarts;	/* unplanned deaths, ever */
 	uint64_t	 rss_kb;	/* from its last heartbeat */
+	int64_t		 endpoint_id;	/* its row in the store */
+	int		 ready;		/* facts came, genesis matches */
+	unsigned	 inflight;	/* catch-up requests out */
 	struct msgq	 outq;
 	ev_io		 io_r, io_w;
 	ev_child	 child;
@@ -105,11 +132,66 @@ void		 sup_stop_all(void);
 /* sup_dispatch.c */
 void		 sup_dispatch_worker(struct worker *, const void *, long);
 
+/* sup_chain.c */
+void		 sup_chains_load(const struct conf *);
+void		 sup_chains_flush(void);
+void		 sup_chains_free(void);
+struct chain	*sup_chain_find(const char *);
+int64_t		 sup_endpoint_sync(const struct conf *);
+int64_t		 sup_endpoint_id(const char *name);
+void		 sup_endpoint_info(struct worker *, const struct proto_info *);
+void		 sup_endpoint_event(struct worker *, const char *kind,
+		    const char *detail);
+void		 sup_chain_head(struct chain *, int64_t endpoint_id,
+		    const struct proto_head *);
+void		 sup_chain_fetched(struct chain *, int64_t endpoint_id,
+		    const struct proto_header *);
+void		 sup_chain_state(struct chain *, const uint8_t hash[32],
+		    const uint8_t *difficulty, int64_t timestamp);
+void		 sup_chain_runtime(struct chain *, const char *spec_name,
+		    uint64_t spec_version, const uint8_t *at, int64_t number);
+int		 sup_chain_genesis(struct chain *, const uint8_t genesis[32]);
+
+/* sup_lease.c: the queue's timing, pure. */
+#define LEASE_MARGIN_MS		2000
+#define LEASE_BACKOFF_MIN_MS	1000
+#define LEASE_BACKOFF_MAX_MS	300000
+uint64_t	 lease_deadline(uint64_t now, uint64_t request_timeout);
+int		 lease_expired(uint64_t deadline, uint64_t now);
+uint64_t	 lease_retry_at(uint64_t now, unsigned attempts);
+
+/* sup_queue.c */
+void		 sup_queue_init(void);
+void		 sup_queue_stop(void);
+void		 sup_queue_kick(void);
+void		 sup_queue_block_canonical(struct chain *, const uint8_t[32],
+		    int64_t number, int has_difficulty, int runtime_updated);
+void		 sup_queue_flush_owed_chain(struct chain *);
+void		 sup_queue_missing(struct chain *, const uint8_t hash[32],
+		    int64_t number);
+int		 sup_queue_result(struct worker *, const struct msg *, char *,
+		    size_t);
+void		 sup_queue_worker_gone(struct worker *);
+
 /* sup_reload.c */
 void		 sup_reload(void);
 
-/* sup_store.c */
-int		 sup_store_open(const char *path);
-void		 sup_store_close(void);
+/* sup_store.c: the SQL plumbing; statements are prepared once. */
+struct store_stmt {
+	const char		*sql;
+	struct sqlite3_stmt	*st;
+	struct store_stmt	*next;
+};
+int		 store_open(const char *path, int sync_full);
+void		 store_close(void);
+struct sqlite3_stmt *store_prepare(struct store_stmt *);
+struct sqlite3_stmt *store_bind(struct store_stmt *, const char *, ...);
+int		 store_run(struct sqlite3_stmt *);
+int		 store_row(struct sqlite3_stmt *);
+int		 store_col_blob(struct sqlite3_stmt *, int, void *, int);
+int64_t		 store_last_id(void);
+void		 store_write(void);
+void		 store_maybe_flush(void);
+void		 store_flush(void);
 
 #endif

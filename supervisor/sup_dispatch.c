@@ -47,12 +47,14 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 		struct proto_sub	sub;
 		struct proto_outcome	outcome;
 	} u;
-	char	hb[16];
+	struct chain	*ch;
+	char		 hb[16];
 
 	switch (m->type) {
 	case MSG_INFO:
 		if (proto_unpack_info(m, &u.info, err, errlen) == -1)
 			return -1;
+		sup_endpoint_info(w, &u.info);
 		if (u.info.outcome != OUTCOME_OK)
 			log_info("w/%s: endpoint facts: %s (%s)", w->name,
 			    outcome_name(u.info.outcome), u.info.why);
@@ -70,6 +72,9 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 		    u.head.kind == HEAD_FINALIZED ? "finalized" : "new",
 		    (unsigned long long)u.head.h.number,
 		    short_hash(u.head.h.hash, hb));
+		/* Not before its genesis is known to be the chain's. */
+		if (w->ready && (ch = sup_chain_find(w->chain)) != NULL)
+			sup_chain_head(ch, w->endpoint_id, &u.head);
 		return 0;
 	case MSG_SUB:
 		if (proto_unpack_sub(m, &u.sub, err, errlen) == -1)
@@ -77,6 +82,8 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 		log_info("w/%s: subscription %s%s%s", w->name,
 		    u.sub.live ? "live" : "down", u.sub.why[0] != '\0' ?
 		    ": " : "", u.sub.why);
+		sup_endpoint_event(w, u.sub.live ? "sub_live" : "sub_down",
+		    u.sub.why);
 		return 0;
 	case MSG_OUTCOME:
 		if (proto_unpack_outcome(m, &u.outcome, err, errlen) == -1)
@@ -86,6 +93,10 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 		    (unsigned long long)u.outcome.latency_ms,
 		    u.outcome.why[0] != '\0' ? ": " : "", u.outcome.why);
 		return 0;
+	case MSG_RES_HEADERS:
+	case MSG_RES_STORAGE:
+	case MSG_RES_RUNTIME:
+		return sup_queue_result(w, m, err, errlen);
 	default:
 		snprintf(err, errlen, "unexpected %s message",
 		    msg_type_name(m->type));
@@ -147,6 +158,9 @@ sup_dispatch_worker(struct worker *w, const void *buf, long len)
 		w->rss_kb = v;
 		break;
 	default:
+		/* A worker asked to stop may still be answering: drop it. */
+		if (w->fsm.state == WS_STOPPING)
+			break;
 		if (w->fsm.state != WS_RUNNING)
 			snprintf(err, sizeof(err), "%s before hello",
 			    msg_type_name(m.type));

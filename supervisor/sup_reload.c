@@ -66,6 +66,10 @@ sup_reload(void)
 	if (!sup_verbose)
 		log_setlevel(level);
 
+	/* The store learns new chains and endpoints first. */
+	sup_chains_load(conf);
+	sup_endpoint_sync(conf);
+
 	/* Order: stop the removed, restart the changed, start the new. */
 	for (w = sup_workers; w != NULL; w = next) {
 		const struct conf_chain		*ch;

@@ -73,6 +73,7 @@ sup_worker_new(const struct conf *conf, const struct conf_chain *ch,
 	snprintf(w->name, sizeof(w->name), "%s", ep->name);
 	snprintf(w->chain, sizeof(w->chain), "%s", ch->name);
 	sup_worker_config(conf, ch, ep, &w->cfg, &w->cfg_len);
+	w->endpoint_id = sup_endpoint_id(ep->name);
 	w->fsm.state = WS_IDLE;
 	w->fd = -1;
 	msgq_init(&w->outq);
@@ -175,6 +176,8 @@ worker_spawn(struct worker *w)
 	}
 	w->gen = ++sup_generation;
 	w->last_spawn = now_mono_ms();
+	w->ready = 0;
+	w->inflight = 0;
 	switch (pid = fork()) {
 	case -1:
 		log_warn("w/%s: fork", w->name);
@@ -290,6 +293,7 @@ worker_child_cb(struct ev_loop *loop, ev_child *c, int revents)
 
 	ev_child_stop(loop, c);
 	worker_close(w);
+	sup_queue_worker_gone(w);
 	if (WIFEXITED(status)) {
 		int code = WEXITSTATUS(status);
 
@@ -310,6 +314,18 @@ worker_child_cb(struct ev_loop *loop, ev_child *c, int revents)
 			    (int)w->pid, WTERMSIG(status));
 	}
 	w->pid = 0;
+	{
+		char how[64];
+
+		if (WIFSIGNALED(status))
+			snprintf(how, sizeof(how), "signal %d",
+			    WTERMSIG(status));
+		else
+			snprintf(how, sizeof(how), "status %d",
+			    WEXITSTATUS(status));
+		sup_endpoint_event(w, w->fsm.state == WS_STOPPING ?
+		    "stopped" : "died", how);
+	}
 	/* A worker that served a while starts its backoff afresh. */
 	if (now_mono_ms() - w->last_spawn >= FAILS_RESET_MS)
 		w->fails = 0;

@@ -3,7 +3,8 @@ UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(MSGPACK_CFLAGS) $(INIH_CFLAGS)
 UNIT_LIBS = src/libcw.a $(CMOCKA_LIBS) $(MSGPACK_LIBS) $(INIH_LIBS)
 
 check_PROGRAMS += tests/unit/test_conf tests/unit/test_conf_keys \
-	tests/unit/test_msg tests/unit/test_proto tests/unit/test_fsm
+	tests/unit/test_msg tests/unit/test_proto tests/unit/test_fsm \
+	tests/unit/test_lease tests/unit/test_chain
 tests_unit_test_conf_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_conf_LDADD = $(UNIT_LIBS)
 tests_unit_test_conf_keys_CFLAGS = $(UNIT_CFLAGS)
@@ -15,8 +16,20 @@ tests_unit_test_proto_LDADD = $(UNIT_LIBS)
 tests_unit_test_fsm_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
 tests_unit_test_fsm_SOURCES = tests/unit/test_fsm.c supervisor/sup_fsm.c
 tests_unit_test_fsm_LDADD = $(UNIT_LIBS)
+tests_unit_test_lease_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
+tests_unit_test_lease_SOURCES = tests/unit/test_lease.c supervisor/sup_lease.c
+tests_unit_test_lease_LDADD = $(UNIT_LIBS)
+# The chain logic against an in-memory SQLite store.
+tests_unit_test_chain_CFLAGS = $(UNIT_CFLAGS) $(SQLITE_CFLAGS) \
+	-I$(top_srcdir)/supervisor
+tests_unit_test_chain_SOURCES = tests/unit/test_chain.c \
+	supervisor/sup_chain.c supervisor/sup_store.c supervisor/sup_queue.c \
+	supervisor/sup_lease.c
+tests_unit_test_chain_LDADD = $(UNIT_LIBS) $(SQLITE_LIBS) $(EV_LIBS) \
+	$(JANSSON_LIBS) $(SODIUM_LIBS) $(XXHASH_LIBS)
 TESTS += tests/unit/test_conf tests/unit/test_conf_keys \
-	tests/unit/test_msg tests/unit/test_proto tests/unit/test_fsm
+	tests/unit/test_msg tests/unit/test_proto tests/unit/test_fsm \
+	tests/unit/test_lease tests/unit/test_chain
 
 # chainwatchd -n on tests/conf/*.in, compared with the .ok files.
 SUP_TESTS = tests/integration/conf_check.sh \
@@ -27,10 +40,13 @@ SUP_TESTS = tests/integration/conf_check.sh \
 	tests/integration/sup_badmsg.sh \
 	tests/integration/sup_setup.sh \
 	tests/integration/initd.sh \
-	tests/integration/man_lint.sh
+	tests/integration/man_lint.sh \
+	tests/integration/store_follow.sh \
+	tests/integration/store_crash.sh
 TESTS += $(SUP_TESTS)
 EXTRA_DIST += $(SUP_TESTS) tests/integration/lib.sh \
 	tests/integration/fake_worker.py \
+	tests/integration/store_check.py \
 	tests/conf/credentials.in tests/conf/credentials.ok \
 	tests/conf/empty.in tests/conf/empty.ok \
 	tests/conf/environment.in tests/conf/environment.ok \
@@ -48,3 +64,4 @@ tests_integration_wrk_harness_LDADD = src/libcw.a $(MSGPACK_LIBS) \
 include tests/codec.mk
 include tests/devnode.mk
 include tests/worker.mk
+include tests/cli.mk

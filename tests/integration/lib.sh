@@ -118,9 +118,33 @@ CONF
 }
 
 # Start chainwatchd in the foreground on $T/chainwatch.conf, logging to
-# $T/log; sets DAEMON_PID.
+# $T/log; sets DAEMON_PID.  Returns once it handles signals (it logs
+# "starting" after it set up its signal watchers).
 start_daemon() {
+	_starts=$(grep -c ' sup: chainwatchd .* starting' "$T/log" 2>/dev/null)
 	"$CHAINWATCHD" -d -f "$T/chainwatch.conf" >>"$T/log" 2>&1 &
 	DAEMON_PID=$!
 	CW_PIDS="$CW_PIDS $DAEMON_PID"
+	wait_for 30 "test \$(grep -c ' sup: chainwatchd .* starting' \"\$T/log\") -gt ${_starts:-0} || ! kill -0 $DAEMON_PID" ||
+	    fail "chainwatchd did not start"
+}
+
+# devnode NAME [options]: start chainwatch-devnode on a free port of
+# 127.0.0.1; sets NAME_port.  Its log is $T/NAME.log.
+devnode() {
+	_n=$1
+	shift
+	"$DEVNODE" --listen 127.0.0.1:0 --control-listen 127.0.0.1:0 \
+	    --port-file "$T/$_n.port" --control-port-file "$T/$_n.cport" \
+	    --cache-dir none "$@" >"$T/$_n.log" 2>&1 &
+	CW_PIDS="$CW_PIDS $!"
+	wait_for 60 "test -s '$T/$_n.port' && test -s '$T/$_n.cport'" ||
+	    fail "devnode $_n did not start"
+	eval "${_n}_port=\$(cat \"\$T/\$_n.port\")"
+	eval "${_n}_cport=\$(cat \"\$T/\$_n.cport\")"
+}
+
+# sql 'QUERY': one answer from the store, read-only.
+sql() {
+	sqlite3 -readonly "$T/chainwatch.db" "$1"
 }
