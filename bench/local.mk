@@ -1,4 +1,6 @@
 # bench/: benchmarks that print their figures (never run by make check).
 include bench/codec.mk
+include bench/ingest.mk
+include bench/backfill.mk
 include bench/devnode.mk
 include bench/worker.mk

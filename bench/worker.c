@@ -33,15 +33,12 @@
 #include "proto.h"
 #include "util.h"
 #include "wrk_rpc.h"
+#include "benchlib.h"
 
-#define BACKLOG		2000
-#define NHASH		1024
-#define MAX_INFLIGHT	16
 
 static const unsigned	 batches[] = { 1, 10, 100 };
 static const unsigned	 inflights[] = { 1, 2, 4, 8, 16 };
 
-static uint8_t		 hashes[NHASH][32];
 static char		 url[64];
 static double		 secs = 1.0;
 static char		 buf[MSG_MAX];
@@ -56,197 +53,6 @@ kill_children(void)
 			waitpid(children[i], NULL, 0);
 			children[i] = 0;
 		}
-}
-
-/* ---- the devnode ---- */
-
-static pid_t
-devnode_start(const char *path, const char *dir)
-{
-	char	portfile[512], line[32];
-	pid_t	pid;
-	FILE	*fp;
-
-	snprintf(portfile, sizeof(portfile), "%s/port", dir);
-	if ((pid = fork()) == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(null, 1);
-		dup2(null, 2);
-		execl(path, "chainwatch-devnode", "--listen", "127.0.0.1:0",
-		    "--port-file", portfile, "--block-time", "1000",
-		    "--backlog", "2000", "--cache-dir", "none", (char *)NULL);
-		_exit(111);
-	}
-	for (int i = 0; i < 300; i++) {
-		if ((fp = fopen(portfile, "r")) != NULL) {
-			if (fgets(line, sizeof(line), fp) != NULL &&
-			    atoi(line) > 0) {
-				fclose(fp);
-				snprintf(url, sizeof(url), "http://127.0.0.1:%d",
-				    atoi(line));
-				return pid;
-			}
-			fclose(fp);
-		}
-		usleep(100000);
-	}
-	fatalx(CW_EXIT_SYSTEM, "devnode %s did not start", path);
-}
-
-struct body {
-	char	*p;
-	size_t	 len;
-};
-
-static size_t
-body_write(char *p, size_t size, size_t n, void *arg)
-{
-	struct body	*b = arg;
-
-	b->p = xrealloc(b->p, b->len + size * n + 1);
-	memcpy(b->p + b->len, p, size * n);
-	b->len += size * n;
-	b->p[b->len] = '\0';
-	return size * n;
-}
-
-static CURL *
-easy_new(const char *req, struct body *b)
-{
-	CURL			*h = curl_easy_init();
-	static struct curl_slist *hdr;
-
-	if (hdr == NULL)
-		hdr = curl_slist_append(NULL, "Content-Type: application/json");
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, req);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, body_write);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, b);
-	return h;
-}
-
-/* The hashes of blocks 1..NHASH, for by-hash requests. */
-static void
-load_hashes(void)
-{
-	static const char req[] = "{\"jsonrpc\":\"2.0\",\"id\":1,"
-	    "\"method\":\"chain_getBlockHash\",\"params\":[[";
-	struct body	b = { NULL, 0 };
-	CURL		*h;
-	const char	*p;
-
-	{
-		size_t	 cap = 16 * NHASH + 128, len;
-		char	*all = xmalloc(cap);
-
-		len = (size_t)snprintf(all, cap, "%s", req);
-		for (int i = 1; i <= NHASH; i++)
-			len += (size_t)snprintf(all + len, cap - len, "%s%d",
-			    i == 1 ? "" : ",", i);
-		snprintf(all + len, cap - len, "]]}");
-		h = easy_new(all, &b);
-		if (curl_easy_perform(h) != CURLE_OK || b.p == NULL)
-			fatalx(CW_EXIT_SYSTEM, "devnode does not answer");
-		curl_easy_cleanup(h);
-		free(all);
-	}
-	p = b.p;
-	for (int i = 0; i < NHASH; i++) {
-		if ((p = strstr(p, "\"0x")) == NULL || strlen(p) < 67)
-			fatalx(CW_EXIT_SYSTEM, "short block hash list");
-		{
-			char	h66[67];
-
-			memcpy(h66, p + 1, 66);
-			h66[66] = '\0';
-			if (hex_decode(h66, hashes[i], 32) == -1)
-				fatalx(CW_EXIT_SYSTEM, "bad block hash");
-		}
-		p += 67;
-	}
-	free(b.p);
-}
-
-/*
- * The ceiling: the same chain_getHeader batches sent straight to the
- * devnode by the worker's own HTTP client (wrk_rpc) on a libev loop, so
- * the ratio is what decoding, hashing and the socket cost.
- */
-struct direct {
-	struct ev_loop		*loop;
-	struct wrk_rpc		*rpc;
-	struct wrk_rpc_call	*calls;
-	char			(*params)[72];
-	unsigned		 batch;
-	uint64_t		 headers, end;
-	unsigned		 cursor;
-};
-
-static void	direct_send(struct direct *);
-
-static void
-direct_done(void *arg, const struct wrk_rpc_result *r, size_t n)
-{
-	struct direct	*d = arg;
-
-	for (size_t i = 0; i < n; i++)
-		d->headers += r[i].outcome == OUTCOME_OK;
-	if (now_mono_ms() < d->end)
-		direct_send(d);
-}
-
-static void
-direct_send(struct direct *d)
-{
-	for (unsigned k = 0; k < d->batch; k++) {
-		char hx[67];
-
-		hex_encode(hashes[d->cursor++ % NHASH], 32, hx);
-		snprintf(d->params[k], sizeof(d->params[k]), "[\"%s\"]", hx);
-		d->calls[k].method = "chain_getHeader";
-		d->calls[k].params = d->params[k];
-		d->calls[k].flags = WRK_RPC_NULL_ABSENT;
-	}
-	if (wrk_rpc_send(d->rpc, d->calls, d->batch, 10000, direct_done, d)
-	    == -1)
-		fatalx(CW_EXIT_SYSTEM, "wrk_rpc_send");
-}
-
-static double
-direct_rate(unsigned batch, unsigned inflight)
-{
-	struct wrk_http_conf	hc;
-	struct direct		d;
-	uint64_t		start = now_mono_ms();
-
-	memset(&hc, 0, sizeof(hc));
-	hc.url = url;
-	hc.connect_timeout_ms = 5000;
-	hc.max_response = 64 << 20;
-	hc.max_conns = MAX_INFLIGHT;
-	memset(&d, 0, sizeof(d));
-	d.loop = ev_loop_new(EVFLAG_AUTO);
-	d.rpc = wrk_rpc_new(d.loop, &hc);
-	d.batch = batch;
-	d.calls = xcalloc(batch, sizeof(*d.calls));
-	d.params = xcalloc(batch, sizeof(*d.params));
-	d.end = start + (uint64_t)(secs * 1000);
-	for (unsigned i = 0; i < inflight; i++)
-		direct_send(&d);
-	/* Answers that come after the end are not counted. */
-	while (now_mono_ms() < d.end)
-		ev_run(d.loop, EVRUN_ONCE);
-	{
-		double rate = (double)d.headers * 1000.0 / (secs * 1000);
-
-		wrk_rpc_free(d.rpc);
-		ev_loop_destroy(d.loop);
-		free(d.calls);
-		free(d.params);
-		return rate;
-	}
 }
 
 /* ---- the worker, through the supervisor's protocol ---- */
@@ -307,7 +113,7 @@ worker_request(unsigned batch, unsigned *cursor)
 	q.by = BY_HASH;
 	q.n = batch;
 	for (unsigned k = 0; k < batch; k++)
-		memcpy(q.hashes[k], hashes[(*cursor)++ % NHASH], 32);
+		memcpy(q.hashes[k], bench_hashes[(*cursor)++ % BENCH_NHASH], 32);
 	proto_pack_req_headers(&mb, 1, &q);
 	if (send(wfd, mb.sb.data, mb.sb.size, MSG_NOSIGNAL) == -1)
 		fatal(CW_EXIT_SYSTEM, "send to the worker");
@@ -398,9 +204,14 @@ main(int argc, char *argv[])
 		fatal(CW_EXIT_SYSTEM, "mkdtemp");
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	atexit(kill_children);
-	dpid = devnode_start(devnode, dir);
+	{
+		const char *args[] = { "--block-time", "1000", "--backlog",
+		    "2000", NULL };
+
+		dpid = bench_devnode(devnode, dir, "d", args, url, sizeof(url));
+	}
 	children[0] = dpid;
-	load_hashes();
+	bench_load_hashes(url);
 	worker_start(worker);
 	children[1] = wpid;
 	/* Wait for the worker's endpoint facts: it is then connected. */
@@ -414,7 +225,8 @@ main(int argc, char *argv[])
 	    "worker hdr/s", "devnode hdr/s", "ratio");
 	for (size_t b = 0; b < nitems(batches); b++)
 		for (size_t c = 0; c < nitems(inflights); c++) {
-			double d = direct_rate(batches[b], inflights[c]);
+			double d = bench_direct_rate(url, batches[b],
+			    inflights[c], secs);
 			double w = worker_rate(batches[b], inflights[c]);
 			double r = d > 0 ? w / d : 0;
 

@@ -1,0 +1,227 @@
+/*
+ * What the benchmarks share: starting a devnode, and the devnode's own
+ * ceiling for chain_getHeader batches measured with the worker's HTTP
+ * client, which every other figure is divided by.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <curl/curl.h>
+#include <ev.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "benchlib.h"
+#include "hex.h"
+#include "log.h"
+#include "util.h"
+#include "wrk_rpc.h"
+
+uint8_t		bench_hashes[BENCH_NHASH][32];
+
+
+pid_t
+bench_devnode(const char *path, const char *dir, const char *name,
+    const char *const *args, char *url, size_t urllen)
+{
+	char		 portfile[512], line[32];
+	const char	*argv[64];
+	size_t		 n = 0;
+	pid_t		 pid;
+	FILE		*fp;
+
+	snprintf(portfile, sizeof(portfile), "%s/%s.port", dir, name);
+	(void)unlink(portfile);		/* a previous run's */
+	argv[n++] = "chainwatch-devnode";
+	argv[n++] = "--listen";
+	argv[n++] = "127.0.0.1:0";
+	argv[n++] = "--port-file";
+	argv[n++] = portfile;
+	for (; *args != NULL && n < nitems(argv) - 1; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	if ((pid = fork()) == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execv(path, (char *const *)argv);
+		_exit(111);
+	}
+	for (int i = 0; i < 1200; i++) {
+		if ((fp = fopen(portfile, "r")) != NULL) {
+			if (fgets(line, sizeof(line), fp) != NULL &&
+			    atoi(line) > 0) {
+				fclose(fp);
+				snprintf(url, urllen, "http://127.0.0.1:%d",
+				    atoi(line));
+				return pid;
+			}
+			fclose(fp);
+		}
+		usleep(100000);
+	}
+	fatalx(CW_EXIT_SYSTEM, "devnode %s did not start", path);
+}
+
+struct body {
+	char	*p;
+	size_t	 len;
+};
+
+static size_t
+body_write(char *p, size_t size, size_t n, void *arg)
+{
+	struct body	*b = arg;
+
+	b->p = xrealloc(b->p, b->len + size * n + 1);
+	memcpy(b->p + b->len, p, size * n);
+	b->len += size * n;
+	b->p[b->len] = '\0';
+	return size * n;
+}
+
+static CURL *
+easy_new(const char *url, const char *req, struct body *b)
+{
+	CURL			*h = curl_easy_init();
+	static struct curl_slist *hdr;
+
+	if (hdr == NULL)
+		hdr = curl_slist_append(NULL, "Content-Type: application/json");
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+	curl_easy_setopt(h, CURLOPT_POSTFIELDS, req);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, body_write);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, b);
+	return h;
+}
+
+/* The hashes of blocks 1..BENCH_BENCH_NHASH, for by-hash requests. */
+void
+bench_load_hashes(const char *url)
+{
+	static const char req[] = "{\"jsonrpc\":\"2.0\",\"id\":1,"
+	    "\"method\":\"chain_getBlockHash\",\"params\":[[";
+	struct body	b = { NULL, 0 };
+	CURL		*h;
+	const char	*p;
+
+	{
+		size_t	 cap = 16 * BENCH_NHASH + 128, len;
+		char	*all = xmalloc(cap);
+
+		len = (size_t)snprintf(all, cap, "%s", req);
+		for (int i = 1; i <= BENCH_NHASH; i++)
+			len += (size_t)snprintf(all + len, cap - len, "%s%d",
+			    i == 1 ? "" : ",", i);
+		snprintf(all + len, cap - len, "]]}");
+		h = easy_new(url, all, &b);
+		if (curl_easy_perform(h) != CURLE_OK || b.p == NULL)
+			fatalx(CW_EXIT_SYSTEM, "devnode does not answer");
+		curl_easy_cleanup(h);
+		free(all);
+	}
+	p = b.p;
+	for (int i = 0; i < BENCH_NHASH; i++) {
+		if ((p = strstr(p, "\"0x")) == NULL || strlen(p) < 67)
+			fatalx(CW_EXIT_SYSTEM, "short block hash list");
+		{
+			char	h66[67];
+
+			memcpy(h66, p + 1, 66);
+			h66[66] = '\0';
+			if (hex_decode(h66, bench_hashes[i], 32) == -1)
+				fatalx(CW_EXIT_SYSTEM, "bad block hash");
+		}
+		p += 67;
+	}
+	free(b.p);
+}
+
+/*
+ * The ceiling: the same chain_getHeader batches sent straight to the
+ * devnode by the worker's own HTTP client (wrk_rpc) on a libev loop, so
+ * the ratio is what decoding, hashing and the socket cost.
+ */
+struct direct {
+	struct ev_loop		*loop;
+	struct wrk_rpc		*rpc;
+	struct wrk_rpc_call	*calls;
+	char			(*params)[72];
+	unsigned		 batch;
+	uint64_t		 headers, end;
+	unsigned		 cursor;
+};
+
+static void	direct_send(struct direct *);
+
+static void
+direct_done(void *arg, const struct wrk_rpc_result *r, size_t n)
+{
+	struct direct	*d = arg;
+
+	for (size_t i = 0; i < n; i++)
+		d->headers += r[i].outcome == OUTCOME_OK;
+	if (now_mono_ms() < d->end)
+		direct_send(d);
+}
+
+static void
+direct_send(struct direct *d)
+{
+	for (unsigned k = 0; k < d->batch; k++) {
+		char hx[67];
+
+		hex_encode(bench_hashes[d->cursor++ % BENCH_NHASH], 32, hx);
+		snprintf(d->params[k], sizeof(d->params[k]), "[\"%s\"]", hx);
+		d->calls[k].method = "chain_getHeader";
+		d->calls[k].params = d->params[k];
+		d->calls[k].flags = WRK_RPC_NULL_ABSENT;
+	}
+	if (wrk_rpc_send(d->rpc, d->calls, d->batch, 10000, direct_done, d)
+	    == -1)
+		fatalx(CW_EXIT_SYSTEM, "wrk_rpc_send");
+}
+
+double
+bench_direct_rate(const char *url, unsigned batch, unsigned inflight,
+    double secs)
+{
+	struct wrk_http_conf	hc;
+	struct direct		d;
+	uint64_t		start = now_mono_ms();
+
+	memset(&hc, 0, sizeof(hc));
+	hc.url = url;
+	hc.connect_timeout_ms = 5000;
+	hc.max_response = 64 << 20;
+	hc.max_conns = 16;
+	memset(&d, 0, sizeof(d));
+	d.loop = ev_loop_new(EVFLAG_AUTO);
+	d.rpc = wrk_rpc_new(d.loop, &hc);
+	d.batch = batch;
+	d.calls = xcalloc(batch, sizeof(*d.calls));
+	d.params = xcalloc(batch, sizeof(*d.params));
+	d.end = start + (uint64_t)(secs * 1000);
+	for (unsigned i = 0; i < inflight; i++)
+		direct_send(&d);
+	/* Answers that come after the end are not counted. */
+	while (now_mono_ms() < d.end)
+		ev_run(d.loop, EVRUN_ONCE);
+	{
+		double rate = (double)d.headers * 1000.0 / (secs * 1000);
+
+		wrk_rpc_free(d.rpc);
+		ev_loop_destroy(d.loop);
+		free(d.calls);
+		free(d.params);
+		return rate;
+	}
+}
+

@@ -1,0 +1,32 @@
+/*
+ * The benchmarks' shared parts (bench/benchlib.c).
+ */
+#ifndef CW_BENCHLIB_H
+#define CW_BENCHLIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define BENCH_NHASH	1024
+
+extern uint8_t	bench_hashes[BENCH_NHASH][32];
+
+/*
+ * Start chainwatch-devnode on a free port of 127.0.0.1 with the extra
+ * args (NULL-terminated); url gets its address.  Exits on failure.
+ */
+pid_t	bench_devnode(const char *path, const char *dir, const char *name,
+	    const char *const *args, char *url, size_t urllen);
+
+/* The hashes of blocks 1..BENCH_NHASH of the devnode at url. */
+void	bench_load_hashes(const char *url);
+
+/*
+ * chain_getHeader calls per second the devnode at url answers, in
+ * batches of batch with inflight requests out, over secs seconds.
+ */
+double	bench_direct_rate(const char *url, unsigned batch, unsigned inflight,
+	    double secs);
+
+#endif
