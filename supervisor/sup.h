@@ -84,6 +84,10 @@ struct chain {
 	uint8_t			 genesis[32];
 	struct standing		*st;
 	size_t			 n_st;
+	/* A best head whose branch lacks a parent below our best: the
+	 * switch waits for it, so that a reorg is one transaction. */
+	int			 have_pending;
+	uint8_t			 pending_tip[32];
 	/* State reads owed, gathered into ranges (sup_queue.c). */
 	int64_t			 owed_from, owed_to;
 };

@@ -423,11 +423,67 @@ link_up(struct chain *ch, struct sblock *b, int64_t endpoint_id)
 }
 
 /*
+ * Where the new best's branch meets the canonical chain, looking only at
+ * stored blocks.  0 if it does (or reaches backfill_from); else -1 with
+ * the first missing parent.
+ */
+static void	switch_to(struct chain *, struct sblock *, int64_t);
+
+static int
+branch_complete(struct chain *ch, const struct sblock *tip, uint8_t *missing,
+    int64_t *missing_number)
+{
+	struct sblock	cur = *tip, c;
+
+	for (;;) {
+		int64_t n = cur.number - 1;
+
+		if (cur.number == 0 || n < (int64_t)ch->backfill_from)
+			return 0;
+		if (block_at(ch, n, &c) && memcmp(c.hash, cur.parent, 32) == 0)
+			return 0;
+		if (!block_get(ch, cur.parent, &c)) {
+			memcpy(missing, cur.parent, 32);
+			*missing_number = n;
+			return -1;
+		}
+		cur = c;
+	}
+}
+
+/*
  * A new best: it and its ancestry become the canonical chain; blocks of
- * the old branch leave it, all in the current transaction.
+ * the old branch leave it, all in the current transaction.  If the new
+ * branch lacks a block at a height where the chain has one, that is a
+ * reorg we cannot finish yet: it waits for the missing parent, so that
+ * readers never see half of it.  (A gap above our best, after an outage,
+ * is only a hole: the best moves at once and the hole is backfilled.)
  */
 static void
 adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
+{
+	uint8_t		missing[32];
+	int64_t		missing_number;
+
+	if (ch->have_best && branch_complete(ch, tip, missing,
+	    &missing_number) == -1 && missing_number <= ch->best_number) {
+		if (!ch->have_pending ||
+		    memcmp(ch->pending_tip, tip->hash, 32) != 0)
+			log_info("chain %s: #%lld is on another branch; waiting "
+			    "for its block #%lld before switching", ch->name,
+			    (long long)tip->number, (long long)missing_number);
+		ch->have_pending = 1;
+		memcpy(ch->pending_tip, tip->hash, 32);
+		sup_queue_missing(ch, missing, missing_number);
+		return;
+	}
+	ch->have_pending = 0;
+	switch_to(ch, tip, endpoint_id);
+}
+
+/* The new best and its ancestry become the canonical chain. */
+static void
+switch_to(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
 {
 	struct sblock	 old;
 	uint8_t		 old_tip[32];
@@ -540,6 +596,16 @@ sup_chain_fetched(struct chain *ch, int64_t endpoint_id,
 		adopt(ch, &b, endpoint_id);
 	else
 		link_up(ch, &b, endpoint_id);
+	/* A branch waiting for this block may switch now. */
+	if (ch->have_pending) {
+		struct sblock tip;
+
+		if (block_get(ch, ch->pending_tip, &tip) &&
+		    tip.number > ch->best_number)
+			adopt(ch, &tip, endpoint_id);
+		else
+			ch->have_pending = 0;
+	}
 }
 
 /* Difficulty and time of a block, from a state read. */

@@ -43,3 +43,6 @@ if [ -x "$top_builddir/src/chainwatch" ]; then
 	ok "chainwatch verify: $(tail -n 1 "$T/verify.out")"
 fi
 ok "standings agree with the blocks"
+fk=$(sqlite3 -readonly "$T/chainwatch.db" 'PRAGMA foreign_key_check' | wc -l)
+[ "$fk" = 0 ] || fail "$fk rows break a foreign key"
+ok "no foreign key is broken"

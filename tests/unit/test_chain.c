@@ -2,8 +2,9 @@
  * Following a chain on crafted branches, in an in-memory store: the
  * canonical chain is the best head's ancestry, a reorg walks back to the
  * common ancestor and moves the standings (blocks and work) with it, in
- * both directions; blocks deeper than finality are final; a hole becomes
- * catch-up work.
+ * both directions; a reorg whose branch lacks a block waits for it and
+ * then happens whole; blocks deeper than finality are final; a hole
+ * becomes catch-up work.
  */
 #include "config.h"
 
@@ -42,6 +43,19 @@ mkhash(uint8_t h[32], int branch, int64_t n)
 }
 
 static void
+mkheader(struct proto_header *h, int branch, int64_t n, int parent_branch,
+    int miner)
+{
+	memset(h, 0, sizeof(*h));
+	mkhash(h->hash, branch, n);
+	if (n > 0)
+		mkhash(h->parent, parent_branch, n - 1);
+	h->number = (uint64_t)n;
+	h->has_miner = miner != 0;
+	memset(h->miner, miner, 32);
+}
+
+static void
 head(int branch, int64_t n, int parent_branch, int miner)
 {
 	struct proto_head	hd;
@@ -49,13 +63,18 @@ head(int branch, int64_t n, int parent_branch, int miner)
 	memset(&hd, 0, sizeof(hd));
 	hd.kind = HEAD_NEW;
 	hd.seen_ms = 1000 + (uint64_t)n;
-	mkhash(hd.h.hash, branch, n);
-	if (n > 0)
-		mkhash(hd.h.parent, parent_branch, n - 1);
-	hd.h.number = (uint64_t)n;
-	hd.h.has_miner = miner != 0;
-	memset(hd.h.miner, miner, 32);
+	mkheader(&hd.h, branch, n, parent_branch, miner);
 	sup_chain_head(ch, 0, &hd);
+}
+
+/* A header fetched as catch-up work. */
+static void
+fetched(int branch, int64_t n, int parent_branch, int miner)
+{
+	struct proto_header	h;
+
+	mkheader(&h, branch, n, parent_branch, miner);
+	sup_chain_fetched(ch, 0, &h);
 }
 
 static int64_t
@@ -78,7 +97,7 @@ canonical_branch(int64_t n)
 {
 	char	sql[128];
 
-	snprintf(sql, sizeof(sql), "SELECT instr(x'010203', substr(hash, 1, 1)) "
+	snprintf(sql, sizeof(sql), "SELECT instr(x'01020304', substr(hash, 1, 1)) "
 	    "FROM blocks WHERE number = %lld AND canonical = 1", (long long)n);
 	return (int)q(sql);
 }
@@ -204,28 +223,57 @@ test_finality(void **state)
 	assert_int_equal(q("SELECT sum(final_blocks) FROM standings"), 31);
 }
 
+/*
+ * A best head whose branch lacks a block at a height the chain has: the
+ * switch waits for that block, then happens whole.
+ */
+static void
+test_deferred_reorg(void **state)
+{
+	head(4, 131, 4, 7);
+	assert_int_equal(q("SELECT best_number FROM chains"), 130);
+	assert_int_equal(canonical_branch(130), 1);
+	assert_int_equal(q("SELECT count(*) FROM blocks WHERE number = 131 "
+	    "AND canonical = 1"), 0);
+	assert_int_equal(q("SELECT count(*) FROM queue WHERE kind = 'parent' "
+	    "AND block_number = 130"), 1);
+	assert_int_equal(q("SELECT count(*) FROM reorgs"), 2);
+
+	fetched(4, 130, 1, 7);
+	assert_int_equal(q("SELECT best_number FROM chains"), 131);
+	assert_int_equal(canonical_branch(130), 4);
+	assert_int_equal(canonical_branch(131), 4);
+	assert_int_equal(canonical_branch(129), 1);
+	assert_int_equal(miner_blocks(7, "blocks"), 2);
+	assert_int_equal(q("SELECT count(*) FROM reorgs"), 3);
+	assert_int_equal(q("SELECT depth FROM reorgs ORDER BY id DESC"), 1);
+	assert_int_equal(q("SELECT ancestor_number FROM reorgs ORDER BY id "
+	    "DESC"), 129);
+}
+
 static void
 test_hole(void **state)
 {
 	uint8_t	parent[32];
 
-	/* Block 200 arrives, its parent unknown: 131..198 by number, 199 by
-	 * hash. */
+	/* Block 200 arrives, its parent unknown: 132..198 by number, 199 by
+	 * hash (131 is branch 4's). */
 	head(1, 200, 1, 6);
 	mkhash(parent, 1, 199);
 	assert_int_equal(canonical_branch(200), 1);
 	assert_int_equal(q("SELECT count(*) FROM queue WHERE kind = 'parent' "
 	    "AND block_number = 199"), 1);
 	assert_int_equal(q("SELECT min(range_from) FROM queue WHERE "
-	    "kind = 'headers'"), 131);
+	    "kind = 'headers'"), 132);
 	assert_int_equal(q("SELECT max(range_to) FROM queue WHERE "
 	    "kind = 'headers'"), 198);
 	assert_int_equal(q("SELECT sum(range_to - range_from + 1) FROM queue "
-	    "WHERE kind = 'headers'"), 68);
+	    "WHERE kind = 'headers'"), 67);
 	/* The same hole again adds nothing. */
 	head(1, 200, 1, 6);
 	assert_int_equal(q("SELECT count(*) FROM queue WHERE kind IN "
-	    "('parent', 'headers')"), 2);
+	    "('parent', 'headers') AND coalesce(block_number, range_to) > 131"),
+	    2);
 	(void)parent;
 }
 
@@ -235,6 +283,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reorg_and_back),
 		cmocka_unit_test(test_finality),
+		cmocka_unit_test(test_deferred_reorg),
 		cmocka_unit_test(test_hole),
 	};
 
