@@ -155,6 +155,7 @@ void		 sup_chain_state(struct chain *, const uint8_t hash[32],
 void		 sup_chain_runtime(struct chain *, const char *spec_name,
 		    uint64_t spec_version, const uint8_t *at, int64_t number);
 int		 sup_chain_genesis(struct chain *, const uint8_t genesis[32]);
+int		 sup_chain_canonical(struct chain *, const uint8_t hash[32]);
 
 /* sup_lease.c: the queue's timing, pure. */
 #define LEASE_MARGIN_MS		2000
@@ -171,6 +172,7 @@ void		 sup_queue_kick(void);
 void		 sup_queue_block_canonical(struct chain *, const uint8_t[32],
 		    int64_t number, int has_difficulty, int runtime_updated);
 void		 sup_queue_flush_owed_chain(struct chain *);
+void		 sup_queue_block_left(struct chain *, const uint8_t hash[32]);
 void		 sup_queue_missing(struct chain *, const uint8_t hash[32],
 		    int64_t number);
 int		 sup_queue_result(struct worker *, const struct msg *, char *,

@@ -317,6 +317,8 @@ unmake_canonical(struct chain *ch, struct sblock *b)
 		work_add(&s->final_work, b, -1);
 	}
 	b->canonical = b->final = 0;
+	if (b->runtime_updated)
+		sup_queue_block_left(ch, b->hash);
 	if (b->number == s->first || b->number == s->last)
 		standing_bounds(ch, s);
 	s->dirty = 1;
@@ -776,6 +778,14 @@ sup_endpoint_info(struct worker *w, const struct proto_info *in)
 		sup_endpoint_event(w, "ready", in->chain);
 	w->ready = 1;
 	sup_queue_kick();
+}
+
+int
+sup_chain_canonical(struct chain *ch, const uint8_t hash[32])
+{
+	struct sblock	b;
+
+	return block_get(ch, hash, &b) && b.canonical;
 }
 
 struct chain *

@@ -86,6 +86,9 @@ static struct store_stmt s_owed_blocks = { "SELECT hash FROM blocks WHERE "
     "chain_id = ? AND canonical = 1 AND number BETWEEN ? AND ? AND "
     "(timestamp IS NULL OR (? AND difficulty IS NULL)) ORDER BY number",
     NULL, NULL };
+static struct store_stmt s_drop_runtime = { "DELETE FROM queue WHERE "
+    "chain_id = ? AND kind = 'runtime' AND block_hash = ? AND "
+    "state = 'pending'", NULL, NULL };
 static struct store_stmt s_below = { "SELECT max(number) FROM blocks WHERE "
     "chain_id = ? AND canonical = 1 AND number < ?", NULL, NULL };
 
@@ -185,6 +188,13 @@ sup_queue_block_canonical(struct chain *ch, const uint8_t hash[32],
 	if (ch->owed_from >= 0)
 		insert_range(ch, K_STATE, ch->owed_from, ch->owed_to);
 	ch->owed_from = ch->owed_to = number;
+}
+
+/* A block left the chain: its runtime version is not owed any more. */
+void
+sup_queue_block_left(struct chain *ch, const uint8_t hash[32])
+{
+	store_run(store_bind(&s_drop_runtime, "ib", ch->id, hash));
 }
 
 /* Before a commit: what is owed goes into the queue with it. */
@@ -577,7 +587,9 @@ sup_queue_result(struct worker *w, const struct msg *m, char *err,
 			sup_chain_runtime(f->ch, rr.spec_name, rr.spec_version,
 			    f->hashes[0], f->number);
 			item_done(f->item);
-		} else
+		} else if (!sup_chain_canonical(f->ch, f->hashes[0]))
+			item_done(f->item);	/* left the chain: not owed */
+		else
 			item_fail(f->item, f->attempts, rr.outcome, rr.why,
 			    w->endpoint_id);
 		break;
