@@ -65,3 +65,4 @@ include tests/codec.mk
 include tests/devnode.mk
 include tests/worker.mk
 include tests/cli.mk
+include tests/breaker.mk

@@ -1,0 +1,473 @@
+/*
+ * The per-endpoint circuit breaker: counting outcomes against the two rules,
+ * and one transition function.  Pure: no clock, no I/O, no globals; the rules
+ * and their granularity are documented in sup_breaker.h.
+ *
+ *   state      event          next       actions
+ *   CLOSED     TRIP           OPEN       cooldown := conf.cooldown,
+ *                                        down_since := now, reason := the rule
+ *   OPEN       COOLED         HALF_OPEN  (breaker_allow grants the trial)
+ *   OPEN       SUCCESS        CLOSED     (a request sent while open answered)
+ *   HALF_OPEN  SUCCESS        CLOSED
+ *   HALF_OPEN  FAILURE, TRIP  OPEN       cooldown := min(2 cooldown, max),
+ *                                        reason := the trial's failure
+ *   (Any other pair changes nothing: CLOSED SUCCESS and FAILURE are only
+ *   counted, a failure while OPEN does not extend the cooldown, COOLED
+ *   outside OPEN is void.)
+ *   Every change: gen++, since := now, window and run emptied, trial handed
+ *   back.  Into OPEN: open_until := now + cooldown.  Into CLOSED: cooldown :=
+ *   conf.cooldown, reason := "".
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sup_breaker.h"
+
+static uint64_t
+sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Time never runs back for one breaker: a stepped-back clock stands still. */
+static uint64_t
+brk_clock(struct breaker *b, uint64_t now)
+{
+	if (now < b->last_now)
+		now = b->last_now;
+	b->last_now = now;
+	return now;
+}
+
+static void
+win_clear(struct breaker *b)
+{
+	memset(b->slot, 0, sizeof(b->slot));
+	b->n_total = b->n_fail = 0;
+}
+
+/* Empty the slots that time has moved past, so the sums cover the window. */
+static void
+win_advance(struct breaker *b, uint64_t now)
+{
+	uint64_t	k = now / b->width;
+
+	if (k <= b->cur)
+		return;
+	if (k - b->cur >= BRK_SLOTS)
+		win_clear(b);
+	else
+		for (uint64_t i = b->cur + 1; i <= k; i++) {
+			struct brk_slot *s = &b->slot[i % BRK_SLOTS];
+
+			b->n_total -= s->total;
+			b->n_fail -= s->fail;
+			s->total = s->fail = 0;
+		}
+	b->cur = k;
+}
+
+static void
+win_add(struct breaker *b, uint64_t now, int fail)
+{
+	struct brk_slot	*s;
+
+	win_advance(b, now);
+	s = &b->slot[b->cur % BRK_SLOTS];
+	if (s->total == UINT32_MAX)
+		return;		/* 4G outcomes in one slot: enough said */
+	s->total++;
+	b->n_total++;
+	if (fail) {
+		s->fail++;
+		b->n_fail++;
+	}
+}
+
+static int
+rate_holds(const struct breaker *b)
+{
+	return b->n_total >= b->conf.min_samples &&
+	    b->n_fail * 100 >= (uint64_t)b->conf.failure_pct * b->n_total;
+}
+
+static void
+run_reset(struct breaker *b)
+{
+	b->run_fails = b->run_strikes = 0;
+	b->run_mixed = 0;
+}
+
+/* Failures closer than g to the start of the current strike belong to it. */
+static void
+run_add(struct breaker *b, enum outcome o, uint64_t now)
+{
+	uint64_t	g = b->conf.min_span / b->conf.consecutive;
+
+	if (b->run_fails == 0) {
+		b->run_start = b->strike_start = now;
+		b->run_strikes = 1;
+		b->run_class = o;
+	} else {
+		if (now - b->strike_start >= g) {
+			b->run_strikes++;
+			b->strike_start = now;
+		}
+		if (o != b->run_class)
+			b->run_mixed = 1;
+	}
+	if (b->run_fails < UINT_MAX)
+		b->run_fails++;
+}
+
+static int
+run_holds(const struct breaker *b, uint64_t now)
+{
+	return b->run_fails > 0 && b->run_strikes >= b->conf.consecutive &&
+	    now - b->run_start >= b->conf.min_span;
+}
+
+/* UTC time of day: enough for a status line, and needs no time zone. */
+static void
+fmt_hms(char *buf, size_t len, uint64_t ms)
+{
+	unsigned	s = (unsigned)(ms / 1000 % 86400);
+
+	snprintf(buf, len, "%02u:%02u:%02u", s / 3600, s / 60 % 60, s % 60);
+}
+
+static void
+fmt_span(char *buf, size_t len, uint64_t ms)
+{
+	if (ms % 1000 == 0)
+		snprintf(buf, len, "%llu s", (unsigned long long)(ms / 1000));
+	else
+		snprintf(buf, len, "%llu ms", (unsigned long long)ms);
+}
+
+static const char *
+failure_words(enum outcome o, int plural)
+{
+	switch (o) {
+	case OUTCOME_HTTP_5XX:
+		return plural ? "HTTP 5xx answers" : "HTTP 5xx answer";
+	case OUTCOME_TRANSPORT:
+		return plural ? "transport errors" : "transport error";
+	case OUTCOME_TIMEOUT:
+		return plural ? "timeouts" : "timeout";
+	case OUTCOME_MALFORMED:
+		return plural ? "malformed answers" : "malformed answer";
+	case OUTCOME_TOO_LARGE:
+		return plural ? "oversized answers" : "oversized answer";
+	default:
+		return plural ? "failures" : "failure";
+	}
+}
+
+/* Why a closed breaker opens: read off the counters before they are emptied. */
+static void
+reason_trip(struct breaker *b, uint64_t now)
+{
+	char	t[16], w[32];
+
+	if (rate_holds(b)) {
+		fmt_span(w, sizeof(w), b->conf.window);
+		snprintf(b->reason, sizeof(b->reason),
+		    "%llu%% failures over %s (%llu of %llu)",
+		    (unsigned long long)(b->n_fail * 100 / b->n_total), w,
+		    (unsigned long long)b->n_fail,
+		    (unsigned long long)b->n_total);
+	} else if (run_holds(b, now)) {
+		fmt_hms(t, sizeof(t), b->run_start);
+		snprintf(b->reason, sizeof(b->reason),
+		    "%u %s in a row since %s UTC", b->run_fails,
+		    failure_words(b->run_mixed ? OUTCOME_OK : b->run_class,
+		    b->run_fails != 1), t);
+	} else
+		snprintf(b->reason, sizeof(b->reason), "tripped");
+}
+
+static void
+reason_trial(struct breaker *b, uint64_t now)
+{
+	char	t[16], d[16];
+
+	fmt_hms(t, sizeof(t), now);
+	fmt_hms(d, sizeof(d), b->down_since);
+	snprintf(b->reason, sizeof(b->reason),
+	    "%s on trial at %s, down since %s UTC",
+	    outcome_is_failure(b->last_failure) ?
+	    outcome_name(b->last_failure) : "failure", t, d);
+}
+
+int
+breaker_step(struct breaker *b, enum brk_event ev, uint64_t now)
+{
+	enum brk_state	next = b->state;
+
+	switch (b->state) {
+	case BRK_CLOSED:
+		if (ev == BE_TRIP) {
+			next = BRK_OPEN;
+			b->cooldown = b->conf.cooldown;
+			b->down_since = now;
+			reason_trip(b, now);
+		}
+		break;
+	case BRK_OPEN:
+		if (ev == BE_COOLED)
+			next = BRK_HALF_OPEN;
+		else if (ev == BE_SUCCESS)
+			next = BRK_CLOSED;
+		break;
+	case BRK_HALF_OPEN:
+		if (ev == BE_SUCCESS)
+			next = BRK_CLOSED;
+		else if (ev == BE_FAILURE || ev == BE_TRIP) {
+			next = BRK_OPEN;
+			b->cooldown = b->cooldown > b->conf.cooldown_max / 2 ?
+			    b->conf.cooldown_max : 2 * b->cooldown;
+			reason_trial(b, now);
+		}
+		break;
+	}
+	if (next == b->state)
+		return 0;
+
+	b->state = next;
+	b->since = now;
+	b->gen++;
+	b->trial_out = 0;
+	win_clear(b);
+	run_reset(b);
+	switch (next) {
+	case BRK_OPEN:
+		b->open_until = sat_add(now, b->cooldown);
+		break;
+	case BRK_CLOSED:
+		b->cooldown = b->conf.cooldown;
+		b->reason[0] = '\0';
+		break;
+	case BRK_HALF_OPEN:
+		break;
+	}
+	return 1;
+}
+
+void
+breaker_conf_default(struct breaker_conf *c)
+{
+	c->failure_pct = BRK_DEFAULT_FAILURE_PCT;
+	c->window = BRK_DEFAULT_WINDOW_MS;
+	c->min_samples = BRK_DEFAULT_MIN_SAMPLES;
+	c->consecutive = BRK_DEFAULT_CONSECUTIVE;
+	c->min_span = BRK_DEFAULT_MIN_SPAN_MS;
+	c->cooldown = BRK_DEFAULT_COOLDOWN_MS;
+	c->cooldown_max = BRK_DEFAULT_COOLDOWN_MAX_MS;
+	c->trial_timeout = BRK_DEFAULT_TRIAL_TIMEOUT_MS;
+}
+
+void
+breaker_init(struct breaker *b, const struct breaker_conf *conf, uint64_t now)
+{
+	struct breaker_conf *c = &b->conf, copy = *conf;
+
+	memset(b, 0, sizeof(*b));
+	*c = copy;		/* conf may be &b->conf: a reset */
+	/* The config table checks ranges; this keeps the arithmetic sane. */
+	if (c->failure_pct == 0)
+		c->failure_pct = 1;
+	if (c->failure_pct > 100)
+		c->failure_pct = 100;
+	if (c->window == 0)
+		c->window = 1;
+	if (c->min_samples == 0)
+		c->min_samples = 1;
+	if (c->consecutive == 0)
+		c->consecutive = 1;
+	if (c->cooldown == 0)
+		c->cooldown = 1;
+	if (c->cooldown_max < c->cooldown)
+		c->cooldown_max = c->cooldown;
+	if (c->trial_timeout == 0)
+		c->trial_timeout = 1;
+
+	b->state = BRK_CLOSED;
+	b->since = b->down_since = b->last_now = now;
+	b->cooldown = c->cooldown;
+	b->gen = 1;
+	b->last_failure = OUTCOME_OK;
+	b->width = c->window / BRK_SLOTS + (c->window % BRK_SLOTS != 0);
+	b->cur = now / b->width;
+}
+
+int
+breaker_restore(struct breaker *b, const struct breaker_conf *conf,
+    enum brk_state state, uint64_t since, uint64_t cooldown,
+    const char *reason, uint64_t now)
+{
+	breaker_init(b, conf, now);
+	if ((unsigned)state >= BRK_NSTATES)
+		return -1;
+	if (since > now)
+		since = now;
+	b->since = b->down_since = since;
+	if (state == BRK_CLOSED)
+		return 0;
+
+	if (cooldown < b->conf.cooldown)
+		cooldown = b->conf.cooldown;
+	if (cooldown > b->conf.cooldown_max)
+		cooldown = b->conf.cooldown_max;
+	b->state = state;
+	b->cooldown = cooldown;
+	if (state == BRK_OPEN)
+		b->open_until = sat_add(since, cooldown);
+	snprintf(b->reason, sizeof(b->reason), "%s",
+	    reason != NULL && reason[0] != '\0' ? reason :
+	    "open before the restart");
+	return 0;
+}
+
+enum brk_verdict
+breaker_peek(const struct breaker *b, uint64_t now)
+{
+	if (now < b->last_now)
+		now = b->last_now;
+	switch (b->state) {
+	case BRK_OPEN:
+		if (now < b->open_until)
+			return BRK_DENY_OPEN;
+		break;
+	case BRK_HALF_OPEN:
+		if (b->trial_out && now - b->trial_at < b->conf.trial_timeout)
+			return BRK_DENY_OPEN;
+		break;
+	case BRK_CLOSED:
+		break;
+	}
+	if (now < b->slow_until)
+		return BRK_DENY_SLOW;
+	return b->state == BRK_CLOSED ? BRK_ALLOW : BRK_TRIAL;
+}
+
+enum brk_verdict
+breaker_allow(struct breaker *b, uint64_t now)
+{
+	enum brk_verdict v;
+
+	now = brk_clock(b, now);
+	v = breaker_peek(b, now);
+	if (v == BRK_TRIAL) {
+		if (b->state == BRK_OPEN)
+			breaker_step(b, BE_COOLED, now);
+		b->trial_out = 1;
+		b->trial_at = now;
+	}
+	return v;
+}
+
+uint64_t
+breaker_ready_at(const struct breaker *b, uint64_t now)
+{
+	uint64_t	t = now < b->last_now ? b->last_now : now;
+
+	if (b->state == BRK_OPEN && t < b->open_until)
+		t = b->open_until;
+	if (b->state == BRK_HALF_OPEN && b->trial_out &&
+	    t < sat_add(b->trial_at, b->conf.trial_timeout))
+		t = sat_add(b->trial_at, b->conf.trial_timeout);
+	if (t < b->slow_until)
+		t = b->slow_until;
+	return t;
+}
+
+/* A 429 or -32999: back off 1 s, 2 s, 4 s ... up to cooldown_max. */
+static void
+slow_down(struct breaker *b, uint64_t now)
+{
+	uint64_t	step = b->slow_step == 0 ? BRK_SLOW_MIN_MS :
+		    b->slow_step > b->conf.cooldown_max / 2 ?
+		    b->conf.cooldown_max : 2 * b->slow_step;
+
+	if (step > b->conf.cooldown_max)
+		step = b->conf.cooldown_max;
+	b->slow_step = step;
+	if (sat_add(now, step) > b->slow_until)
+		b->slow_until = sat_add(now, step);
+}
+
+int
+breaker_outcome(struct breaker *b, uint32_t gen, enum outcome o, uint64_t now)
+{
+	enum brk_event	ev;
+
+	if (gen != b->gen || (unsigned)o >= OUTCOME_COUNT)
+		return -1;
+	now = brk_clock(b, now);
+
+	if (o == OUTCOME_RATE_LIMITED) {
+		slow_down(b, now);
+		if (b->state == BRK_HALF_OPEN)
+			b->trial_out = 0;	/* no verdict: try again */
+		return 0;
+	}
+	if (!outcome_is_failure(o)) {
+		b->slow_step = 0;
+		if (b->state == BRK_CLOSED) {
+			win_add(b, now, 0);
+			run_reset(b);
+		}
+		ev = BE_SUCCESS;
+	} else {
+		b->last_failure = o;
+		ev = BE_FAILURE;
+		if (b->state == BRK_CLOSED) {
+			win_add(b, now, 1);
+			run_add(b, o, now);
+			if (rate_holds(b) || run_holds(b, now))
+				ev = BE_TRIP;
+		}
+	}
+	return breaker_step(b, ev, now);
+}
+
+const char *
+breaker_state_name(enum brk_state s)
+{
+	static const char *const names[] = { "closed", "open", "half-open" };
+
+	return (unsigned)s < BRK_NSTATES ? names[s] : "?";
+}
+
+int
+breaker_state_parse(const char *s, enum brk_state *out)
+{
+	for (unsigned i = 0; i < BRK_NSTATES; i++)
+		if (strcmp(s, breaker_state_name((enum brk_state)i)) == 0) {
+			*out = (enum brk_state)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *
+breaker_verdict_name(enum brk_verdict v)
+{
+	static const char *const names[] = { "allow", "trial", "deny_open",
+	    "deny_slow" };
+
+	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";
+}
+
+const char *
+breaker_event_name(enum brk_event e)
+{
+	static const char *const names[] = { "success", "failure", "trip",
+	    "cooled" };
+
+	return (unsigned)e < sizeof(names) / sizeof(names[0]) ? names[e] : "?";
+}
