@@ -23,34 +23,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include "benchlib.h"
 #include "log.h"
 #include "util.h"
 
 #define CALLS_PER_BLOCK	4
-
-static int64_t
-blocks_done(const char *db)
-{
-	sqlite3		*h;
-	sqlite3_stmt	*st;
-	int64_t		 n = 0;
-
-	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		sqlite3_close(h);
-		return 0;
-	}
-	sqlite3_busy_timeout(h, 1000);
-	if (sqlite3_prepare_v2(h, "SELECT count(*) FROM blocks WHERE "
-	    "canonical = 1 AND difficulty IS NOT NULL", -1, &st, NULL) ==
-	    SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(h);
-	return n;
-}
 
 int
 main(int argc, char *argv[])
@@ -152,7 +129,8 @@ main(int argc, char *argv[])
 		}
 		while (now_mono_ms() - t0 < (uint64_t)(secs * 1000))
 			usleep(250000);
-		done = blocks_done(db);
+		done = bench_count_blocks(db,
+		    "canonical = 1 AND difficulty IS NOT NULL");
 		rates[k - 1] = (double)done * 1000.0 /
 		    (double)(now_mono_ms() - t0);
 		ratios[k - 1] = ceiling > 0 ? rates[k - 1] / ceiling : 0;

@@ -16,6 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef BENCH_SQLITE
+#include <sqlite3.h>
+#endif
+
 #include "benchlib.h"
 #include "hex.h"
 #include "log.h"
@@ -225,3 +229,31 @@ bench_direct_rate(const char *url, unsigned batch, unsigned inflight,
 	}
 }
 
+/*
+ * bench/worker links this file without SQLite: the store reader is
+ * compiled only where the Makefile fragment asks for it.
+ */
+#ifdef BENCH_SQLITE
+int64_t
+bench_count_blocks(const char *db, const char *cond)
+{
+	sqlite3		*h;
+	sqlite3_stmt	*st;
+	char		 sql[256];
+	int64_t		 n = 0;
+
+	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		sqlite3_close(h);
+		return 0;
+	}
+	sqlite3_busy_timeout(h, 1000);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM blocks WHERE %s",
+	    cond);
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return n;
+}
+#endif

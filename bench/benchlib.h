@@ -29,4 +29,12 @@ void	bench_load_hashes(const char *url);
 double	bench_direct_rate(const char *url, unsigned batch, unsigned inflight,
 	    double secs);
 
+/*
+ * Blocks in the store db that match the SQL condition cond, read through
+ * a read-only connection while chainwatchd writes; 0 until the store
+ * exists.  Only in programs built with -DBENCH_SQLITE and linked with
+ * SQLite.
+ */
+int64_t	bench_count_blocks(const char *db, const char *cond);
+
 #endif

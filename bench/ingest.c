@@ -29,8 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
+#include "benchlib.h"
 #include "log.h"
 #include "proto.h"
 #include "util.h"
@@ -171,27 +170,6 @@ pipe_rate(uint64_t heads)
 	return (double)got * 1000.0 / (double)(now_mono_ms() - t0 + 1);
 }
 
-static int64_t
-count_blocks(const char *db)
-{
-	sqlite3		*h;
-	sqlite3_stmt	*st;
-	int64_t		 n = 0;
-
-	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		sqlite3_close(h);
-		return 0;
-	}
-	sqlite3_busy_timeout(h, 1000);
-	if (sqlite3_prepare_v2(h, "SELECT count(*) FROM blocks WHERE "
-	    "canonical = 1", -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(h);
-	return n;
-}
-
 int
 main(int argc, char *argv[])
 {
@@ -264,8 +242,8 @@ main(int argc, char *argv[])
 			    (char *)NULL);
 			_exit(111);
 		}
-		while ((stored = count_blocks(db)) < (int64_t)heads &&
-		    now_mono_ms() - t0 < 300000)
+		while ((stored = bench_count_blocks(db, "canonical = 1")) <
+		    (int64_t)heads && now_mono_ms() - t0 < 300000)
 			usleep(50000);
 		t1 = now_mono_ms();
 		kill(pid, SIGTERM);

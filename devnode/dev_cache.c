@@ -76,26 +76,6 @@ cache_path(const struct dev_chain *c, const uint8_t key[32], char *out,
 	    chain_format_name(c->p.format), hex + 2);
 }
 
-static void
-put_le64(uint8_t *p, uint64_t v)
-{
-	int	i;
-
-	for (i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t
-get_le64(const uint8_t *p)
-{
-	uint64_t	v = 0;
-	int		i;
-
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
 /*
  * Read n hashes (canonical or orphan) starting at index 0, summing them
  * into st.
@@ -151,8 +131,8 @@ dev_cache_load(struct dev_chain *c, uint64_t want)
 		fclose(f);
 		return 0;
 	}
-	have = get_le64(hdr + 48);
-	slots_have = get_le64(hdr + 56);
+	have = chain_get_le64(hdr + 48);
+	slots_have = chain_get_le64(hdr + 56);
 	n = have < want ? have : want;
 	if (n == 0 || slots_have != chain_slot_end(c, have) ||
 	    have > UINT32_MAX) {
@@ -174,7 +154,7 @@ dev_cache_load(struct dev_chain *c, uint64_t want)
 		    path);
 		return 0;
 	}
-	if (sum != get_le64(hdr + 64)) {
+	if (sum != chain_get_le64(hdr + 64)) {
 		log_warnx("%s chain: cache %s fails its checksum; ignoring it",
 		    c->name, path);
 		return 0;
@@ -272,8 +252,8 @@ dev_cache_store(struct dev_chain *c)
 	memset(hdr, 0, sizeof(hdr));
 	memcpy(hdr, CACHE_MAGIC, 16);
 	memcpy(hdr + 16, key, 32);
-	put_le64(hdr + 48, n);
-	put_le64(hdr + 56, slots);
+	chain_put_le64(hdr + 48, n);
+	chain_put_le64(hdr + 56, slots);
 	if ((st = XXH64_createState()) == NULL)
 		fatalx(CW_EXIT_SYSTEM, "xxhash: out of memory");
 	XXH64_reset(st, 0);
@@ -281,7 +261,7 @@ dev_cache_store(struct dev_chain *c)
 	rc = fseeko(f, CACHE_HDR_LEN, SEEK_SET) == -1 ||
 	    cache_write_hashes(f, c, n, 0, st) == -1 ||
 	    cache_write_hashes(f, c, slots, 1, st) == -1;
-	put_le64(hdr + 64, XXH64_digest(st));
+	chain_put_le64(hdr + 64, XXH64_digest(st));
 	XXH64_freeState(st);
 	if (rc || fseeko(f, 0, SEEK_SET) == -1 ||
 	    fwrite(hdr, 1, sizeof(hdr), f) != sizeof(hdr)) {

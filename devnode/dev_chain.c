@@ -65,8 +65,9 @@ prng(const struct dev_chain *c, uint64_t tag, uint64_t a, uint64_t b)
 	return mix64(h ^ c->seed64[3]);
 }
 
-static void
-put_le64(uint8_t *p, uint64_t v)
+/* Seeds, preimages, the hash index and the cache file are little-endian. */
+void
+chain_put_le64(uint8_t *p, uint64_t v)
 {
 	int	i;
 
@@ -74,8 +75,8 @@ put_le64(uint8_t *p, uint64_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static uint64_t
-get_le64(const uint8_t *p)
+uint64_t
+chain_get_le64(const uint8_t *p)
 {
 	uint64_t	v = 0;
 	int		i;
@@ -93,13 +94,13 @@ fill_words(const struct dev_chain *c, uint64_t tag, uint64_t n,
 	unsigned	w;
 
 	for (w = 0; w < words; w++)
-		put_le64(out + 8 * w, prng(c, tag, n, branch << 4 | w));
+		chain_put_le64(out + 8 * w, prng(c, tag, n, branch << 4 | w));
 }
 
 void
 dev_chain_default_weights(struct dev_chain_params *p)
 {
-	uint64_t	s = get_le64(p->seed);
+	uint64_t	s = chain_get_le64(p->seed);
 	unsigned	i;
 
 	for (i = 0; i < p->n_miners; i++)
@@ -121,12 +122,12 @@ dev_chain_new(const struct dev_chain_params *p,
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->cache_dir = cache_dir != NULL ? xstrdup(cache_dir) : NULL;
 	for (i = 0; i < 4; i++)
-		c->seed64[i] = get_le64(p->seed + 8 * i);
+		c->seed64[i] = chain_get_le64(p->seed + 8 * i);
 	for (i = 0; i < p->n_miners; i++) {
 		c->total_weight += p->weights[i];
 		/* Limbs below p, so that every miner has an account. */
 		for (w = 0; w < 4; w++)
-			put_le64(c->preimage[i] + 8 * w,
+			chain_put_le64(c->preimage[i] + 8 * w,
 			    prng(c, TAG_PREIMAGE, i, w) % GOLDILOCKS_P);
 	}
 	c->blk = xcalloc(CHUNKS_MAX, sizeof(*c->blk));
@@ -493,7 +494,7 @@ ref_hash_enc(const struct dev_chain *c, uint64_t enc)
 static void
 idx_put(uint64_t *tab, uint64_t mask, const uint8_t *hash, uint64_t enc)
 {
-	uint64_t	i = get_le64(hash) & mask;
+	uint64_t	i = chain_get_le64(hash) & mask;
 
 	while (tab[i] != 0)
 		i = (i + 1) & mask;
@@ -704,7 +705,7 @@ dev_chain_lookup(const struct dev_chain *c, uint64_t head,
 	int			 found = 0;
 
 	pthread_rwlock_rdlock(&cc->idx_lock);
-	for (i = get_le64(hash) & c->idx_mask; c->idx[i] != 0;
+	for (i = chain_get_le64(hash) & c->idx_mask; c->idx[i] != 0;
 	    i = (i + 1) & c->idx_mask)
 		if (memcmp(ref_hash_enc(c, c->idx[i] - 1), hash, 32) == 0) {
 			enc = c->idx[i] - 1;

@@ -80,6 +80,9 @@ orph_at(const struct dev_chain *c, uint64_t slot)
 	return &c->orph[slot >> CHUNK_BITS][slot & (CHUNK_SIZE - 1)];
 }
 
+/* 64-bit little-endian, the byte order of seeds and of the cache file. */
+void	 chain_put_le64(uint8_t *, uint64_t);
+uint64_t chain_get_le64(const uint8_t *);
 /* Allocate the chunks that hold blocks below n and orphan slots below s. */
 void	 chain_reserve(struct dev_chain *, uint64_t n, uint64_t slots);
 /* Slots that hold every old-branch block below height n. */

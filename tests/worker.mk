@@ -20,36 +20,34 @@ tests_unit_test_wrk_sub_CPPFLAGS = $(WRK_TEST_CPPFLAGS)
 tests_unit_test_wrk_sub_CFLAGS = $(WRK_TEST_CFLAGS)
 tests_unit_test_wrk_sub_LDADD = $(WRK_IO_LIBS) $(CMOCKA_LIBS)
 
-# integration: test programs, python3 servers, and the scripts that run them
-check_PROGRAMS += tests/integration/wrk_http_client
-tests_integration_wrk_http_client_SOURCES = \
-	tests/integration/wrk_http_client.c
+# integration: test programs, python3 servers, and the scripts that run
+# them.  The programs share wrk_client.c (through a library, so that each
+# needs only its flags), the scripts wrk_lib.sh.
+check_LIBRARIES = tests/integration/libwrkclient.a
+tests_integration_libwrkclient_a_SOURCES = tests/integration/wrk_client.c \
+	tests/integration/wrk_client.h
+tests_integration_libwrkclient_a_CPPFLAGS = $(WRK_TEST_CPPFLAGS)
+tests_integration_libwrkclient_a_CFLAGS = $(WRK_TEST_CFLAGS)
+WRK_CLIENT_LIBS = tests/integration/libwrkclient.a $(WRK_IO_LIBS)
+
+check_PROGRAMS += tests/integration/wrk_http_client \
+	tests/integration/wrk_ws_client tests/integration/wrk_sub_client
 tests_integration_wrk_http_client_CPPFLAGS = $(WRK_TEST_CPPFLAGS)
 tests_integration_wrk_http_client_CFLAGS = $(WRK_TEST_CFLAGS)
-tests_integration_wrk_http_client_LDADD = $(WRK_IO_LIBS)
-
-TESTS += tests/integration/http_faults.sh
-EXTRA_DIST += tests/integration/http_faults.sh \
-	tests/integration/wrk_http_server.py
-
-check_PROGRAMS += tests/integration/wrk_ws_client
-tests_integration_wrk_ws_client_SOURCES = tests/integration/wrk_ws_client.c
+tests_integration_wrk_http_client_LDADD = $(WRK_CLIENT_LIBS)
 tests_integration_wrk_ws_client_CPPFLAGS = $(WRK_TEST_CPPFLAGS)
 tests_integration_wrk_ws_client_CFLAGS = $(WRK_TEST_CFLAGS)
-tests_integration_wrk_ws_client_LDADD = $(WRK_IO_LIBS)
-
-TESTS += tests/integration/ws_conformance.sh
-EXTRA_DIST += tests/integration/ws_conformance.sh \
-	tests/integration/ws_server.py
-
-check_PROGRAMS += tests/integration/wrk_sub_client
-tests_integration_wrk_sub_client_SOURCES = tests/integration/wrk_sub_client.c
+tests_integration_wrk_ws_client_LDADD = $(WRK_CLIENT_LIBS)
 tests_integration_wrk_sub_client_CPPFLAGS = $(WRK_TEST_CPPFLAGS)
 tests_integration_wrk_sub_client_CFLAGS = $(WRK_TEST_CFLAGS)
-tests_integration_wrk_sub_client_LDADD = $(WRK_IO_LIBS)
+tests_integration_wrk_sub_client_LDADD = $(WRK_CLIENT_LIBS)
 
-TESTS += tests/integration/ws_sub.sh
-EXTRA_DIST += tests/integration/ws_sub.sh
+TESTS += tests/integration/http_faults.sh tests/integration/ws_conformance.sh \
+	tests/integration/ws_sub.sh
+EXTRA_DIST += tests/integration/wrk_lib.sh \
+	tests/integration/http_faults.sh tests/integration/wrk_http_server.py \
+	tests/integration/ws_conformance.sh tests/integration/ws_server.py \
+	tests/integration/ws_sub.sh
 
 # the same clients against chainwatch-devnode (skipped until it is built)
 TESTS += tests/integration/http_devnode.sh tests/integration/ws_devnode.sh

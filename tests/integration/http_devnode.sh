@@ -2,41 +2,11 @@
 # wrk_http / wrk_rpc against chainwatch-devnode: every HTTP fault it
 # serves, switched on through its control port, gets its outcome class
 # within the deadline; a batch of 100 calls and keep-alive work with it.
-CLIENT="$top_builddir/tests/integration/wrk_http_client"
-DEVNODE="$top_builddir/devnode/chainwatch-devnode"
+. "$top_srcdir/tests/integration/wrk_lib.sh"
+wrk_need_devnode
+wrk_client wrk_http_client
 
-[ -x "$DEVNODE" ] || { echo "SKIP: $DEVNODE not built"; exit 77; }
-[ -x "$CLIENT" ] || { echo "FAIL: $CLIENT not built"; exit 1; }
-
-# Everything here is on 127.0.0.1: no proxy may stand in between.
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
-
-dir=$(mktemp -d) || exit 1
-dpid=
-cleanup() {
-	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-
-cd "$dir" || exit 1
-"$DEVNODE" --listen 127.0.0.1:0 --control-listen 127.0.0.1:0 \
-    --port-file "$dir/port" --control-port-file "$dir/ctl" \
-    --block-time 300 --log-level warn 2>"$dir/devnode.log" &
-dpid=$!
-i=0
-while [ ! -s "$dir/port" ] || [ ! -s "$dir/ctl" ]; do
-	i=$((i + 1))
-	if [ $i -gt 100 ] || ! kill -0 "$dpid" 2>/dev/null; then
-		echo "FAIL: devnode did not start"; cat "$dir/devnode.log"
-		exit 1
-	fi
-	sleep 0.1
-done
-
-timeout 120 "$CLIENT" "http://127.0.0.1:$(cat "$dir/port")" devnode \
-    "http://127.0.0.1:$(cat "$dir/ctl")"
-rc=$?
-[ $rc -eq 0 ] || { echo "-- devnode log"; cat "$dir/devnode.log"; }
-exit $rc
+wrk_devnode
+timeout 120 "$CLIENT" "http://127.0.0.1:$devnode_port" devnode \
+    "http://127.0.0.1:$devnode_cport"
+wrk_exit $? devnode

@@ -9,17 +9,11 @@
  */
 #include "config.h"
 
-#include <sys/socket.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
-
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <ev.h>
 #include <curl/curl.h>
@@ -27,14 +21,13 @@
 
 #include "log.h"
 #include "util.h"
+#include "wrk_client.h"
 #include "wrk_http.h"
 #include "wrk_rpc.h"
 
 #define MAXN	1024
 
-static struct ev_loop	*loop;
 static const char	*base;
-static int		 failures;
 
 struct got {
 	int		 done;
@@ -47,24 +40,6 @@ struct got {
 };
 
 static uint64_t	completions;
-
-static void
-check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-check(int ok, const char *fmt, ...)
-{
-	va_list	ap;
-
-	va_start(ap, fmt);
-	printf("%s ", ok ? "PASS" : "FAIL");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
 
 static void
 got_cb(void *arg, const struct wrk_rpc_result *r, size_t n)
@@ -92,13 +67,6 @@ got_clear(struct got *g)
 	memset(g, 0, sizeof(*g));
 }
 
-static void
-stop_cb(struct ev_loop *l, ev_timer *w, int revents)
-{
-	*(int *)w->data = 1;
-	ev_break(l, EVBREAK_ONE);
-}
-
 /* Runs the loop until every flag in done[] is set, or limit_s passes. */
 static int
 run_until(int **done, size_t n, double limit_s)
@@ -106,7 +74,7 @@ run_until(int **done, size_t n, double limit_s)
 	ev_timer	t;
 	int		expired = 0, all;
 
-	ev_timer_init(&t, stop_cb, limit_s, 0.0);
+	ev_timer_init(&t, client_stop_cb, limit_s, 0.0);
 	t.data = &expired;
 	ev_timer_start(loop, &t);
 	for (;;) {
@@ -152,6 +120,23 @@ call1(struct wrk_rpc *rpc, const char *method, const char *params,
 	return g->o[0];
 }
 
+/*
+ * One call through a client of its own (no CA file) to url, which must
+ * fail as a transport error: what names the case in the line printed.
+ */
+static void
+check_transport(const char *url, const char *what, struct got *g)
+{
+	struct wrk_http_conf	 c = { .url = url, .connect_timeout_ms = 2000 };
+	struct wrk_rpc		*rpc = wrk_rpc_new(loop, &c);
+	enum outcome		 o;
+
+	o = call1(rpc, "echo", "[1]", 0, 5000, g);
+	check(o == OUTCOME_TRANSPORT, "%s -> %s (%s)", what, outcome_name(o),
+	    g->why);
+	wrk_rpc_free(rpc);
+}
+
 /* ---- /stats, read with the raw HTTP API ---- */
 
 struct raw {
@@ -192,26 +177,6 @@ stat_get(const char *kind, const char *path)
 }
 
 /* ---- scenarios ---- */
-
-static int
-free_port(void)
-{
-	struct sockaddr_in	sin;
-	socklen_t		len = sizeof(sin);
-	int			s, port;
-
-	s = socket(AF_INET, SOCK_STREAM, 0);
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(s, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
-	    getsockname(s, (struct sockaddr *)&sin, &len) == -1)
-		port = 1;
-	else
-		port = ntohs(sin.sin_port);
-	close(s);
-	return port;
-}
 
 static void
 scenario_classes(void)
@@ -265,17 +230,9 @@ scenario_classes(void)
 	wrk_rpc_free(rpc);
 
 	/* A port where nothing listens. */
-	snprintf(path, sizeof(path), "http://127.0.0.1:%d/", free_port());
-	{
-		struct wrk_http_conf	c = { .url = path,
-		    .connect_timeout_ms = 2000 };
-
-		rpc = wrk_rpc_new(loop, &c);
-		o = call1(rpc, "echo", "[1]", 0, 5000, g);
-		check(o == OUTCOME_TRANSPORT, "refused port -> %s (%s)",
-		    outcome_name(o), g->why);
-		wrk_rpc_free(rpc);
-	}
+	snprintf(path, sizeof(path), "http://127.0.0.1:%d/",
+	    client_free_port());
+	check_transport(path, "refused port", g);
 	got_clear(g);
 	free(g);
 }
@@ -436,10 +393,8 @@ static void
 scenario_tls(int n)
 {
 	struct wrk_rpc		*rpc = rpc_for("/ok", 1 << 20);
-	struct wrk_http_conf	 c = { 0 };
 	struct got		*g = xcalloc(1, sizeof(*g));
 	char			 url[512];
-	enum outcome		 o;
 	int			 ok = 0;
 
 	for (int i = 0; i < n; i++)
@@ -451,13 +406,7 @@ scenario_tls(int n)
 	wrk_rpc_free(rpc);
 
 	snprintf(url, sizeof(url), "%s/ok", base);
-	c.url = url;
-	c.connect_timeout_ms = 2000;
-	rpc = wrk_rpc_new(loop, &c);
-	o = call1(rpc, "echo", "[1]", 0, 5000, g);
-	check(o == OUTCOME_TRANSPORT, "untrusted certificate -> %s (%s)",
-	    outcome_name(o), g->why);
-	wrk_rpc_free(rpc);
+	check_transport(url, "untrusted certificate", g);
 	got_clear(g);
 	free(g);
 }
@@ -642,10 +591,7 @@ main(int argc, char *argv[])
 		    "[args]\n");
 		return CW_EXIT_USAGE;
 	}
-	log_init(1, LOG_LEVEL_INFO, "wrk_http_client");
-	log_procinit("http-test");
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	loop = ev_default_loop(0);
+	client_init("wrk_http_client", "http-test");
 	base = argv[1];
 	what = argv[2];
 	if (strcmp(what, "classes") == 0)
@@ -669,7 +615,5 @@ main(int argc, char *argv[])
 		fprintf(stderr, "unknown scenario %s\n", what);
 		return CW_EXIT_USAGE;
 	}
-	ev_loop_destroy(loop);
-	curl_global_cleanup();
-	return failures == 0 ? 0 : 1;
+	return client_finish();
 }

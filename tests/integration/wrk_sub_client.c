@@ -8,7 +8,6 @@
 #include "config.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +17,9 @@
 
 #include "log.h"
 #include "util.h"
+#include "wrk_client.h"
 #include "wrk_http.h"
 #include "wrk_sub.h"
-
-static struct ev_loop	*loop;
-static int		 failures;
 
 struct st {
 	const char	*mode;
@@ -45,24 +42,6 @@ struct st {
 	int		 ctl_busy;
 	unsigned	 mark;
 };
-
-static void
-check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-check(int ok, const char *fmt, ...)
-{
-	va_list	ap;
-
-	va_start(ap, fmt);
-	printf("%s ", ok ? "PASS" : "FAIL");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
 
 static void
 on_head(void *arg, const struct wrk_sub_head *h)
@@ -184,12 +163,6 @@ tick_cb(struct ev_loop *l, ev_timer *w, int revents)
 	}
 }
 
-static void
-stop_cb(struct ev_loop *l, ev_timer *w, int revents)
-{
-	*(int *)w->data = 1;
-}
-
 int
 main(int argc, char *argv[])
 {
@@ -207,10 +180,7 @@ main(int argc, char *argv[])
 		fprintf(stderr, "usage: wrk_sub_client ws-base mode\n");
 		return CW_EXIT_USAGE;
 	}
-	log_init(1, LOG_LEVEL_INFO, "wrk_sub_client");
-	log_procinit("w/test");
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	loop = ev_default_loop(0);
+	client_init("wrk_sub_client", "w/test");
 	memset(&s, 0, sizeof(s));
 	s.mode = argv[2];
 	s.tell_http_ahead = 1;
@@ -247,7 +217,7 @@ main(int argc, char *argv[])
 		check(0, "wrk_sub_start %s", url);
 		return 1;
 	}
-	ev_timer_init(&t, stop_cb, limit, 0.0);
+	ev_timer_init(&t, client_stop_cb, limit, 0.0);
 	t.data = &expired;
 	ev_timer_start(loop, &t);
 	while (!s.done && !expired)
@@ -290,7 +260,5 @@ main(int argc, char *argv[])
 	ev_timer_start(loop, &t);
 	while (!expired)
 		ev_run(loop, EVRUN_ONCE);
-	ev_loop_destroy(loop);
-	curl_global_cleanup();
-	return failures == 0 ? 0 : 1;
+	return client_finish();
 }

@@ -6,28 +6,20 @@
  */
 #include "config.h"
 
-#include <sys/socket.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
-
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <ev.h>
 #include <curl/curl.h>
 
 #include "log.h"
 #include "util.h"
+#include "wrk_client.h"
 #include "wrk_ws.h"
 
 #define BIG	200000
 #define NMSG	8
-
-static struct ev_loop	*loop;
-static int		 failures;
 
 struct st {
 	const char	*scenario;
@@ -43,24 +35,6 @@ struct st {
 	uint64_t	 t_closed;
 	char		*big;
 };
-
-static void
-check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-check(int ok, const char *fmt, ...)
-{
-	va_list	ap;
-
-	va_start(ap, fmt);
-	printf("%s ", ok ? "PASS" : "FAIL");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
 
 static int
 is(const char *scenario, const char *name)
@@ -124,18 +98,12 @@ on_closed(void *arg, unsigned code, const char *why)
 }
 
 static void
-stop_cb(struct ev_loop *l, ev_timer *w, int revents)
-{
-	*(int *)w->data = 1;
-}
-
-static void
 run(struct st *s, double limit)
 {
 	ev_timer	t;
 	int		expired = 0;
 
-	ev_timer_init(&t, stop_cb, limit, 0.0);
+	ev_timer_init(&t, client_stop_cb, limit, 0.0);
 	t.data = &expired;
 	ev_timer_start(loop, &t);
 	while (!s->closed && !expired)
@@ -150,29 +118,11 @@ idle(double secs)
 	ev_timer	t;
 	int		expired = 0;
 
-	ev_timer_init(&t, stop_cb, secs, 0.0);
+	ev_timer_init(&t, client_stop_cb, secs, 0.0);
 	t.data = &expired;
 	ev_timer_start(loop, &t);
 	while (!expired)
 		ev_run(loop, EVRUN_ONCE);
-}
-
-static int
-free_port(void)
-{
-	struct sockaddr_in	sin;
-	socklen_t		len = sizeof(sin);
-	int			fd, port = 1;
-
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0 &&
-	    getsockname(fd, (struct sockaddr *)&sin, &len) == 0)
-		port = ntohs(sin.sin_port);
-	close(fd);
-	return port;
 }
 
 static int
@@ -202,9 +152,7 @@ main(int argc, char *argv[])
 	ws = argv[1];
 	raw = argv[2];
 	sc = argv[3];
-	log_init(1, LOG_LEVEL_INFO, "wrk_ws_client");
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	loop = ev_default_loop(0);
+	client_init("wrk_ws_client", NULL);
 
 	memset(&s, 0, sizeof(s));
 	s.scenario = sc;
@@ -234,7 +182,8 @@ main(int argc, char *argv[])
 		snprintf(url, sizeof(url), "%s/echo", ws);
 		c.ca_file = NULL;
 	} else if (is(sc, "refused"))
-		snprintf(url, sizeof(url), "ws://127.0.0.1:%d/", free_port());
+		snprintf(url, sizeof(url), "ws://127.0.0.1:%d/",
+		    client_free_port());
 	else {
 		fprintf(stderr, "unknown scenario %s\n", sc);
 		return CW_EXIT_USAGE;
@@ -330,7 +279,5 @@ main(int argc, char *argv[])
 	for (int i = 0; i < s.nmsg; i++)
 		free(s.msg[i]);
 	free(s.big);
-	ev_loop_destroy(loop);
-	curl_global_cleanup();
-	return failures == 0 ? 0 : 1;
+	return client_finish();
 }
