@@ -64,6 +64,13 @@ struct conf_chain {
 	uint64_t		 connect_timeout;	/* ms */
 	uint64_t		 request_timeout;	/* ms */
 	uint64_t		 max_response;		/* bytes */
+	uint64_t		 breaker_failure_rate;	/* percent */
+	uint64_t		 breaker_window;	/* ms */
+	uint64_t		 breaker_min_samples;
+	uint64_t		 breaker_consecutive;
+	uint64_t		 breaker_min_span;	/* ms */
+	uint64_t		 breaker_cooldown;	/* ms */
+	uint64_t		 breaker_cooldown_max;	/* ms */
 	char			 rpc_url[CONF_URL_MAX + 1];	/* legacy pair */
 	int			 rpc_url_line;
 	char			 ws_url[CONF_URL_MAX + 1];

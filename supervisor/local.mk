@@ -5,7 +5,9 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/sup.h \
 	supervisor/sup_chain.c \
 	supervisor/sup_dispatch.c \
+	supervisor/sup_breaker.c supervisor/sup_breaker.h \
 	supervisor/sup_fsm.c \
+	supervisor/sup_health.c \
 	supervisor/sup_lease.c \
 	supervisor/sup_queue.c \
 	supervisor/sup_reload.c \

@@ -14,6 +14,7 @@
 #include "header.h"
 #include "msg.h"
 #include "proto.h"
+#include "sup_breaker.h"
 
 /* The worker lifecycle (sup_fsm.c); see the table there. */
 enum wstate {
@@ -110,6 +111,7 @@ struct worker {
 	int64_t		 endpoint_id;	/* its row in the store */
 	int		 ready;		/* facts came, genesis matches */
 	unsigned	 inflight;	/* catch-up requests out */
+	struct breaker	 brk;		/* its endpoint's health */
 	struct msgq	 outq;
 	ev_io		 io_r, io_w;
 	ev_child	 child;
@@ -164,6 +166,15 @@ int		 sup_chain_canonical(struct chain *, const uint8_t hash[32]);
 uint64_t	 lease_deadline(uint64_t now, uint64_t request_timeout);
 int		 lease_expired(uint64_t deadline, uint64_t now);
 uint64_t	 lease_retry_at(uint64_t now, unsigned attempts);
+
+/* sup_health.c */
+#define HEALTH_SHORT_TIMEOUT_MS	2000	/* when every endpoint is open */
+void		 sup_health_init(struct worker *, const struct conf_chain *);
+void		 sup_health_reconf(struct worker *, const struct conf_chain *);
+void		 sup_health_outcome(struct worker *, uint32_t gen, enum outcome);
+void		 sup_health_probe(struct worker *, enum outcome);
+int		 sup_health_allow(struct worker *, int all_open,
+		    unsigned *limit, uint32_t *deadline);
 
 /* sup_queue.c */
 void		 sup_queue_init(void);

@@ -54,6 +54,7 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 	case MSG_INFO:
 		if (proto_unpack_info(m, &u.info, err, errlen) == -1)
 			return -1;
+		sup_health_probe(w, u.info.outcome);
 		sup_endpoint_info(w, &u.info);
 		if (u.info.outcome != OUTCOME_OK)
 			log_info("w/%s: endpoint facts: %s (%s)", w->name,
@@ -88,6 +89,7 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 	case MSG_OUTCOME:
 		if (proto_unpack_outcome(m, &u.outcome, err, errlen) == -1)
 			return -1;
+		sup_health_probe(w, u.outcome.outcome);
 		log_debug("w/%s: %s %s in %llu ms%s%s", w->name, u.outcome.what,
 		    outcome_name(u.outcome.outcome),
 		    (unsigned long long)u.outcome.latency_ms,

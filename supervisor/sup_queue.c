@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,7 @@ struct inflight {
 	struct chain	*ch;
 	int64_t		 number;	/* runtime: the block's number */
 	unsigned	 attempts;	/* this one included */
+	uint32_t	 brk_gen;	/* the breaker's when it was sent */
 	size_t		 n;		/* state: blocks asked about */
 	uint8_t		 (*hashes)[32];
 };
@@ -263,7 +265,7 @@ item_fail(int64_t item, unsigned attempts, enum outcome o, const char *why,
 
 /* Lease one due item of the worker's chain to it; 0 if none is due. */
 static int
-lease_one(struct worker *w, struct chain *ch)
+lease_one(struct worker *w, struct chain *ch, uint32_t deadline)
 {
 	sqlite3_stmt		*st;
 	struct msgbuf		 mb;
@@ -273,7 +275,6 @@ lease_one(struct worker *w, struct chain *ch)
 	enum item_kind		 kind = K_HEADERS;
 	unsigned		 attempts;
 	const char		*k;
-	uint32_t		 deadline = (uint32_t)ch->request_timeout;
 
 	st = store_bind(&s_due, "ii", ch->id, (int64_t)now_wall_ms());
 	if (!store_row(st)) {
@@ -296,6 +297,7 @@ lease_one(struct worker *w, struct chain *ch)
 	    (int64_t)lease_deadline(now_wall_ms(), deadline), id));
 	f = inflight_new(w, ch, id, kind);
 	f->attempts = attempts;
+	f->brk_gen = w->brk.gen;
 	switch (kind) {
 	case K_HEADERS:
 	case K_PARENT: {
@@ -403,21 +405,72 @@ expire(void)
 	free(ids);
 }
 
+static int
+has_due(struct chain *ch)
+{
+	sqlite3_stmt	*st = store_bind(&s_due, "ii", ch->id,
+			    (int64_t)now_wall_ms());
+	int		 due = store_row(st);
+
+	sqlite3_reset(st);
+	return due;
+}
+
+/* 1 if no ready worker of the chain may be sent work by its breaker. */
+static int
+all_open(const char *chain, uint64_t now)
+{
+	for (struct worker *w = sup_workers; w != NULL; w = w->next)
+		if (w->fsm.state == WS_RUNNING && w->ready &&
+		    strcmp(w->chain, chain) == 0 &&
+		    breaker_peek(&w->brk, now) != BRK_DENY_OPEN)
+			return 0;
+	return 1;
+}
+
 static void
 schedule(void)
 {
 	int	progress = 1;
 
+	/*
+	 * Trials first: an endpoint back from its cooldown gets the first
+	 * due item, or a healthy one would take every item of a quiet chain
+	 * and the trial would never come.
+	 */
+	for (struct worker *w = sup_workers; w != NULL; w = w->next) {
+		struct chain	*ch;
+		unsigned	 limit = 1;
+		uint32_t	 deadline;
+
+		if (w->fsm.state != WS_RUNNING || !w->ready || w->inflight > 0 ||
+		    breaker_peek(&w->brk, now_wall_ms()) != BRK_TRIAL ||
+		    (ch = sup_chain_find(w->chain)) == NULL || !has_due(ch))
+			continue;
+		deadline = (uint32_t)ch->request_timeout;
+		if (sup_health_allow(w, 0, &limit, &deadline))
+			(void)lease_one(w, ch, deadline);
+	}
 	while (progress) {
 		progress = 0;
 		for (struct worker *w = sup_workers; w != NULL; w = w->next) {
-			struct chain *ch;
+			struct chain	*ch;
+			unsigned	 limit = QUEUE_INFLIGHT;
+			uint32_t	 deadline;
 
 			if (w->fsm.state != WS_RUNNING || !w->ready ||
 			    w->inflight >= QUEUE_INFLIGHT ||
 			    (ch = sup_chain_find(w->chain)) == NULL)
 				continue;
-			if (lease_one(w, ch))
+			deadline = (uint32_t)ch->request_timeout;
+			/* No work, no trial taken for nothing. */
+			if (!has_due(ch))
+				continue;
+			if (!sup_health_allow(w, all_open(w->chain,
+			    now_wall_ms()), &limit, &deadline) ||
+			    w->inflight >= limit)
+				continue;
+			if (lease_one(w, ch, deadline))
 				progress = 1;
 		}
 	}
@@ -457,6 +510,24 @@ find_inflight(struct worker *w, uint64_t req)
 	return NULL;
 }
 
+/*
+ * One outcome a request, for the breaker: its first failure class, else
+ * ok (absent and errors are answers).  A batch that timed out is one
+ * timeout, not a hundred.
+ */
+static enum outcome
+request_outcome(const void *items, size_t n, size_t size, size_t off)
+{
+	for (size_t i = 0; i < n; i++) {
+		enum outcome o = *(const enum outcome *)((const char *)items +
+		    i * size + off);
+
+		if (outcome_is_failure(o) || o == OUTCOME_RATE_LIMITED)
+			return o;
+	}
+	return OUTCOME_OK;
+}
+
 static void
 result_headers(struct inflight *f, const struct proto_res_headers *r)
 {
@@ -472,6 +543,8 @@ result_headers(struct inflight *f, const struct proto_res_headers *r)
 			why = r->items[i].why;
 		}
 	}
+	sup_health_outcome(f->w, f->brk_gen, request_outcome(r->items, r->n,
+	    sizeof(r->items[0]), offsetof(struct proto_item, outcome)));
 	if (worst == OUTCOME_OK)
 		item_done(f->item);
 	else
@@ -513,6 +586,8 @@ result_storage(struct inflight *f, const struct proto_res_storage *r)
 		    d->outcome == OUTCOME_OK && d->value_len == 64 ? d->value :
 		    NULL, ts);
 	}
+	sup_health_outcome(f->w, f->brk_gen, request_outcome(r->items, r->n,
+	    sizeof(r->items[0]), offsetof(struct proto_value, outcome)));
 	if (r->n != f->n * per && worst == OUTCOME_OK) {
 		worst = OUTCOME_MALFORMED;
 		why = "wrong number of values";
@@ -583,6 +658,7 @@ sup_queue_result(struct worker *w, const struct msg *m, char *err,
 	case K_RUNTIME:
 		if (m->type != MSG_RES_RUNTIME)
 			goto mismatch;
+		sup_health_outcome(w, f->brk_gen, rr.outcome);
 		if (rr.outcome == OUTCOME_OK) {
 			sup_chain_runtime(f->ch, rr.spec_name, rr.spec_version,
 			    f->hashes[0], f->number);

@@ -87,6 +87,7 @@ sup_reload(void)
 			sup_worker_event(w, WE_STOP);
 			continue;
 		}
+		sup_health_reconf(w, ch);
 		sup_worker_config(conf, ch, ep, &cfg, &len);
 		if (len == w->cfg_len && memcmp(cfg, w->cfg, len) == 0) {
 			free(cfg);

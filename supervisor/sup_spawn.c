@@ -74,6 +74,7 @@ sup_worker_new(const struct conf *conf, const struct conf_chain *ch,
 	snprintf(w->chain, sizeof(w->chain), "%s", ch->name);
 	sup_worker_config(conf, ch, ep, &w->cfg, &w->cfg_len);
 	w->endpoint_id = sup_endpoint_id(ep->name);
+	sup_health_init(w, ch);
 	w->fsm.state = WS_IDLE;
 	w->fd = -1;
 	msgq_init(&w->outq);
@@ -329,6 +330,9 @@ worker_child_cb(struct ev_loop *loop, ev_child *c, int revents)
 	/* A worker that served a while starts its backoff afresh. */
 	if (now_mono_ms() - w->last_spawn >= FAILS_RESET_MS)
 		w->fails = 0;
+	/* An unplanned death is its endpoint's failure too. */
+	if (w->fsm.state == WS_STARTING || w->fsm.state == WS_RUNNING)
+		sup_health_outcome(w, w->brk.gen, OUTCOME_TRANSPORT);
 	sup_worker_event(w, ev);
 }
 
@@ -354,6 +358,8 @@ worker_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 			    HEARTBEATS_MISSED);
 			if (now - w->last_spawn >= FAILS_RESET_MS)
 				w->fails = 0;
+			/* A hung worker is its endpoint's failure too. */
+			sup_health_outcome(w, w->brk.gen, OUTCOME_TIMEOUT);
 			sup_worker_event(w, WE_HANG);
 		} else
 			timer_arm(w, limit - idle);

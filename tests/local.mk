@@ -24,7 +24,7 @@ tests_unit_test_chain_CFLAGS = $(UNIT_CFLAGS) $(SQLITE_CFLAGS) \
 	-I$(top_srcdir)/supervisor
 tests_unit_test_chain_SOURCES = tests/unit/test_chain.c \
 	supervisor/sup_chain.c supervisor/sup_store.c supervisor/sup_queue.c \
-	supervisor/sup_lease.c
+	supervisor/sup_lease.c supervisor/sup_health.c supervisor/sup_breaker.c
 tests_unit_test_chain_LDADD = $(UNIT_LIBS) $(SQLITE_LIBS) $(EV_LIBS) \
 	$(JANSSON_LIBS) $(SODIUM_LIBS) $(XXHASH_LIBS)
 TESTS += tests/unit/test_conf tests/unit/test_conf_keys \
@@ -42,7 +42,8 @@ SUP_TESTS = tests/integration/conf_check.sh \
 	tests/integration/initd.sh \
 	tests/integration/man_lint.sh \
 	tests/integration/store_follow.sh \
-	tests/integration/store_crash.sh
+	tests/integration/store_crash.sh \
+	tests/integration/health_breaker.sh
 TESTS += $(SUP_TESTS)
 EXTRA_DIST += $(SUP_TESTS) tests/integration/lib.sh \
 	tests/integration/fake_worker.py \

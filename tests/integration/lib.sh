@@ -79,8 +79,10 @@ alive() {
 	kill -0 "$1" 2>/dev/null
 }
 
+# Gone, or a zombie that its new parent has not reaped yet.
 dead() {
-	! kill -0 "$1" 2>/dev/null
+	! kill -0 "$1" 2>/dev/null ||
+	    [ "$(ps -o stat= -p "$1" 2>/dev/null | cut -c1)" = Z ]
 }
 
 # The user workers drop to: root must name one; others keep their own.
