@@ -112,6 +112,7 @@ struct worker {
 	int		 ready;		/* facts came, genesis matches */
 	unsigned	 inflight;	/* catch-up requests out */
 	struct breaker	 brk;		/* its endpoint's health */
+	int64_t		 pruning_bound;	/* no state at or below; -1 none */
 	struct msgq	 outq;
 	ev_io		 io_r, io_w;
 	ev_child	 child;
@@ -148,6 +149,8 @@ int64_t		 sup_endpoint_id(const char *name);
 void		 sup_endpoint_info(struct worker *, const struct proto_info *);
 void		 sup_endpoint_event(struct worker *, const char *kind,
 		    const char *detail);
+void		 sup_endpoint_pruned(struct worker *, int64_t number);
+int64_t		 sup_endpoint_pruning_bound(int64_t endpoint_id);
 void		 sup_chain_head(struct chain *, int64_t endpoint_id,
 		    const struct proto_head *);
 void		 sup_chain_fetched(struct chain *, int64_t endpoint_id,

@@ -695,6 +695,10 @@ static struct store_stmt s_ep_info = { "UPDATE endpoints SET genesis = ?, "
     NULL, NULL };
 static struct store_stmt s_ep_restarts = { "UPDATE endpoints SET "
     "restarts = ? WHERE id = ?", NULL, NULL };
+static struct store_stmt s_pruned = { "UPDATE endpoints SET "
+    "pruning_bound = ? WHERE id = ?", NULL, NULL };
+static struct store_stmt s_pruned_get = { "SELECT pruning_bound FROM "
+    "endpoints WHERE id = ?", NULL, NULL };
 static struct store_stmt s_event = { "INSERT INTO endpoint_events "
     "(endpoint_id, at, kind, detail) VALUES (?, ?, ?, ?)", NULL, NULL };
 
@@ -747,6 +751,39 @@ sup_endpoint_event(struct worker *w, const char *kind, const char *detail)
 	    (int64_t)now_wall_ms(), kind, detail != NULL ? detail : ""));
 	store_run(store_bind(&s_ep_restarts, "ii", (int64_t)w->restarts,
 	    w->endpoint_id));
+}
+
+/*
+ * The endpoint answered that it no longer holds the state of block number:
+ * an answer, not a failure.  Older state is read elsewhere from now on.
+ */
+void
+sup_endpoint_pruned(struct worker *w, int64_t number)
+{
+	char	detail[64];
+
+	if (number <= w->pruning_bound)
+		return;
+	w->pruning_bound = number;
+	store_run(store_bind(&s_pruned, "ii", number, w->endpoint_id));
+	snprintf(detail, sizeof(detail), "no state at or below #%lld",
+	    (long long)number);
+	log_info("w/%s: state pruned at #%lld and below; older state is read "
+	    "from other endpoints", w->name, (long long)number);
+	sup_endpoint_event(w, "pruned", detail);
+}
+
+/* What the store knows of an endpoint's pruning, for a new worker. */
+int64_t
+sup_endpoint_pruning_bound(int64_t endpoint_id)
+{
+	sqlite3_stmt	*st = store_bind(&s_pruned_get, "i", endpoint_id);
+	int64_t		 bound = -1;
+
+	if (store_row(st) && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		bound = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return bound;
 }
 
 /*

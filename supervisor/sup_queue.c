@@ -44,6 +44,7 @@ struct inflight {
 	uint32_t	 brk_gen;	/* the breaker's when it was sent */
 	size_t		 n;		/* state: blocks asked about */
 	uint8_t		 (*hashes)[32];
+	int64_t		*numbers;	/* state: their numbers */
 };
 
 static struct inflight	*inflights;
@@ -53,7 +54,8 @@ static uint8_t		 key_difficulty[32], key_now[32];
 
 static struct store_stmt s_due = { "SELECT id, kind, range_from, range_to, "
     "block_hash, block_number, attempts FROM queue WHERE chain_id = ? AND "
-    "state = 'pending' AND next_attempt <= ? ORDER BY "
+    "state = 'pending' AND next_attempt <= ? AND "
+    "NOT (kind = 'state' AND range_from <= ?) ORDER BY "
     "kind != 'parent', coalesce(range_to, block_number) DESC, "
     "kind = 'state' LIMIT 1", NULL, NULL };
 static struct store_stmt s_lease = { "UPDATE queue SET state = 'leased', "
@@ -84,7 +86,8 @@ static struct store_stmt s_insert_range = { "INSERT INTO queue (chain_id, "
 static struct store_stmt s_insert_at = { "INSERT OR IGNORE INTO queue "
     "(chain_id, kind, block_hash, block_number, created_at) VALUES "
     "(?, ?, ?, ?, ?)", NULL, NULL };
-static struct store_stmt s_owed_blocks = { "SELECT hash FROM blocks WHERE "
+static struct store_stmt s_owed_blocks = { "SELECT hash, number FROM "
+    "blocks WHERE "
     "chain_id = ? AND canonical = 1 AND number BETWEEN ? AND ? AND "
     "(timestamp IS NULL OR (? AND difficulty IS NULL)) ORDER BY number",
     NULL, NULL };
@@ -239,6 +242,7 @@ inflight_free(struct inflight *f)
 	if (f->w != NULL && f->w->inflight > 0)
 		f->w->inflight--;
 	free(f->hashes);
+	free(f->numbers);
 	free(f);
 }
 
@@ -248,19 +252,27 @@ item_done(int64_t item)
 	store_run(store_bind(&s_done, "i", item));
 }
 
-/* Back to pending with backoff, its last outcome kept for people. */
+/* Back to pending, due at next, its last outcome kept for people. */
 static void
-item_fail(int64_t item, unsigned attempts, enum outcome o, const char *why,
+item_back(int64_t item, uint64_t next, enum outcome o, const char *why,
     int64_t endpoint)
 {
 	sqlite3_stmt	*st;
 
-	st = store_bind(&s_fail, "ittii",
-	    (int64_t)lease_retry_at(now_wall_ms(), attempts), outcome_name(o),
-	    why, endpoint, item);
+	st = store_bind(&s_fail, "ittii", (int64_t)next, outcome_name(o), why,
+	    endpoint, item);
 	if (endpoint <= 0)
 		sqlite3_bind_null(st, 4);
 	store_run(st);
+}
+
+/* A failure: back with backoff. */
+static void
+item_fail(int64_t item, unsigned attempts, enum outcome o, const char *why,
+    int64_t endpoint)
+{
+	item_back(item, lease_retry_at(now_wall_ms(), attempts), o, why,
+	    endpoint);
 }
 
 /* Lease one due item of the worker's chain to it; 0 if none is due. */
@@ -276,7 +288,12 @@ lease_one(struct worker *w, struct chain *ch, uint32_t deadline)
 	unsigned		 attempts;
 	const char		*k;
 
-	st = store_bind(&s_due, "ii", ch->id, (int64_t)now_wall_ms());
+	/*
+	 * State an endpoint no longer holds, even in part, is asked of the
+	 * others: the same endpoint would only say "discarded" again.
+	 */
+	st = store_bind(&s_due, "iii", ch->id, (int64_t)now_wall_ms(),
+	    w->pruning_bound);
 	if (!store_row(st)) {
 		sqlite3_reset(st);
 		return 0;
@@ -330,7 +347,10 @@ lease_one(struct worker *w, struct chain *ch, uint32_t deadline)
 		    (int64_t)quantus);
 		while (store_row(st) && q.n + 2 <= PROTO_READS_MAX) {
 			f->hashes = xrealloc(f->hashes, (f->n + 1) * 32);
+			f->numbers = xrealloc(f->numbers, (f->n + 1) *
+			    sizeof(*f->numbers));
 			store_col_blob(st, 0, f->hashes[f->n], 32);
+			f->numbers[f->n] = sqlite3_column_int64(st, 1);
 			if (quantus) {
 				memcpy(q.items[q.n].at, f->hashes[f->n], 32);
 				memcpy(q.items[q.n].key, key_difficulty, 32);
@@ -408,8 +428,8 @@ expire(void)
 static int
 has_due(struct chain *ch)
 {
-	sqlite3_stmt	*st = store_bind(&s_due, "ii", ch->id,
-			    (int64_t)now_wall_ms());
+	sqlite3_stmt	*st = store_bind(&s_due, "iii", ch->id,
+			    (int64_t)now_wall_ms(), (int64_t)-1);
 	int		 due = store_row(st);
 
 	sqlite3_reset(st);
@@ -551,6 +571,18 @@ result_headers(struct inflight *f, const struct proto_res_headers *r)
 		item_fail(f->item, f->attempts, worst, why, f->w->endpoint_id);
 }
 
+/*
+ * An absent answer that says the state was discarded: pruning.  (Absent
+ * also means a block the endpoint has not seen yet, which is no reason
+ * to send it nothing older.)
+ */
+static int
+discarded(const struct proto_value *v)
+{
+	return v->outcome == OUTCOME_ABSENT &&
+	    strstr(v->why, "discarded") != NULL;
+}
+
 static void
 result_storage(struct inflight *f, const struct proto_res_storage *r)
 {
@@ -558,6 +590,7 @@ result_storage(struct inflight *f, const struct proto_res_storage *r)
 	size_t		per = quantus ? 2 : 1, k = 0;
 	enum outcome	worst = OUTCOME_OK;
 	const char	*why = "";
+	int64_t		pruned = -1;	/* highest block found pruned */
 
 	for (size_t i = 0; i < f->n && k + per <= r->n; i++, k += per) {
 		const struct proto_value *d = quantus ? &r->items[k] : NULL;
@@ -569,6 +602,9 @@ result_storage(struct inflight *f, const struct proto_res_storage *r)
 			for (int b = 7; b >= 0; b--)
 				ts = ts << 8 | t->value[b];
 		}
+		if (((d != NULL && discarded(d)) || discarded(t)) &&
+		    f->numbers[i] > pruned)
+			pruned = f->numbers[i];
 		if (d != NULL && d->outcome != OUTCOME_OK && worst ==
 		    OUTCOME_OK) {
 			worst = d->outcome;
@@ -594,7 +630,15 @@ result_storage(struct inflight *f, const struct proto_res_storage *r)
 	}
 	if (worst == OUTCOME_OK)
 		item_done(f->item);
-	else
+	else if (worst == OUTCOME_ABSENT && pruned >= 0) {
+		/*
+		 * Pruned here is an answer, not a failure: the endpoint's
+		 * bound is noted and the read goes to another one at once.
+		 */
+		sup_endpoint_pruned(f->w, pruned);
+		item_back(f->item, now_wall_ms(), worst, why,
+		    f->w->endpoint_id);
+	} else
 		item_fail(f->item, f->attempts, worst, why, f->w->endpoint_id);
 }
 

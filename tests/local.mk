@@ -43,7 +43,8 @@ SUP_TESTS = tests/integration/conf_check.sh \
 	tests/integration/man_lint.sh \
 	tests/integration/store_follow.sh \
 	tests/integration/store_crash.sh \
-	tests/integration/health_breaker.sh
+	tests/integration/health_breaker.sh \
+	tests/integration/health_pruned.sh
 TESTS += $(SUP_TESTS)
 EXTRA_DIST += $(SUP_TESTS) tests/integration/lib.sh \
 	tests/integration/fake_worker.py \
