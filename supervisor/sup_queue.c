@@ -514,7 +514,8 @@ tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
 void
 sup_queue_kick(void)
 {
-	if (sup_loop == NULL)
+	/* Before sup_queue_init the first tick comes from it anyway. */
+	if (sup_loop == NULL || ev_cb(&tick) == NULL)
 		return;
 	ev_timer_stop(sup_loop, &tick);
 	ev_timer_set(&tick, 0.001, QUEUE_TICK);
