@@ -29,6 +29,7 @@ usage_to(FILE *fp)
 	    "[--final]\n"
 	    "                            [--limit n] [--json]\n"
 	    "       chainwatch verify [chain] [--json]\n"
+	    "       chainwatch status [chain] [--json]\n"
 	    "       chainwatch -h\n"
 	    "\n"
 	    "  -d database  the store (default: the database key of the "
@@ -39,9 +40,11 @@ usage_to(FILE *fp)
 	    "  standings    miners of a chain ranked by blocks, then work\n"
 	    "  verify       recompute the standings from the blocks and "
 	    "compare\n"
+	    "  status       ok, degraded, stalled or unreachable, per chain\n"
 	    "\n"
-	    "exit status: 0 ok, 1 verify found differences, 100 usage, "
-	    "111 cannot open\n", DEFAULT_CONF);
+	    "exit status: 0 ok, 1 verify found differences or a chain is "
+	    "not ok,\n"
+	    "             100 usage, 111 cannot open\n", DEFAULT_CONF);
 }
 
 static void __attribute__((noreturn))
@@ -97,6 +100,7 @@ static const struct option standings_longopts[] = {
 	{ NULL,		0,			NULL,	0 },
 };
 
+/* verify and status take the same options. */
 static const struct option verify_longopts[] = {
 	{ "json",	no_argument,		NULL,	OPT_JSON },
 	{ "help",	no_argument,		NULL,	OPT_HELP },
@@ -160,18 +164,21 @@ standings_args(int argc, char **argv, struct standings_opts *o)
 	o->chain = argv[optind];
 }
 
+/* verify and status: [chain] [--json]. */
 static void
-verify_args(int argc, char **argv, struct verify_opts *o)
+chain_json_args(const char *cmd, int argc, char **argv, const char **chain,
+    int *json)
 {
 	int	 ch;
 
-	memset(o, 0, sizeof(*o));
+	*chain = NULL;
+	*json = 0;
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, "h", verify_longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case OPT_JSON:
-			o->json = 1;
+			*json = 1;
 			break;
 		case 'h':
 		case OPT_HELP:
@@ -182,10 +189,10 @@ verify_args(int argc, char **argv, struct verify_opts *o)
 		}
 	}
 	if (argc - optind > 1) {
-		cli_err("verify: one chain at most");
+		cli_err("%s: one chain at most", cmd);
 		usage();
 	}
-	o->chain = argc > optind ? argv[optind] : NULL;
+	*chain = argc > optind ? argv[optind] : NULL;
 }
 
 /*
@@ -221,6 +228,7 @@ main(int argc, char *argv[])
 	};
 	struct standings_opts	 so;
 	struct verify_opts	 vo;
+	struct status_opts	 sto;
 	struct cli_db		 db;
 	const char		*conf_path = DEFAULT_CONF, *db_path = NULL;
 	const char		*cmd;
@@ -250,16 +258,21 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	if (argc == 0) {
-		cli_err("no command (standings or verify)");
+		cli_err("no command (standings, verify or status)");
 		usage();
 	}
 	cmd = argv[0];
 	if (strcmp(cmd, "standings") == 0)
 		standings_args(argc, argv, &so);
-	else if (strcmp(cmd, "verify") == 0)
-		verify_args(argc, argv, &vo);
-	else {
-		cli_err("unknown command '%s' (standings or verify)", cmd);
+	else if (strcmp(cmd, "verify") == 0) {
+		memset(&vo, 0, sizeof(vo));
+		chain_json_args(cmd, argc, argv, &vo.chain, &vo.json);
+	} else if (strcmp(cmd, "status") == 0) {
+		memset(&sto, 0, sizeof(sto));
+		chain_json_args(cmd, argc, argv, &sto.chain, &sto.json);
+	} else {
+		cli_err("unknown command '%s' (standings, verify or status)",
+		    cmd);
 		usage();
 	}
 
@@ -273,8 +286,10 @@ main(int argc, char *argv[])
 		return rc;
 	if (strcmp(cmd, "standings") == 0)
 		rc = cli_standings(&db, &so);
-	else
+	else if (strcmp(cmd, "verify") == 0)
 		rc = cli_verify(&db, &vo);
+	else
+		rc = cli_status(&db, &sto);
 	cli_db_close(&db);
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		cli_err("standard output: %s", strerror(errno));

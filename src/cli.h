@@ -1,7 +1,7 @@
 /*
  * The chainwatch command-line tool: what its commands share.  chainwatch.c
  * parses the command line, cli_db.c opens the store read-only, and each
- * command has its own file (cli_standings.c, cli_verify.c).
+ * command has its own file (cli_standings.c, cli_verify.c, cli_status.c).
  */
 #ifndef CW_CLI_H
 #define CW_CLI_H
@@ -12,6 +12,8 @@
 
 /* Beside util.h's codes: what verify exits with when it found any. */
 #define CLI_EXIT_DIFFERENCES	1
+/* What status exits with when a chain shown is not ok. */
+#define CLI_EXIT_NOT_OK		1
 
 struct cli_db {
 	sqlite3		*db;
@@ -38,6 +40,11 @@ struct standings_opts {
 	enum cli_window	 window;
 	int		 final_only;
 	int64_t		 limit;		/* 0: every miner */
+	int		 json;
+};
+
+struct status_opts {
+	const char	*chain;		/* NULL: every chain */
 	int		 json;
 };
 
@@ -79,5 +86,6 @@ void	cli_time_iso(int64_t ms, char *out, size_t outlen);
 
 int	cli_standings(struct cli_db *, const struct standings_opts *);
 int	cli_verify(struct cli_db *, const struct verify_opts *);
+int	cli_status(struct cli_db *, const struct status_opts *);
 
 #endif

@@ -5,6 +5,7 @@ src_chainwatch_SOURCES = \
 	src/chainwatch.c src/cli.h \
 	src/cli_db.c \
 	src/cli_standings.c \
+	src/cli_status.c \
 	src/cli_verify.c
 src_chainwatch_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(JANSSON_CFLAGS) \
 	$(INIH_CFLAGS)

@@ -12,6 +12,7 @@ tests_integration_mkschema_LDADD = src/libcw.a $(SODIUM_LIBS) \
 CLI_TESTS = \
 	tests/integration/cli_standings.sh \
 	tests/integration/cli_verify.sh \
-	tests/integration/cli_open.sh
+	tests/integration/cli_open.sh \
+	tests/integration/cli_status.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/integration/cli_lib.sh

@@ -1,0 +1,503 @@
+/*
+ * chainwatch status: is each chain ok, degraded, stalled or unreachable,
+ * judged from the heads and the endpoint breaker states that chainwatchd
+ * stores.  It says which endpoints are down, why, and since when.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "util.h"
+
+#define LINE_COLS	80
+#define STALL_BLOCKS	10	/* block times without a head: stalled */
+
+enum chain_status {
+	STATUS_OK,
+	STATUS_DEGRADED,
+	STATUS_STALLED,
+	STATUS_UNREACHABLE,
+};
+
+static const char *const status_name[] = {
+	[STATUS_OK] = "ok",
+	[STATUS_DEGRADED] = "degraded",
+	[STATUS_STALLED] = "stalled",
+	[STATUS_UNREACHABLE] = "unreachable",
+};
+
+struct sendpoint {
+	char		*name;
+	char		*state;
+	char		*reason;	/* NULL: none stored */
+	int		 has_since, has_bound;
+	int64_t		 since, pruning_bound;
+	int		 down;		/* open or half-open */
+};
+
+struct schain {
+	const struct cli_chain *ch;
+	int64_t		 block_time;	/* ms */
+	struct sendpoint *eps;
+	size_t		 n_eps, n_down;
+	enum chain_status status;
+	char		 headline[512];	/* what follows "name: status: " */
+};
+
+static void
+schain_free(struct schain *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < s->n_eps; i++) {
+		free(s->eps[i].name);
+		free(s->eps[i].state);
+		free(s->eps[i].reason);
+	}
+	free(s->eps);
+}
+
+static char *
+col_dup(sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+
+	return t != NULL ? xstrdup((const char *)t) : NULL;
+}
+
+static int
+schain_load(struct cli_db *c, const struct cli_chain *ch, struct schain *s)
+{
+	sqlite3_stmt		*st;
+	struct sendpoint	*e;
+	int			 rc;
+
+	memset(s, 0, sizeof(*s));
+	s->ch = ch;
+	if (sqlite3_prepare_v2(c->db, "SELECT block_time FROM chains "
+	    "WHERE id = ?1", -1, &st, NULL) != SQLITE_OK) {
+		cli_db_err(c, "reading chains");
+		return CW_EXIT_SYSTEM;
+	}
+	sqlite3_bind_int64(st, 1, ch->id);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		s->block_time = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW) {
+		cli_db_err(c, "reading chains");
+		return CW_EXIT_SYSTEM;
+	}
+
+	/* Endpoints no longer configured are history, not health. */
+	if (sqlite3_prepare_v2(c->db, "SELECT name, state, state_since, "
+	    "state_reason, pruning_bound FROM endpoints WHERE chain_id = ?1 "
+	    "AND configured = 1 ORDER BY position, name", -1, &st,
+	    NULL) != SQLITE_OK) {
+		cli_db_err(c, "reading endpoints");
+		return CW_EXIT_SYSTEM;
+	}
+	sqlite3_bind_int64(st, 1, ch->id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		s->eps = xrealloc(s->eps, (s->n_eps + 1) * sizeof(*s->eps));
+		e = &s->eps[s->n_eps++];
+		memset(e, 0, sizeof(*e));
+		e->name = col_dup(st, 0);
+		if (e->name == NULL)
+			e->name = xstrdup("?");
+		e->state = col_dup(st, 1);
+		if (e->state == NULL)
+			e->state = xstrdup("unknown");
+		if ((e->has_since = sqlite3_column_type(st, 2) != SQLITE_NULL))
+			e->since = sqlite3_column_int64(st, 2);
+		e->reason = col_dup(st, 3);
+		if (e->reason != NULL && e->reason[0] == '\0') {
+			free(e->reason);
+			e->reason = NULL;
+		}
+		if ((e->has_bound = sqlite3_column_type(st, 4) !=
+		    SQLITE_NULL))
+			e->pruning_bound = sqlite3_column_int64(st, 4);
+		e->down = strcmp(e->state, "open") == 0 ||
+		    strcmp(e->state, "half-open") == 0;
+		s->n_down += e->down;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		cli_db_err(c, "reading endpoints");
+		return CW_EXIT_SYSTEM;
+	}
+	return CW_EXIT_OK;
+}
+
+/*
+ * A time for people: local HH:MM:SS when it is within the last 20 hours
+ * (or a little ahead), else the local date and minute, which a stale store
+ * needs to be read right.
+ */
+static void
+time_local(int64_t ms, int64_t now, char *out, size_t outlen)
+{
+	struct tm	 tm;
+	time_t		 t;
+	int64_t		 age = now - ms;
+
+	t = (time_t)(ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000));
+	if (localtime_r(&t, &tm) == NULL ||
+	    strftime(out, outlen, age < 20 * 3600 * 1000LL &&
+	    age > -3600 * 1000LL ? "%H:%M:%S" : "%Y-%m-%d %H:%M", &tm) == 0)
+		snprintf(out, outlen, "?");
+}
+
+/* "12 s ago", "5 min ago", "3 h ago", "2 d ago"; "40 s ahead" for skew. */
+static void
+age_human(int64_t ms, char *out, size_t outlen)
+{
+	const char	*dir = "ago";
+	int64_t		 s;
+
+	if (ms < 0) {
+		ms = -ms;
+		dir = "ahead";
+	}
+	s = ms / 1000;
+	if (s < 120)
+		snprintf(out, outlen, "%lld s %s", (long long)s, dir);
+	else if (s < 120 * 60)
+		snprintf(out, outlen, "%lld min %s", (long long)(s / 60), dir);
+	else if (s < 48 * 3600)
+		snprintf(out, outlen, "%lld h %s", (long long)(s / 3600), dir);
+	else
+		snprintf(out, outlen, "%lld d %s", (long long)(s / 86400),
+		    dir);
+}
+
+/* A span the same way, without direction: "25 min". */
+static void
+span_human(int64_t ms, char *out, size_t outlen)
+{
+	char	 a[32], *p;
+
+	age_human(ms, a, sizeof(a));
+	if ((p = strrchr(a, ' ')) != NULL)
+		*p = '\0';
+	snprintf(out, outlen, "%s", a);
+}
+
+/*
+ * The kind of failure a breaker reason names, when it is one of the forms
+ * the breaker writes: "3 timeouts in a row since ..." is "timeout", and
+ * "timeout on trial at ..." is "timeout".  Else the reason itself.
+ */
+static void
+reason_class(const char *reason, char *out, size_t outlen)
+{
+	const char	*p, *q;
+	size_t		 n;
+
+	p = reason;
+	if (*p >= '0' && *p <= '9' && (q = strstr(p, " in a row")) != NULL) {
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p == ' ' && q > p + 1) {
+			n = (size_t)(q - (p + 1));
+			/* "timeouts" -> "timeout": one kind, not a count. */
+			if (n > 1 && p[n] == 's')
+				n--;
+			snprintf(out, outlen, "%.*s", (int)n, p + 1);
+			return;
+		}
+	}
+	if ((q = strstr(reason, " on trial at ")) != NULL && q > reason) {
+		snprintf(out, outlen, "%.*s", (int)(q - reason), reason);
+		return;
+	}
+	snprintf(out, outlen, "%s", reason);
+}
+
+/* "a2-planck, timeout since 12:03:07" */
+static void
+down_item(const struct sendpoint *e, int64_t now, char *out, size_t outlen)
+{
+	char	 cls[256], t[32];
+
+	if (e->reason != NULL)
+		reason_class(e->reason, cls, sizeof(cls));
+	else
+		snprintf(cls, sizeof(cls), "%s", e->state);
+	if (e->has_since) {
+		time_local(e->since, now, t, sizeof(t));
+		snprintf(out, outlen, "%s, %s since %s", e->name, cls, t);
+	} else
+		snprintf(out, outlen, "%s, %s", e->name, cls);
+}
+
+static void
+schain_judge(struct schain *s, int64_t now)
+{
+	const struct cli_chain	*ch = s->ch;
+	char			 a[32], b[32];
+	int			 fresh;
+
+	fresh = ch->has_updated &&
+	    now - ch->updated_at <= STALL_BLOCKS * s->block_time;
+	if (s->n_down == s->n_eps) {
+		s->status = STATUS_UNREACHABLE;
+		if (s->n_eps == 0)
+			snprintf(s->headline, sizeof(s->headline),
+			    "no endpoint configured");
+		else
+			snprintf(s->headline, sizeof(s->headline),
+			    "%zu of %zu endpoint%s unreachable", s->n_down,
+			    s->n_eps, s->n_eps == 1 ? "" : "s");
+	} else if (!fresh) {
+		s->status = STATUS_STALLED;
+		if (!ch->has_updated)
+			snprintf(s->headline, sizeof(s->headline),
+			    "no head stored yet");
+		else {
+			span_human(now - ch->updated_at, a, sizeof(a));
+			span_human(s->block_time, b, sizeof(b));
+			snprintf(s->headline, sizeof(s->headline),
+			    "no head stored for %s (block time %s)", a, b);
+		}
+	} else if (s->n_down > 0) {
+		s->status = STATUS_DEGRADED;
+		snprintf(s->headline, sizeof(s->headline),
+		    "%zu of %zu endpoint%s unreachable", s->n_down, s->n_eps,
+		    s->n_eps == 1 ? "" : "s");
+	} else {
+		s->status = STATUS_OK;
+		snprintf(s->headline, sizeof(s->headline),
+		    "%zu endpoint%s healthy", s->n_eps,
+		    s->n_eps == 1 ? "" : "s");
+	}
+}
+
+/* One line, cut to 80 columns with "..." rather than wrapped by a terminal. */
+static void
+put_line(const char *line)
+{
+	if (strlen(line) <= LINE_COLS)
+		printf("%s\n", line);
+	else
+		printf("%.*s...\n", LINE_COLS - 3, line);
+}
+
+static void
+print_human(const struct schain *s, int64_t now)
+{
+	const struct cli_chain	*ch = s->ch;
+	const struct sendpoint	*e;
+	char			 line[1024], item[512], a[48], t[32];
+	size_t			 i, len, w = 0;
+	int			 first = 1;
+
+	/* The headline, then the endpoints down, as many lines as needed. */
+	len = (size_t)snprintf(line, sizeof(line), "%s: %s: %s", ch->name,
+	    status_name[s->status], s->headline);
+	for (i = 0; i < s->n_eps; i++) {
+		e = &s->eps[i];
+		/* A stalled chain's trouble is its heads, not these. */
+		if (!e->down || s->status == STATUS_STALLED)
+			continue;
+		down_item(e, now, item, sizeof(item));
+		if (len + 2 + strlen(item) > LINE_COLS) {
+			if (first && len < sizeof(line) - 1)
+				strcat(line, ":");
+			put_line(line);
+			len = (size_t)snprintf(line, sizeof(line), "    %s",
+			    item);
+		} else
+			len += (size_t)snprintf(line + len, sizeof(line) - len,
+			    "%s %s", first ? ":" : ";", item);
+		if (len >= sizeof(line))
+			len = sizeof(line) - 1;
+		first = 0;
+	}
+	put_line(line);
+
+	if (ch->has_best) {
+		len = (size_t)snprintf(line, sizeof(line), "  best #%lld",
+		    (long long)ch->best_number);
+		if (ch->has_updated) {
+			age_human(now - ch->updated_at, a, sizeof(a));
+			len += (size_t)snprintf(line + len, sizeof(line) - len,
+			    " (%s)", a);
+		}
+		if (ch->has_final)
+			snprintf(line + len, sizeof(line) - len,
+			    ", final #%lld", (long long)ch->final_number);
+		put_line(line);
+	} else
+		put_line("  no best block yet");
+	if (s->status == STATUS_UNREACHABLE) {
+		if (ch->has_updated) {
+			time_local(ch->updated_at, now, t, sizeof(t));
+			snprintf(line, sizeof(line), "  standings served from "
+			    "the store as of %s", t);
+			put_line(line);
+		} else
+			put_line("  no standings: no head stored yet");
+	}
+
+	for (i = 0; i < s->n_eps; i++)
+		if (strlen(s->eps[i].name) > w)
+			w = strlen(s->eps[i].name);
+	for (i = 0; i < s->n_eps; i++) {
+		e = &s->eps[i];
+		if (e->has_since) {
+			time_local(e->since, now, t, sizeof(t));
+			snprintf(a, sizeof(a), "since %s", t);
+		} else
+			snprintf(a, sizeof(a), "never judged");
+		len = (size_t)snprintf(line, sizeof(line), "  %-*s  %-9s  %s",
+		    (int)w, e->name, e->state, a);
+		if (e->reason == NULL)
+			put_line(line);
+		else if (len + 2 + strlen(e->reason) <= LINE_COLS) {
+			snprintf(line + len, sizeof(line) - len, "  %s",
+			    e->reason);
+			put_line(line);
+		} else {
+			/* A long reason gets a line of its own. */
+			put_line(line);
+			snprintf(line, sizeof(line), "    %s", e->reason);
+			put_line(line);
+		}
+	}
+}
+
+/* A JSON string, or null for text that is not valid UTF-8. */
+static json_t *
+jstr(const char *s)
+{
+	json_t	*j = s != NULL ? json_string(s) : NULL;
+
+	return j != NULL ? j : json_null();
+}
+
+static json_t *
+jtime_iso(int has, int64_t ms)
+{
+	char	 iso[32];
+
+	if (!has)
+		return json_null();
+	cli_time_iso(ms, iso, sizeof(iso));
+	return json_string(iso);
+}
+
+static json_t *
+schain_json(const struct schain *s)
+{
+	const struct cli_chain	*ch = s->ch;
+	const struct sendpoint	*e;
+	json_t			*o, *eps, *j;
+	size_t			 i;
+
+	o = json_object();
+	json_object_set_new(o, "name", jstr(ch->name));
+	json_object_set_new(o, "status",
+	    json_string(status_name[s->status]));
+	json_object_set_new(o, "message", jstr(s->headline));
+	json_object_set_new(o, "best", ch->has_best ?
+	    json_integer(ch->best_number) : json_null());
+	json_object_set_new(o, "final", ch->has_final ?
+	    json_integer(ch->final_number) : json_null());
+	json_object_set_new(o, "updated_at", ch->has_updated ?
+	    json_integer(ch->updated_at) : json_null());
+	json_object_set_new(o, "updated_at_iso",
+	    jtime_iso(ch->has_updated, ch->updated_at));
+	json_object_set_new(o, "block_time", json_integer(s->block_time));
+	json_object_set_new(o, "stale", json_boolean(
+	    s->status == STATUS_UNREACHABLE || s->status == STATUS_STALLED));
+	eps = json_array();
+	for (i = 0; i < s->n_eps; i++) {
+		e = &s->eps[i];
+		j = json_object();
+		json_object_set_new(j, "name", jstr(e->name));
+		json_object_set_new(j, "state", jstr(e->state));
+		json_object_set_new(j, "since", e->has_since ?
+		    json_integer(e->since) : json_null());
+		json_object_set_new(j, "since_iso",
+		    jtime_iso(e->has_since, e->since));
+		json_object_set_new(j, "reason", jstr(e->reason));
+		json_object_set_new(j, "pruning_bound", e->has_bound ?
+		    json_integer(e->pruning_bound) : json_null());
+		json_array_append_new(eps, j);
+	}
+	json_object_set_new(o, "endpoints", eps);
+	return o;
+}
+
+int
+cli_status(struct cli_db *c, const struct status_opts *o)
+{
+	struct cli_chain	*chains;
+	const struct cli_chain	*ch;
+	struct schain		*ss = NULL;
+	json_t			*root, *arr;
+	size_t			 n, i, shown = 0;
+	int64_t			 now;
+	int			 rc = CW_EXIT_OK, bad = 0;
+
+	if (cli_db_begin(c) == -1)
+		return CW_EXIT_SYSTEM;
+	if ((rc = cli_chains_load(c, &chains, &n)) != CW_EXIT_OK) {
+		cli_db_end(c);
+		return rc;
+	}
+	ch = NULL;
+	if (o->chain != NULL &&
+	    (ch = cli_chain_find(c, chains, n, o->chain)) == NULL) {
+		cli_chains_free(chains, n);
+		cli_db_end(c);
+		return CW_EXIT_USAGE;
+	}
+	ss = xcalloc(n > 0 ? n : 1, sizeof(*ss));
+	now = (int64_t)now_wall_ms();
+	for (i = 0; i < n && rc == CW_EXIT_OK; i++) {
+		if (ch != NULL && &chains[i] != ch)
+			continue;
+		rc = schain_load(c, &chains[i], &ss[shown]);
+		shown++;
+	}
+	cli_db_end(c);
+
+	if (rc == CW_EXIT_OK) {
+		for (i = 0; i < shown; i++) {
+			schain_judge(&ss[i], now);
+			bad |= ss[i].status != STATUS_OK;
+		}
+		if (o->json) {
+			root = json_object();
+			arr = json_array();
+			for (i = 0; i < shown; i++)
+				json_array_append_new(arr,
+				    schain_json(&ss[i]));
+			json_object_set_new(root, "chains", arr);
+			json_dumpf(root, stdout, JSON_INDENT(2));
+			putchar('\n');
+			json_decref(root);
+		} else if (shown == 0)
+			printf("no chains stored yet\n");
+		else
+			for (i = 0; i < shown; i++) {
+				if (i > 0)
+					putchar('\n');
+				print_human(&ss[i], now);
+			}
+		rc = bad ? CLI_EXIT_NOT_OK : CW_EXIT_OK;
+	}
+	for (i = 0; i < shown; i++)
+		schain_free(&ss[i]);
+	free(ss);
+	cli_chains_free(chains, n);
+	return rc;
+}
