@@ -91,8 +91,12 @@ sup_health_init(struct worker *w, const struct conf_chain *cc)
 		    reason != NULL ? reason : "", now);
 		log_info("w/%s: endpoint was %s at the last run (%s); kept so",
 		    w->name, breaker_state_name(state), w->brk.reason);
+		sqlite3_reset(st);
+		return;
 	}
 	sqlite3_reset(st);
+	/* Judged from now on: say so, rather than "unknown". */
+	health_store(w);
 }
 
 /* New settings on reload: a fresh breaker in the same state. */
