@@ -28,6 +28,9 @@ struct cli_chain {
 	int64_t		 updated_at;	/* ms */
 };
 
+int	cli_chain_stale(struct cli_db *, const struct cli_chain *, char *last,
+	    size_t lastlen);
+
 enum cli_window {
 	WINDOW_ALL,
 	WINDOW_1H,

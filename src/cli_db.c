@@ -323,3 +323,39 @@ cli_time_iso(int64_t ms, char *out, size_t outlen)
 	    strftime(out, outlen, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		snprintf(out, outlen, "?");
 }
+
+/*
+ * 1 when every configured endpoint of the chain is open or half-open (so
+ * its standings are stale), with the endpoint that brought the last head
+ * in last; 0 when not; -1 on a read error.
+ */
+int
+cli_chain_stale(struct cli_db *c, const struct cli_chain *ch, char *last,
+    size_t lastlen)
+{
+	sqlite3_stmt	*st;
+	int		 stale = 0, rc;
+
+	last[0] = '\0';
+	if (sqlite3_prepare_v2(c->db, "SELECT count(*) > 0 AND "
+	    "count(*) = sum(state IN ('open', 'half-open')), (SELECT name "
+	    "FROM endpoints WHERE chain_id = ?1 AND best_at IS NOT NULL "
+	    "ORDER BY best_at DESC LIMIT 1) FROM endpoints WHERE "
+	    "chain_id = ?1 AND configured = 1", -1, &st, NULL) != SQLITE_OK) {
+		cli_db_err(c, "reading endpoints");
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, ch->id);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		stale = sqlite3_column_int(st, 0);
+		if (sqlite3_column_type(st, 1) == SQLITE_TEXT)
+			snprintf(last, lastlen, "%s",
+			    (const char *)sqlite3_column_text(st, 1));
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW) {
+		cli_db_err(c, "reading endpoints");
+		return -1;
+	}
+	return stale;
+}

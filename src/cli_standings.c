@@ -260,7 +260,7 @@ print_row(char cell[NCOLS][CELL_MAX], const int width[NCOLS])
 
 static void
 print_human(const struct cli_chain *ch, const struct standings_opts *o,
-    const struct standings *s, size_t shown)
+    const struct standings *s, size_t shown, int stale, const char *last)
 {
 	char	 cell[NCOLS][CELL_MAX], iso[32];
 	int	 width[NCOLS], i;
@@ -282,6 +282,9 @@ print_human(const struct cli_chain *ch, const struct standings_opts *o,
 	if (ch->has_final)
 		printf(", final #%lld", (long long)ch->final_number);
 	putchar('\n');
+	if (stale)
+		printf("stale: every endpoint is unreachable; the last head "
+		    "came from %s\n", last[0] != '\0' ? last : "none");
 	if (s->n == 0) {
 		printf("no blocks\n");
 		return;
@@ -322,7 +325,7 @@ jstr(const char *s)
 
 static void
 print_json(const struct cli_chain *ch, const struct standings_opts *o,
-    const struct standings *s, size_t shown)
+    const struct standings *s, size_t shown, int stale, const char *last)
 {
 	json_t		*root, *rows, *row;
 	const struct srow *r;
@@ -346,6 +349,9 @@ print_json(const struct cli_chain *ch, const struct standings_opts *o,
 	    json_integer(ch->best_number) : json_null());
 	json_object_set_new(root, "final_number", ch->has_final ?
 	    json_integer(ch->final_number) : json_null());
+	json_object_set_new(root, "stale", json_boolean(stale));
+	json_object_set_new(root, "last_endpoint", last[0] != '\0' ?
+	    json_string(last) : json_null());
 	json_object_set_new(root, "miners", json_integer((json_int_t)s->n));
 	json_object_set_new(root, "blocks", json_integer(s->total_blocks));
 	rows = json_array();
@@ -388,7 +394,8 @@ cli_standings(struct cli_db *c, const struct standings_opts *o)
 	const struct cli_chain	*ch;
 	struct standings	 s;
 	size_t			 n, shown;
-	int			 rc;
+	int			 rc, stale = 0;
+	char			 last[64];
 
 	if (cli_db_begin(c) == -1)
 		return CW_EXIT_SYSTEM;
@@ -402,14 +409,17 @@ cli_standings(struct cli_db *c, const struct standings_opts *o)
 		return CW_EXIT_USAGE;
 	}
 	rc = standings_load(c, ch, o, &s);
+	if (rc == CW_EXIT_OK &&
+	    (stale = cli_chain_stale(c, ch, last, sizeof(last))) == -1)
+		rc = CW_EXIT_SYSTEM;
 	cli_db_end(c);
 	if (rc == CW_EXIT_OK) {
 		shown = o->limit > 0 && (uint64_t)o->limit < s.n ?
 		    (size_t)o->limit : s.n;
 		if (o->json)
-			print_json(ch, o, &s, shown);
+			print_json(ch, o, &s, shown, stale, last);
 		else
-			print_human(ch, o, &s, shown);
+			print_human(ch, o, &s, shown, stale, last);
 	}
 	standings_free(&s);
 	cli_chains_free(chains, n);

@@ -209,3 +209,13 @@ grep -q 'chainwatch status \[chain\] \[--json\]' "$T/usage" ||
 expect_rc 0 cw -d "$T/empty.db" status >"$T/out"
 grep -q '^no chains stored yet$' "$T/out" || fail "empty store: $(cat "$T/out")"
 ok "exit status 100, 111, and an empty store"
+
+# Standings of an unreachable chain are served, marked stale; others not.
+cw -d "$DB" standings echo >"$T/out" || fail "standings of an unreachable chain failed"
+grep -q '^stale: every endpoint is unreachable' "$T/out" || fail "no stale mark: $(cat "$T/out")"
+cw -d "$DB" standings alpha >"$T/out" || fail "standings alpha failed"
+grep -q '^stale:' "$T/out" && fail "a healthy chain's standings marked stale"
+cw -d "$DB" standings echo --json | /usr/bin/python3 -c 'import json, sys
+j = json.load(sys.stdin)
+assert j["stale"] is True, j' || fail "--json lacks stale: true"
+ok "standings of an unreachable chain are marked stale"
