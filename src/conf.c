@@ -439,16 +439,12 @@ set_value(struct parse_ctx *ctx, const struct conf_key *k, void *base,
 		return -1;	/* handled by parse_endpoint */
 	}
 	if (v < k->min || v > k->max) {
-		if (k->type == CT_DURATION)
-			conf_error(ctx, ctx->lineno, "%s: %s is out of range "
-			    "(%llums to %llums)", k->key, value,
-			    (unsigned long long)k->min,
-			    (unsigned long long)k->max);
-		else
-			conf_error(ctx, ctx->lineno, "%s: %s is out of range "
-			    "(%llu to %llu)", k->key, value,
-			    (unsigned long long)k->min,
-			    (unsigned long long)k->max);
+		const char *unit = k->type == CT_DURATION ? "ms" : "";
+
+		conf_error(ctx, ctx->lineno, "%s: %s is out of range "
+		    "(%llu%s to %llu%s)", k->key, value,
+		    (unsigned long long)k->min, unit,
+		    (unsigned long long)k->max, unit);
 		return -1;
 	}
 	*(uint64_t *)((char *)base + k->offset) = v;
