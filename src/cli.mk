@@ -3,6 +3,7 @@
 bin_PROGRAMS += src/chainwatch
 src_chainwatch_SOURCES = \
 	src/chainwatch.c src/cli.h \
+	src/cli_ctl.c src/cli_ctl.h \
 	src/cli_db.c \
 	src/cli_standings.c \
 	src/cli_status.c \

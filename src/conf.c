@@ -5,6 +5,9 @@
  */
 #include "config.h"
 
+#include <sys/socket.h>
+#include <arpa/inet.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <ini.h>
@@ -46,6 +49,17 @@ const struct conf_key conf_keys[] = {
 	    NULL, D(heartbeat_interval) },
 	{ CONF_DAEMON, "stop_timeout", CT_DURATION, "5s", 100, 300000, NULL,
 	    D(stop_timeout) },
+	{ CONF_DAEMON, "control_socket", CT_PATH,
+	    CW_RUNSTATEDIR "/chainwatchd.sock", 0, 0, NULL, D(control_socket) },
+	{ CONF_DAEMON, "control_owner", CT_STRING, "", 0, 0, NULL,
+	    D(control_owner) },
+	{ CONF_DAEMON, "control_group", CT_STRING, "", 0, 0, NULL,
+	    D(control_group) },
+	{ CONF_DAEMON, "metrics_listen", CT_LISTEN, "127.0.0.1:9616", 0, 0,
+	    NULL, D(metrics_listen) },
+	{ CONF_DAEMON, "metrics_server", CT_PATH,
+	    CW_LIBEXECDIR "/chainwatch-metrics", 0, 0, NULL,
+	    D(metrics_server) },
 
 	{ CONF_CHAIN, "format", CT_ENUM, "quantus", 0, 0, format_choices,
 	    C(format) },
@@ -77,6 +91,10 @@ const struct conf_key conf_keys[] = {
 	    C(breaker_cooldown) },
 	{ CONF_CHAIN, "breaker_cooldown_max", CT_DURATION, "5m", 100, DAY_MS,
 	    NULL, C(breaker_cooldown_max) },
+	{ CONF_CHAIN, "hedge_after", CT_DURATION, "1s", 50, 60000, NULL,
+	    C(hedge_after) },
+	{ CONF_CHAIN, "hedge_quantile", CT_UINT, "95", 0, 99, NULL,
+	    C(hedge_quantile) },
 	{ CONF_CHAIN, "endpoint", CT_ENDPOINT, NULL, 0, 0, NULL, 0 },
 	{ CONF_CHAIN, "rpc_url", CT_URL, NULL, 0, 0, NULL, C(rpc_url) },
 	{ CONF_CHAIN, "ws_url", CT_URL, NULL, 0, 0, NULL, C(ws_url) },
@@ -357,6 +375,57 @@ parse_endpoint(struct parse_ctx *ctx, const char *value)
 	ch->endpoints[ch->n_endpoints++] = ep;
 }
 
+/*
+ * A listening address: an IPv4 literal or a bracketed IPv6 literal and a
+ * port, or "none".  Names are refused: what a name resolves to can change
+ * under a daemon that binds once.
+ */
+int
+conf_parse_listen(const char *s, char *addr, size_t addrlen, unsigned *port)
+{
+	const char	*colon;
+	char		 a[64], *end;
+	unsigned long	 p;
+	unsigned char	 buf[16];
+	size_t		 n;
+
+	if (strcmp(s, "none") == 0) {
+		if (addrlen > 0)
+			addr[0] = '\0';
+		*port = 0;
+		return 0;
+	}
+	if ((colon = strrchr(s, ':')) == NULL || colon[1] == '\0')
+		return -1;
+	n = (size_t)(colon - s);
+	if (s[0] == '[') {
+		if (n < 3 || s[n - 1] != ']' || n - 2 >= sizeof(a))
+			return -1;
+		memcpy(a, s + 1, n - 2);
+		a[n - 2] = '\0';
+		if (inet_pton(AF_INET6, a, buf) != 1)
+			return -1;
+	} else {
+		if (n == 0 || n >= sizeof(a))
+			return -1;
+		memcpy(a, s, n);
+		a[n] = '\0';
+		if (inet_pton(AF_INET, a, buf) != 1)
+			return -1;
+	}
+	if (!isdigit((unsigned char)colon[1]))
+		return -1;
+	errno = 0;
+	p = strtoul(colon + 1, &end, 10);
+	if (errno != 0 || *end != '\0' || p > 65535)
+		return -1;
+	if (strlen(a) >= addrlen)
+		return -1;
+	strcpy(addr, a);
+	*port = (unsigned)p;
+	return 0;
+}
+
 /* Store one typed value at its offset; returns -1 after logging. */
 static int
 set_value(struct parse_ctx *ctx, const struct conf_key *k, void *base,
@@ -381,6 +450,19 @@ set_value(struct parse_ctx *ctx, const struct conf_key *k, void *base,
 		}
 		strcpy((char *)base + k->offset, value);
 		return 0;
+	case CT_LISTEN: {
+		char		a[64];
+		unsigned	port;
+
+		if (conf_parse_listen(value, a, sizeof(a), &port) == -1) {
+			conf_error(ctx, ctx->lineno, "%s: '%s' is not ADDRESS:PORT "
+			    "(an IPv4 address or [IPv6] address and a port up to "
+			    "65535) or 'none'", k->key, value);
+			return -1;
+		}
+		strcpy((char *)base + k->offset, value);
+		return 0;
+	}
 	case CT_URL: {
 		char	host[256];
 
@@ -821,6 +903,7 @@ dump_value(FILE *fp, const struct conf_key *k, const void *base)
 	switch (k->type) {
 	case CT_STRING:
 	case CT_PATH:
+	case CT_LISTEN:
 		fprintf(fp, "%s = %s\n", k->key, p);
 		return;
 	case CT_ENUM:

@@ -29,6 +29,7 @@ enum conf_type {
 	CT_ENUM,	/* one of choices[], stored as its index */
 	CT_ENDPOINT,	/* "NAME RPC_URL WS_URL", repeatable */
 	CT_URL,		/* the legacy single rpc_url / ws_url */
+	CT_LISTEN,	/* "ADDRESS:PORT" (IPv4 or [IPv6]) or "none" */
 };
 
 enum subscribe_mode {
@@ -71,6 +72,8 @@ struct conf_chain {
 	uint64_t		 breaker_min_span;	/* ms */
 	uint64_t		 breaker_cooldown;	/* ms */
 	uint64_t		 breaker_cooldown_max;	/* ms */
+	uint64_t		 hedge_after;		/* ms */
+	uint64_t		 hedge_quantile;	/* percent, 0: off */
 	char			 rpc_url[CONF_URL_MAX + 1];	/* legacy pair */
 	int			 rpc_url_line;
 	char			 ws_url[CONF_URL_MAX + 1];
@@ -90,6 +93,11 @@ struct conf_daemon {
 	uint64_t	worker_memory_limit;	/* bytes, 0 = none */
 	uint64_t	heartbeat_interval;	/* ms */
 	uint64_t	stop_timeout;		/* ms */
+	char		control_socket[CONF_URL_MAX + 1];
+	char		control_owner[CONF_NAME_MAX + 1];	/* "": ours */
+	char		control_group[CONF_NAME_MAX + 1];
+	char		metrics_listen[CONF_URL_MAX + 1];	/* "none": off */
+	char		metrics_server[CONF_URL_MAX + 1];
 };
 
 struct conf {
@@ -122,6 +130,9 @@ void	conf_dump(const struct conf *, FILE *);
 /* Helpers shared with tests and -n output. */
 int	conf_parse_duration(const char *, uint64_t *ms);
 int	conf_parse_size(const char *, uint64_t *bytes);
+/* "ADDRESS:PORT" or "none" (addr "" and port 0). */
+int	conf_parse_listen(const char *, char *addr, size_t addrlen,
+	    unsigned *port);
 /*
  * A URL of one of the schemes in schemes[] ("http", "https").  On success
  * host (without brackets or port) is copied out.  On error, err says why.

@@ -200,6 +200,17 @@ const char *const schema_migrations[] = {
 	"  FROM reorgs r JOIN chains c ON c.id = r.chain_id"
 	"  LEFT JOIN endpoints e ON e.id = r.endpoint_id"
 	"  ORDER BY r.at DESC LIMIT 50;",
+	/* 2: when a block's state (difficulty, time) was stored, so that
+	 * how long state reads wait can be read off the store. */
+	"ALTER TABLE blocks ADD COLUMN state_at INTEGER;"
+	"CREATE VIEW state_waits AS"
+	"  SELECT c.name AS chain, count(*) AS blocks,"
+	"    max(b.state_at - b.first_seen) AS max_ms,"
+	"    avg(b.state_at - b.first_seen) AS avg_ms"
+	"  FROM blocks b JOIN chains c ON c.id = b.chain_id"
+	"  WHERE b.canonical = 1 AND b.state_at IS NOT NULL AND"
+	"    b.first_seen >= (strftime('%s', 'now') - 3600) * 1000"
+	"  GROUP BY b.chain_id;",
 };
 
 const size_t schema_version = nitems(schema_migrations);

@@ -12,6 +12,7 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/sup_queue.c \
 	supervisor/sup_reload.c \
 	supervisor/sup_spawn.c \
+	supervisor/sup_stats.c \
 	supervisor/sup_store.c
 supervisor_chainwatchd_CFLAGS = $(AM_CFLAGS) $(MSGPACK_CFLAGS) \
 	$(SQLITE_CFLAGS) $(INIH_CFLAGS) $(JANSSON_CFLAGS)

@@ -67,6 +67,8 @@ uint64_t	sup_backoff_ms(unsigned fails);
 uint64_t	sup_spawn_delay(uint64_t now, uint64_t last_spawn,
 		    unsigned fails);
 
+#define LAT_RING	64
+
 /* A chain as the supervisor follows it (sup_chain.c). */
 struct standing;
 struct chain {
@@ -91,6 +93,25 @@ struct chain {
 	uint8_t			 pending_tip[32];
 	/* State reads owed, gathered into ranges (sup_queue.c). */
 	int64_t			 owed_from, owed_to;
+	uint64_t		 hedge_after;		/* ms */
+	unsigned		 hedge_quantile;	/* percent, 0: off */
+	/* Latencies (ms) of the last successful requests, by item kind,
+	 * for the hedging delay. */
+	uint32_t		 lat[4][LAT_RING];
+	unsigned		 n_lat[4];
+	/* Counters for monitoring (sup_stats.c). */
+	uint64_t		 blocks_ingested;
+	uint64_t		 hedges, hedges_won;
+};
+
+/* Counters of one endpoint (sup_stats.c). */
+#define STATS_BUCKETS	12	/* 11 bounds and +Inf */
+extern const uint32_t stats_buckets_ms[STATS_BUCKETS - 1];
+struct wstats {
+	uint64_t	requests[OUTCOME_COUNT];
+	uint64_t	latency[STATS_BUCKETS];	/* not cumulative */
+	uint64_t	latency_sum_ms;
+	uint64_t	hedges;		/* hedge requests it was sent */
 };
 
 struct worker {
@@ -113,6 +134,8 @@ struct worker {
 	unsigned	 inflight;	/* catch-up requests out */
 	struct breaker	 brk;		/* its endpoint's health */
 	int64_t		 pruning_bound;	/* no state at or below; -1 none */
+	int		 position;	/* in its chain's config: preference */
+	struct wstats	 stats;
 	struct msgq	 outq;
 	ev_io		 io_r, io_w;
 	ev_child	 child;
@@ -192,6 +215,13 @@ void		 sup_queue_missing(struct chain *, const uint8_t hash[32],
 int		 sup_queue_result(struct worker *, const struct msg *, char *,
 		    size_t);
 void		 sup_queue_worker_gone(struct worker *);
+
+/* sup_stats.c */
+struct json_t;
+void		 sup_stats_request(struct worker *, enum outcome,
+		    uint64_t latency_ms);
+struct json_t	*sup_stats_json(void);
+struct json_t	*sup_chains_json(void);	/* sup_chain.c */
 
 /* sup_reload.c */
 void		 sup_reload(void);

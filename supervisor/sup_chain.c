@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <jansson.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,8 +64,9 @@ static struct store_stmt s_block_flags = { "UPDATE blocks SET canonical = ?, "
     "final = ? WHERE chain_id = ? AND hash = ?", NULL, NULL };
 static struct store_stmt s_block_state = { "UPDATE blocks SET "
     "difficulty = coalesce(?, difficulty), difficulty_f = coalesce(?, "
-    "difficulty_f), timestamp = coalesce(?, timestamp) "
-    "WHERE chain_id = ? AND hash = ?", NULL, NULL };
+    "difficulty_f), timestamp = coalesce(?, timestamp), "
+    "state_at = coalesce(state_at, ?) WHERE chain_id = ? AND hash = ?",
+    NULL, NULL };
 static struct store_stmt s_unfinal = { "SELECT hash, parent, number, miner, "
     "difficulty, canonical, final, runtime_updated FROM blocks "
     "WHERE chain_id = ? AND canonical = 1 AND final = 0 AND number > ? AND "
@@ -539,6 +541,8 @@ store_header(struct chain *ch, const struct proto_header *h,
 	if (endpoint_id <= 0)
 		sqlite3_bind_null(st, 7);
 	inserted = store_run(st) > 0;
+	if (inserted)
+		ch->blocks_ingested++;
 	if (!block_get(ch, h->hash, b))
 		fatalx(CW_EXIT_INTERNAL, "chain %s: block #%llu vanished",
 		    ch->name, (unsigned long long)h->number);
@@ -631,8 +635,11 @@ sup_chain_state(struct chain *ch, const uint8_t hash[32],
 	}
 	if (timestamp >= 0)
 		sqlite3_bind_int64(st, 3, timestamp);
-	sqlite3_bind_int64(st, 4, ch->id);
-	sqlite3_bind_blob(st, 5, hash, 32, SQLITE_TRANSIENT);
+	if (timestamp >= 0 && (difficulty != NULL || b.has_diff ||
+	    ch->format != FORMAT_QUANTUS))
+		sqlite3_bind_int64(st, 4, (int64_t)now_wall_ms());
+	sqlite3_bind_int64(st, 5, ch->id);
+	sqlite3_bind_blob(st, 6, hash, 32, SQLITE_TRANSIENT);
 	store_run(st);
 	if (difficulty != NULL && b.canonical) {
 		struct standing *s = standing(ch, &b);
@@ -882,11 +889,39 @@ sup_chains_load(const struct conf *conf)
 		ch->backfill_from = cc->backfill_from;
 		ch->block_time = cc->block_time;
 		ch->request_timeout = cc->request_timeout;
+		ch->hedge_after = cc->hedge_after;
+		ch->hedge_quantile = (unsigned)cc->hedge_quantile;
 		store_run(store_bind(&s_chain_conf, "tiiii",
 		    chain_format_name(cc->format), (int64_t)cc->block_time,
 		    (int64_t)cc->backfill_from, depth, ch->id));
 	}
 	store_flush();
+}
+
+/* What the control socket tells of each chain. */
+json_t *
+sup_chains_json(void)
+{
+	json_t	*a = json_array();
+
+	for (size_t i = 0; i < n_chains; i++) {
+		struct chain	*ch = chains[i];
+		json_t		*j = json_object();
+
+		json_object_set_new(j, "chain", json_string(ch->name));
+		json_object_set_new(j, "best_number", ch->have_best ?
+		    json_integer(ch->best_number) : json_null());
+		json_object_set_new(j, "final_number", ch->final_number >= 0 ?
+		    json_integer(ch->final_number) : json_null());
+		json_object_set_new(j, "blocks_ingested", json_integer(
+		    (json_int_t)ch->blocks_ingested));
+		json_object_set_new(j, "hedges", json_integer(
+		    (json_int_t)ch->hedges));
+		json_object_set_new(j, "hedges_won", json_integer(
+		    (json_int_t)ch->hedges_won));
+		json_array_append_new(a, j);
+	}
+	return a;
 }
 
 void

@@ -88,6 +88,7 @@ sup_reload(void)
 			continue;
 		}
 		sup_health_reconf(w, ch);
+		w->position = (int)(ep - ch->endpoints);
 		sup_worker_config(conf, ch, ep, &cfg, &len);
 		if (len == w->cfg_len && memcmp(cfg, w->cfg, len) == 0) {
 			free(cfg);

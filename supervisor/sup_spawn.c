@@ -74,6 +74,7 @@ sup_worker_new(const struct conf *conf, const struct conf_chain *ch,
 	snprintf(w->chain, sizeof(w->chain), "%s", ch->name);
 	sup_worker_config(conf, ch, ep, &w->cfg, &w->cfg_len);
 	w->endpoint_id = sup_endpoint_id(ep->name);
+	w->position = (int)(ep - ch->endpoints);
 	w->pruning_bound = sup_endpoint_pruning_bound(w->endpoint_id);
 	sup_health_init(w, ch);
 	w->fsm.state = WS_IDLE;

@@ -1,0 +1,137 @@
+/*
+ * Talking to the running daemon: connect to its control socket, send one
+ * line, read the answer until the daemon closes.  Every step has the same
+ * deadline, so a stopped daemon cannot hang the CLI.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_ctl.h"
+#include "util.h"
+
+/* Wait for fd to be ready for events, until the deadline; 0 if it is. */
+static int
+ctl_wait(int fd, short events, uint64_t deadline)
+{
+	struct pollfd	pfd = { .fd = fd, .events = events };
+	uint64_t	now;
+	int		r;
+
+	for (;;) {
+		now = now_mono_ms();
+		if (now >= deadline)
+			return -1;
+		r = poll(&pfd, 1, (int)(deadline - now));
+		if (r > 0)
+			return 0;
+		if (r == -1 && errno != EINTR)
+			return -1;
+	}
+}
+
+int
+cli_ctl_request(const char *path, const char *cmd, json_t **answer,
+    int *down, char *err, size_t errlen)
+{
+	struct sockaddr_un	 sun;
+	uint64_t		 deadline = now_mono_ms() + CTL_TIMEOUT_MS;
+	char			*req = NULL, *buf = NULL;
+	size_t			 len = 0, off = 0, cap = 0;
+	json_error_t		 je;
+	ssize_t			 n;
+	int			 fd = -1, rc = -1;
+
+	*answer = NULL;
+	*down = 0;
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		snprintf(err, errlen, "%s: path too long for a socket", path);
+		return -1;
+	}
+	strcpy(sun.sun_path, path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return -1;
+	}
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		*down = errno == ENOENT || errno == ECONNREFUSED;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	if (asprintf(&req, "{\"cmd\": \"%s\"}\n", cmd) == -1) {
+		req = NULL;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	len = strlen(req);
+	while (off < len) {
+		if (ctl_wait(fd, POLLOUT, deadline) == -1) {
+			snprintf(err, errlen, "%s: the daemon took no request "
+			    "in %d s", path, CTL_TIMEOUT_MS / 1000);
+			goto out;
+		}
+		n = write(fd, req + off, len - off);
+		if (n == -1 && errno != EAGAIN && errno != EINTR) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto out;
+		}
+		if (n > 0)
+			off += (size_t)n;
+	}
+	(void)shutdown(fd, SHUT_WR);
+	off = 0;
+	for (;;) {
+		if (cap - off < 4096) {
+			cap = cap == 0 ? 8192 : cap * 2;
+			buf = xrealloc(buf, cap);
+		}
+		if (ctl_wait(fd, POLLIN, deadline) == -1) {
+			snprintf(err, errlen, "%s: no answer from the daemon "
+			    "in %d s", path, CTL_TIMEOUT_MS / 1000);
+			goto out;
+		}
+		n = read(fd, buf + off, cap - off - 1);
+		if (n == 0)
+			break;
+		if (n == -1) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto out;
+		}
+		off += (size_t)n;
+		if (off > CTL_ANSWER_MAX) {
+			snprintf(err, errlen, "%s: answer larger than %d bytes",
+			    path, CTL_ANSWER_MAX);
+			goto out;
+		}
+	}
+	buf[off] = '\0';
+	if ((*answer = json_loads(buf, 0, &je)) == NULL ||
+	    !json_is_object(*answer)) {
+		snprintf(err, errlen, "%s: the answer is not a JSON object: %s",
+		    path, *answer == NULL ? je.text : "another type");
+		json_decref(*answer);
+		*answer = NULL;
+		goto out;
+	}
+	rc = 0;
+out:
+	free(req);
+	free(buf);
+	if (fd != -1)
+		close(fd);
+	return rc;
+}
