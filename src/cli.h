@@ -90,5 +90,12 @@ void	cli_time_iso(int64_t ms, char *out, size_t outlen);
 int	cli_standings(struct cli_db *, const struct standings_opts *);
 int	cli_verify(struct cli_db *, const struct verify_opts *);
 int	cli_status(struct cli_db *, const struct status_opts *);
+/*
+ * What `chainwatch status --json` prints, for one chain or all (name
+ * NULL): {"chains": [...]}.  Returns CW_EXIT_OK or an exit code after
+ * saying why on stderr.
+ */
+struct json_t;
+int	cli_status_json(struct cli_db *, const char *name, struct json_t **);
 
 #endif

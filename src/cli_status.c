@@ -436,68 +436,125 @@ schain_json(const struct schain *s)
 	return o;
 }
 
-int
-cli_status(struct cli_db *c, const struct status_opts *o)
+/*
+ * Judge the chains (all, or the one named) as of now.  On CW_EXIT_OK,
+ * *out holds *n judged chains for schains_free().
+ */
+static int
+schains_judge(struct cli_db *c, const char *name, struct cli_chain **chainsp,
+    size_t *nchains, struct schain **out, size_t *n)
 {
 	struct cli_chain	*chains;
-	const struct cli_chain	*ch;
-	struct schain		*ss = NULL;
-	json_t			*root, *arr;
-	size_t			 n, i, shown = 0;
-	int64_t			 now;
-	int			 rc = CW_EXIT_OK, bad = 0;
+	const struct cli_chain	*ch = NULL;
+	struct schain		*ss;
+	size_t			 nc, i, shown = 0;
+	int64_t			 now = (int64_t)now_wall_ms();
+	int			 rc;
 
+	*out = NULL;
+	*n = 0;
 	if (cli_db_begin(c) == -1)
 		return CW_EXIT_SYSTEM;
-	if ((rc = cli_chains_load(c, &chains, &n)) != CW_EXIT_OK) {
+	if ((rc = cli_chains_load(c, &chains, &nc)) != CW_EXIT_OK) {
 		cli_db_end(c);
 		return rc;
 	}
-	ch = NULL;
-	if (o->chain != NULL &&
-	    (ch = cli_chain_find(c, chains, n, o->chain)) == NULL) {
-		cli_chains_free(chains, n);
+	if (name != NULL &&
+	    (ch = cli_chain_find(c, chains, nc, name)) == NULL) {
+		cli_chains_free(chains, nc);
 		cli_db_end(c);
 		return CW_EXIT_USAGE;
 	}
-	ss = xcalloc(n > 0 ? n : 1, sizeof(*ss));
-	now = (int64_t)now_wall_ms();
-	for (i = 0; i < n && rc == CW_EXIT_OK; i++) {
+	ss = xcalloc(nc > 0 ? nc : 1, sizeof(*ss));
+	for (i = 0; i < nc && rc == CW_EXIT_OK; i++) {
 		if (ch != NULL && &chains[i] != ch)
 			continue;
 		rc = schain_load(c, &chains[i], &ss[shown]);
 		shown++;
 	}
 	cli_db_end(c);
-
-	if (rc == CW_EXIT_OK) {
-		for (i = 0; i < shown; i++) {
-			schain_judge(&ss[i], now);
-			bad |= ss[i].status != STATUS_OK;
-		}
-		if (o->json) {
-			root = json_object();
-			arr = json_array();
-			for (i = 0; i < shown; i++)
-				json_array_append_new(arr,
-				    schain_json(&ss[i]));
-			json_object_set_new(root, "chains", arr);
-			json_dumpf(root, stdout, JSON_INDENT(2));
-			putchar('\n');
-			json_decref(root);
-		} else if (shown == 0)
-			printf("no chains stored yet\n");
-		else
-			for (i = 0; i < shown; i++) {
-				if (i > 0)
-					putchar('\n');
-				print_human(&ss[i], now);
-			}
-		rc = bad ? CLI_EXIT_NOT_OK : CW_EXIT_OK;
+	for (i = 0; i < shown && rc == CW_EXIT_OK; i++)
+		schain_judge(&ss[i], now);
+	if (rc != CW_EXIT_OK) {
+		for (i = 0; i < shown; i++)
+			schain_free(&ss[i]);
+		free(ss);
+		cli_chains_free(chains, nc);
+		return rc;
 	}
-	for (i = 0; i < shown; i++)
+	*chainsp = chains;
+	*nchains = nc;
+	*out = ss;
+	*n = shown;
+	return CW_EXIT_OK;
+}
+
+static void
+schains_free(struct schain *ss, size_t n, struct cli_chain *chains,
+    size_t nchains)
+{
+	for (size_t i = 0; i < n; i++)
 		schain_free(&ss[i]);
 	free(ss);
-	cli_chains_free(chains, n);
-	return rc;
+	cli_chains_free(chains, nchains);
+}
+
+int
+cli_status_json(struct cli_db *c, const char *name, json_t **out)
+{
+	struct cli_chain	*chains;
+	struct schain		*ss;
+	size_t			 n, nc;
+	json_t			*arr;
+	int			 rc;
+
+	*out = NULL;
+	if ((rc = schains_judge(c, name, &chains, &nc, &ss, &n)) !=
+	    CW_EXIT_OK)
+		return rc;
+	arr = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, schain_json(&ss[i]));
+	*out = json_object();
+	json_object_set_new(*out, "chains", arr);
+	schains_free(ss, n, chains, nc);
+	return CW_EXIT_OK;
+}
+
+int
+cli_status(struct cli_db *c, const struct status_opts *o)
+{
+	struct cli_chain	*chains;
+	struct schain		*ss;
+	json_t			*root;
+	size_t			 n, nc, i;
+	int64_t			 now = (int64_t)now_wall_ms();
+	int			 rc, bad = 0;
+
+	if (o->json) {
+		if ((rc = cli_status_json(c, o->chain, &root)) != CW_EXIT_OK)
+			return rc;
+		for (i = 0; i < json_array_size(json_object_get(root,
+		    "chains")); i++)
+			bad |= strcmp(json_string_value(json_object_get(
+			    json_array_get(json_object_get(root, "chains"), i),
+			    "status")), "ok") != 0;
+		json_dumpf(root, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(root);
+		return bad ? CLI_EXIT_NOT_OK : CW_EXIT_OK;
+	}
+	if ((rc = schains_judge(c, o->chain, &chains, &nc, &ss, &n)) !=
+	    CW_EXIT_OK)
+		return rc;
+	if (n == 0)
+		printf("no chains stored yet\n");
+	for (i = 0; i < n; i++) {
+		bad |= ss[i].status != STATUS_OK;
+		if (i > 0)
+			putchar('\n');
+		print_human(&ss[i], now);
+	}
+	schains_free(ss, n, chains, nc);
+	return bad ? CLI_EXIT_NOT_OK : CW_EXIT_OK;
 }
