@@ -4,3 +4,4 @@ include bench/ingest.mk
 include bench/backfill.mk
 include bench/devnode.mk
 include bench/worker.mk
+include bench/failover.mk

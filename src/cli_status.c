@@ -17,6 +17,7 @@
 
 #define LINE_COLS	80
 #define STALL_BLOCKS	10	/* block times without a head: stalled */
+#define TROUBLE_SHOWN	(15 * 60 * 1000)	/* ms: a worker's hang or death */
 
 enum chain_status {
 	STATUS_OK,
@@ -39,6 +40,9 @@ struct sendpoint {
 	int		 has_since, has_bound;
 	int64_t		 since, pruning_bound;
 	int		 down;		/* open or half-open */
+	/* Its worker's last hang or death, if recent (TROUBLE_SHOWN). */
+	char		*trouble_kind, *trouble_detail;
+	int64_t		 trouble_at;
 };
 
 struct schain {
@@ -58,6 +62,8 @@ schain_free(struct schain *s)
 	for (i = 0; i < s->n_eps; i++) {
 		free(s->eps[i].name);
 		free(s->eps[i].state);
+		free(s->eps[i].trouble_kind);
+		free(s->eps[i].trouble_detail);
 		free(s->eps[i].reason);
 	}
 	free(s->eps);
@@ -96,13 +102,18 @@ schain_load(struct cli_db *c, const struct cli_chain *ch, struct schain *s)
 
 	/* Endpoints no longer configured are history, not health. */
 	if (sqlite3_prepare_v2(c->db, "SELECT name, state, state_since, "
-	    "state_reason, pruning_bound FROM endpoints WHERE chain_id = ?1 "
-	    "AND configured = 1 ORDER BY position, name", -1, &st,
+	    "state_reason, pruning_bound, t.kind, t.detail, t.at "
+	    "FROM endpoints e LEFT JOIN endpoint_events t ON t.id = "
+	    "(SELECT id FROM endpoint_events WHERE endpoint_id = e.id AND "
+	    "kind IN ('hung', 'died') AND at >= ?2 ORDER BY at DESC LIMIT 1) "
+	    "WHERE chain_id = ?1 AND configured = 1 ORDER BY position, name",
+	    -1, &st,
 	    NULL) != SQLITE_OK) {
 		cli_db_err(c, "reading endpoints");
 		return CW_EXIT_SYSTEM;
 	}
 	sqlite3_bind_int64(st, 1, ch->id);
+	sqlite3_bind_int64(st, 2, (int64_t)now_wall_ms() - TROUBLE_SHOWN);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		s->eps = xrealloc(s->eps, (s->n_eps + 1) * sizeof(*s->eps));
 		e = &s->eps[s->n_eps++];
@@ -123,8 +134,13 @@ schain_load(struct cli_db *c, const struct cli_chain *ch, struct schain *s)
 		if ((e->has_bound = sqlite3_column_type(st, 4) !=
 		    SQLITE_NULL))
 			e->pruning_bound = sqlite3_column_int64(st, 4);
+		e->trouble_kind = col_dup(st, 5);
+		e->trouble_detail = col_dup(st, 6);
+		e->trouble_at = sqlite3_column_int64(st, 7);
 		e->down = strcmp(e->state, "open") == 0 ||
-		    strcmp(e->state, "half-open") == 0;
+		    strcmp(e->state, "half-open") == 0 ||
+		    strcmp(e->state, "down") == 0 ||
+		    strcmp(e->state, "quarantined") == 0;
 		s->n_down += e->down;
 	}
 	sqlite3_finalize(st);
@@ -154,41 +170,6 @@ time_local(int64_t ms, int64_t now, char *out, size_t outlen)
 		snprintf(out, outlen, "?");
 }
 
-/* "12 s ago", "5 min ago", "3 h ago", "2 d ago"; "40 s ahead" for skew. */
-static void
-age_human(int64_t ms, char *out, size_t outlen)
-{
-	const char	*dir = "ago";
-	int64_t		 s;
-
-	if (ms < 0) {
-		ms = -ms;
-		dir = "ahead";
-	}
-	s = ms / 1000;
-	if (s < 120)
-		snprintf(out, outlen, "%lld s %s", (long long)s, dir);
-	else if (s < 120 * 60)
-		snprintf(out, outlen, "%lld min %s", (long long)(s / 60), dir);
-	else if (s < 48 * 3600)
-		snprintf(out, outlen, "%lld h %s", (long long)(s / 3600), dir);
-	else
-		snprintf(out, outlen, "%lld d %s", (long long)(s / 86400),
-		    dir);
-}
-
-/* A span the same way, without direction: "25 min". */
-static void
-span_human(int64_t ms, char *out, size_t outlen)
-{
-	char	 a[32], *p;
-
-	age_human(ms, a, sizeof(a));
-	if ((p = strrchr(a, ' ')) != NULL)
-		*p = '\0';
-	snprintf(out, outlen, "%s", a);
-}
-
 /*
  * The kind of failure a breaker reason names, when it is one of the forms
  * the breaker writes: "3 timeouts in a row since ..." is "timeout", and
@@ -212,6 +193,13 @@ reason_class(const char *reason, char *out, size_t outlen)
 			snprintf(out, outlen, "%.*s", (int)n, p + 1);
 			return;
 		}
+	}
+	/* "wrong genesis: serves 0x..., chain x has 0x...": the hashes are
+	 * in the endpoint's line. */
+	if ((q = strchr(reason, ':')) != NULL && strncmp(reason,
+	    "wrong genesis", 13) == 0) {
+		snprintf(out, outlen, "%.*s", (int)(q - reason), reason);
+		return;
 	}
 	if ((q = strstr(reason, " on trial at ")) != NULL && q > reason) {
 		snprintf(out, outlen, "%.*s", (int)(q - reason), reason);
@@ -261,8 +249,8 @@ schain_judge(struct schain *s, int64_t now)
 			snprintf(s->headline, sizeof(s->headline),
 			    "no head stored yet");
 		else {
-			span_human(now - ch->updated_at, a, sizeof(a));
-			span_human(s->block_time, b, sizeof(b));
+			cli_span(now - ch->updated_at, a, sizeof(a));
+			cli_span(s->block_time, b, sizeof(b));
 			snprintf(s->headline, sizeof(s->headline),
 			    "no head stored for %s (block time %s)", a, b);
 		}
@@ -295,7 +283,7 @@ print_human(const struct schain *s, int64_t now)
 	const struct cli_chain	*ch = s->ch;
 	const struct sendpoint	*e;
 	char			 line[1024], item[512], a[48], t[32];
-	size_t			 i, len, w = 0;
+	size_t			 i, len, w = 0, sw = 9;
 	int			 first = 1;
 
 	/* The headline, then the endpoints down, as many lines as needed. */
@@ -326,7 +314,7 @@ print_human(const struct schain *s, int64_t now)
 		len = (size_t)snprintf(line, sizeof(line), "  best #%lld",
 		    (long long)ch->best_number);
 		if (ch->has_updated) {
-			age_human(now - ch->updated_at, a, sizeof(a));
+			cli_ago(now - ch->updated_at, a, sizeof(a));
 			len += (size_t)snprintf(line + len, sizeof(line) - len,
 			    " (%s)", a);
 		}
@@ -346,9 +334,12 @@ print_human(const struct schain *s, int64_t now)
 			put_line("  no standings: no head stored yet");
 	}
 
-	for (i = 0; i < s->n_eps; i++)
+	for (i = 0; i < s->n_eps; i++) {
 		if (strlen(s->eps[i].name) > w)
 			w = strlen(s->eps[i].name);
+		if (strlen(s->eps[i].state) > sw)
+			sw = strlen(s->eps[i].state);
+	}
 	for (i = 0; i < s->n_eps; i++) {
 		e = &s->eps[i];
 		if (e->has_since) {
@@ -356,8 +347,8 @@ print_human(const struct schain *s, int64_t now)
 			snprintf(a, sizeof(a), "since %s", t);
 		} else
 			snprintf(a, sizeof(a), "never judged");
-		len = (size_t)snprintf(line, sizeof(line), "  %-*s  %-9s  %s",
-		    (int)w, e->name, e->state, a);
+		len = (size_t)snprintf(line, sizeof(line), "  %-*s  %-*s  %s",
+		    (int)w, e->name, (int)sw, e->state, a);
 		if (e->reason == NULL)
 			put_line(line);
 		else if (len + 2 + strlen(e->reason) <= LINE_COLS) {
@@ -368,6 +359,14 @@ print_human(const struct schain *s, int64_t now)
 			/* A long reason gets a line of its own. */
 			put_line(line);
 			snprintf(line, sizeof(line), "    %s", e->reason);
+			put_line(line);
+		}
+		if (e->trouble_kind != NULL) {
+			cli_ago(now - e->trouble_at, a, sizeof(a));
+			snprintf(line, sizeof(line), "    worker %s %s%s%s",
+			    e->trouble_kind, a, e->trouble_detail != NULL ?
+			    ": " : "", e->trouble_detail != NULL ?
+			    e->trouble_detail : "");
 			put_line(line);
 		}
 	}
@@ -430,6 +429,19 @@ schain_json(const struct schain *s)
 		json_object_set_new(j, "reason", jstr(e->reason));
 		json_object_set_new(j, "pruning_bound", e->has_bound ?
 		    json_integer(e->pruning_bound) : json_null());
+		if (e->trouble_kind != NULL) {
+			json_t *t = json_object();
+
+			json_object_set_new(t, "kind", jstr(e->trouble_kind));
+			json_object_set_new(t, "detail",
+			    jstr(e->trouble_detail));
+			json_object_set_new(t, "at", json_integer(
+			    e->trouble_at));
+			json_object_set_new(t, "at_iso", jtime_iso(1,
+			    e->trouble_at));
+			json_object_set_new(j, "worker_trouble", t);
+		} else
+			json_object_set_new(j, "worker_trouble", json_null());
 		json_array_append_new(eps, j);
 	}
 	json_object_set_new(o, "endpoints", eps);

@@ -94,7 +94,7 @@ static const char q_parent[] =
     " WHERE chain_id = ?1 AND +canonical = 1 ORDER BY +number";
 static const char q_unknown_miner[] =
     "SELECT DISTINCT coalesce(b.miner, x'') AS a FROM blocks b"
-    " WHERE b.chain_id = ?1 AND NOT EXISTS"
+    " WHERE b.chain_id = ?1 AND b.canonical = 1 AND NOT EXISTS"
     "  (SELECT 1 FROM miners m WHERE m.account = coalesce(b.miner, x''))"
     " ORDER BY a";
 static const char q_count[] =

@@ -72,6 +72,7 @@ struct conf_chain {
 	uint64_t		 breaker_min_span;	/* ms */
 	uint64_t		 breaker_cooldown;	/* ms */
 	uint64_t		 breaker_cooldown_max;	/* ms */
+	uint64_t		 max_inflight;		/* per endpoint */
 	uint64_t		 hedge_after;		/* ms */
 	uint64_t		 hedge_quantile;	/* percent, 0: off */
 	char			 rpc_url[CONF_URL_MAX + 1];	/* legacy pair */

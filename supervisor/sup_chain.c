@@ -810,17 +810,30 @@ sup_endpoint_info(struct worker *w, const struct proto_info *in)
 	if (sup_chain_genesis(ch, in->genesis) == -1) {
 		hex_encode(in->genesis, 32, g);
 		hex_encode(ch->genesis, 32, want);
-		log_warnx("w/%s: serves genesis %.18s..., chain %s has "
-		    "%.18s...; quarantined: it gets no work", w->name, g,
-		    ch->name, want);
-		sup_endpoint_event(w, "quarantined", "wrong genesis");
+		char why[160];
+
+		snprintf(why, sizeof(why), "wrong genesis: serves 0x%.12s..., "
+		    "chain %s has 0x%.12s...", g + 2, ch->name, want + 2);
+		if (w->quarantine[0] == '\0') {
+			log_warnx("w/%s: serves genesis %.18s..., chain %s has "
+			    "%.18s...; quarantined: it gets no work", w->name,
+			    g, ch->name, want);
+			sup_endpoint_event(w, "quarantined", why);
+		}
+		sup_health_quarantine(w, why);
+		if (w->ready)
+			sup_queue_worker_gone(w);
 		w->ready = 0;
 		return;
 	}
 	sup_chain_runtime(ch, in->spec_name, in->spec_version, NULL, 0);
 	if (!w->ready)
 		sup_endpoint_event(w, "ready", in->chain);
-	w->ready = 1;
+	sup_health_up(w);
+	if (!w->ready) {
+		w->ready = 1;
+		sup_queue_endpoint_back(w);
+	}
 	sup_queue_kick();
 }
 
@@ -890,6 +903,7 @@ sup_chains_load(const struct conf *conf)
 		ch->block_time = cc->block_time;
 		ch->request_timeout = cc->request_timeout;
 		ch->hedge_after = cc->hedge_after;
+		ch->max_inflight = (unsigned)cc->max_inflight;
 		ch->hedge_quantile = (unsigned)cc->hedge_quantile;
 		store_run(store_bind(&s_chain_conf, "tiiii",
 		    chain_format_name(cc->format), (int64_t)cc->block_time,

@@ -18,6 +18,7 @@ bad_message(struct worker *w, const char *why)
 {
 	log_warnx("w/%s: pid %d sent a bad message (%s); killing it", w->name,
 	    (int)w->pid, why);
+	sup_health_down(w, "worker sent a bad message");
 	sup_worker_event(w, WE_BAD_MSG);
 }
 
@@ -90,6 +91,7 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 		if (proto_unpack_outcome(m, &u.outcome, err, errlen) == -1)
 			return -1;
 		sup_health_probe(w, u.outcome.outcome);
+		sup_stats_request(w, u.outcome.outcome, u.outcome.latency_ms);
 		log_debug("w/%s: %s %s in %llu ms%s%s", w->name, u.outcome.what,
 		    outcome_name(u.outcome.outcome),
 		    (unsigned long long)u.outcome.latency_ms,

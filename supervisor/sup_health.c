@@ -34,13 +34,64 @@ health_conf(const struct conf_chain *cc, struct breaker_conf *bc)
 	bc->trial_timeout = lease_deadline(0, cc->request_timeout);
 }
 
+/*
+ * What people see: a quarantine or a worker that is down outweighs the
+ * breaker, which only judges answers.
+ */
 static void
 health_store(struct worker *w)
 {
 	if (w->endpoint_id <= 0)
 		return;
-	store_run(store_bind(&s_put, "titi", breaker_state_name(w->brk.state),
-	    (int64_t)w->brk.since, w->brk.reason, w->endpoint_id));
+	if (w->quarantine[0] != '\0')
+		store_run(store_bind(&s_put, "titi", "quarantined",
+		    (int64_t)w->quarantine_since, w->quarantine,
+		    w->endpoint_id));
+	else if (w->down_reason[0] != '\0')
+		store_run(store_bind(&s_put, "titi", "down",
+		    (int64_t)w->down_since, w->down_reason, w->endpoint_id));
+	else
+		store_run(store_bind(&s_put, "titi",
+		    breaker_state_name(w->brk.state), (int64_t)w->brk.since,
+		    w->brk.reason, w->endpoint_id));
+}
+
+/* Its worker hung, died or failed its setup: no use until it is back. */
+void
+sup_health_down(struct worker *w, const char *why)
+{
+	if (w->down_reason[0] == '\0')
+		w->down_since = now_wall_ms();
+	snprintf(w->down_reason, sizeof(w->down_reason), "%s", why);
+	health_store(w);
+}
+
+/* Its worker is back and serves the chain's genesis. */
+void
+sup_health_up(struct worker *w)
+{
+	int	changed = w->down_reason[0] != '\0' || w->quarantine[0] != '\0';
+
+	if (w->quarantine[0] != '\0') {
+		log_info("w/%s: serves the chain's genesis again; "
+		    "quarantine over", w->name);
+		sup_endpoint_event(w, "released", "genesis matches");
+	}
+	w->down_reason[0] = '\0';
+	w->quarantine[0] = '\0';
+	if (changed)
+		health_store(w);
+}
+
+/* It serves another chain: no work at all until that changes. */
+void
+sup_health_quarantine(struct worker *w, const char *why)
+{
+	if (w->quarantine[0] == '\0')
+		w->quarantine_since = now_wall_ms();
+	snprintf(w->quarantine, sizeof(w->quarantine), "%s", why);
+	w->down_reason[0] = '\0';
+	health_store(w);
 }
 
 /* After any breaker call: say and keep what changed. */
@@ -61,6 +112,7 @@ health_note(struct worker *w, enum brk_state before)
 		break;
 	case BRK_CLOSED:
 		log_info("w/%s: endpoint healthy again", w->name);
+		sup_queue_endpoint_back(w);
 		break;
 	}
 	sup_endpoint_event(w, breaker_state_name(w->brk.state), w->brk.reason);

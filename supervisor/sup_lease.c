@@ -4,6 +4,9 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "sup.h"
 
 /* A lease outlives the request it covers by a margin for the worker. */
@@ -33,4 +36,41 @@ lease_retry_at(uint64_t now, unsigned attempts)
 	if (delay > LEASE_BACKOFF_MAX_MS)
 		delay = LEASE_BACKOFF_MAX_MS;
 	return now + delay;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * How long a request may be out before it is hedged: hedge_after, or
+ * sooner the quantile (percent, 0: none) of the n latest latencies lat[]
+ * of such requests, once there are HEDGE_MIN_SAMPLES; never below
+ * HEDGE_MIN_MS, since then every request would go out twice.
+ */
+uint64_t
+hedge_delay_ms(const uint32_t *lat, size_t n, unsigned quantile,
+    uint64_t hedge_after)
+{
+	uint32_t	v[LAT_RING];
+	size_t		i;
+
+	if (n > LAT_RING)
+		n = LAT_RING;
+	if (quantile == 0 || n < HEDGE_MIN_SAMPLES)
+		return hedge_after;
+	memcpy(v, lat, n * sizeof(v[0]));
+	qsort(v, n, sizeof(v[0]), cmp_u32);
+	/* The nearest-rank quantile: the smallest value with at least
+	 * quantile % of the samples at or below it. */
+	i = (n * quantile + 99) / 100;
+	if (i > 0)
+		i--;
+	if (v[i] >= hedge_after)
+		return hedge_after;
+	return v[i] < HEDGE_MIN_MS ? HEDGE_MIN_MS : v[i];
 }

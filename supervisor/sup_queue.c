@@ -3,10 +3,17 @@
  * parents by hash, state reads owed (difficulty, time) and runtime
  * versions.  Items live in SQLite; each is leased to one ready worker with
  * a deadline, and comes back with backoff when it fails or its lease
- * expires.  Work fans out over every ready worker of the chain: missing
- * parents first, then the highest blocks first, headers before the state
- * reads of the same blocks, so that what is fetched links to the chain at
- * once and the newest standings fill in first.
+ * expires.  Backfill fans out over every ready worker of the chain:
+ * missing parents first, then the highest blocks first, headers before
+ * the state reads of the same blocks, so that what is fetched links to
+ * the chain at once and the newest standings fill in first.  State reads
+ * of live blocks (the last LIVE_BLOCKS) use failover instead: the
+ * preferred endpoint (the first healthy one in configuration order) takes
+ * them, keeping one of its max_inflight slots free for them; one it failed or found pruned goes
+ * to the others at once.  Any request outstanding longer than the chain's
+ * hedging delay is also sent to another healthy endpoint: the first
+ * answer settles the item, the other is a straggler whose outcome only
+ * counts for its endpoint's health.
  */
 #include "config.h"
 
@@ -24,27 +31,56 @@
 
 #define QUEUE_RANGE		100	/* headers per range item */
 #define QUEUE_STATE_RANGE	50	/* blocks per state item (2 reads) */
-#define QUEUE_INFLIGHT		4	/* requests per worker */
 #define QUEUE_TICK		0.05	/* seconds */
+#define LIVE_BLOCKS		100	/* the top of the chain: failover */
 
 enum item_kind { K_HEADERS, K_PARENT, K_STATE, K_RUNTIME };
 static const char *const kind_names[] = { "headers", "parent", "state",
     "runtime" };
 
-/* A request out to a worker for one leased item. */
+/* A queue item as leased: what a request for it needs. */
+struct qitem {
+	int64_t		 id;
+	enum item_kind	 kind;
+	int64_t		 from, to;	/* headers, state */
+	uint8_t		 hash[32];	/* parent, runtime */
+	int64_t		 number;	/* parent, runtime */
+	unsigned	 attempts;	/* this one included */
+};
+
+/*
+ * A request out to a worker for one leased item.  A hedged item has two,
+ * each the other's twin; item 0 is a straggler whose twin settled it.
+ */
 struct inflight {
 	struct inflight	*next;
 	uint64_t	 req;
-	int64_t		 item;
+	struct qitem	 it;
+	int64_t		 item;		/* it.id, or 0: a straggler */
 	enum item_kind	 kind;
 	struct worker	*w;
 	struct chain	*ch;
 	int64_t		 number;	/* runtime: the block's number */
 	unsigned	 attempts;	/* this one included */
 	uint32_t	 brk_gen;	/* the breaker's when it was sent */
+	uint64_t	 sent;		/* wall ms */
+	int		 live;		/* a state read of a live block */
+	int		 is_hedge;
+	int		 hedge_tried;	/* hedged once already, or nothing
+					   was left to hedge */
+	struct inflight	*twin;
 	size_t		 n;		/* state: blocks asked about */
 	uint8_t		 (*hashes)[32];
 	int64_t		*numbers;	/* state: their numbers */
+};
+
+/* Where a chain's items may go in this round of the scheduler. */
+struct route {
+	int64_t		 live_from;	/* items reaching here are live */
+	int		 may_live;	/* this worker may take live items */
+	int		 live_only;	/* and nothing else */
+	int64_t		 pref_id;	/* live items it failed go elsewhere */
+	int64_t		 not_id;	/* the preferred one: not those again */
 };
 
 static struct inflight	*inflights;
@@ -53,11 +89,24 @@ static ev_timer		 tick;
 static uint8_t		 key_difficulty[32], key_now[32];
 
 static struct store_stmt s_due = { "SELECT id, kind, range_from, range_to, "
-    "block_hash, block_number, attempts FROM queue WHERE chain_id = ? AND "
-    "state = 'pending' AND next_attempt <= ? AND "
-    "NOT (kind = 'state' AND range_from <= ?) ORDER BY "
+    "block_hash, block_number, attempts FROM queue WHERE chain_id = ?1 AND "
+    "state = 'pending' AND next_attempt <= ?2 AND "
+    "NOT (kind = 'state' AND range_from <= ?3) AND "
+    "(kind IN ('headers', 'parent') OR "
+    "coalesce(range_to, block_number) < ?4 OR "
+    "(?5 AND last_endpoint_id IS NOT ?8) OR "
+    "(NOT ?5 AND last_endpoint_id IS ?6)) AND "
+    "(NOT ?7 OR (kind IN ('state', 'runtime') AND "
+    "coalesce(range_to, block_number) >= ?4)) ORDER BY "
     "kind != 'parent', coalesce(range_to, block_number) DESC, "
     "kind = 'state' LIMIT 1", NULL, NULL };
+static struct store_stmt s_retry_now = { "UPDATE queue SET next_attempt = ? "
+    "WHERE chain_id = ? AND state = 'pending' AND next_attempt > ?",
+    NULL, NULL };
+static struct store_stmt s_child = { "SELECT max(canonical), max(number) "
+    "FROM blocks WHERE chain_id = ? AND parent = ?", NULL, NULL };
+static struct store_stmt s_extend = { "UPDATE queue SET lease_deadline = "
+    "max(lease_deadline, ?) WHERE id = ? AND state = 'leased'", NULL, NULL };
 static struct store_stmt s_lease = { "UPDATE queue SET state = 'leased', "
     "lease_endpoint_id = ?, lease_deadline = ?, attempts = attempts + 1 "
     "WHERE id = ?", NULL, NULL };
@@ -212,17 +261,21 @@ sup_queue_flush_owed_chain(struct chain *ch)
 	ch->owed_from = ch->owed_to = -1;
 }
 
+
 static struct inflight *
-inflight_new(struct worker *w, struct chain *ch, int64_t item,
-    enum item_kind kind)
+inflight_new(struct worker *w, struct chain *ch, const struct qitem *it)
 {
 	struct inflight	*f = xcalloc(1, sizeof(*f));
 
 	f->req = next_req++;
-	f->item = item;
-	f->kind = kind;
+	f->it = *it;
+	f->item = it->id;
+	f->kind = it->kind;
+	f->attempts = it->attempts;
 	f->w = w;
 	f->ch = ch;
+	f->brk_gen = w->brk.gen;
+	f->sent = now_wall_ms();
 	f->next = inflights;
 	inflights = f;
 	w->inflight++;
@@ -239,6 +292,8 @@ inflight_free(struct inflight *f)
 			*pp = f->next;
 			break;
 		}
+	if (f->twin != NULL)
+		f->twin->twin = NULL;
 	if (f->w != NULL && f->w->inflight > 0)
 		f->w->inflight--;
 	free(f->hashes);
@@ -275,47 +330,98 @@ item_fail(int64_t item, unsigned attempts, enum outcome o, const char *why,
 	    endpoint);
 }
 
-/* Lease one due item of the worker's chain to it; 0 if none is due. */
 static int
-lease_one(struct worker *w, struct chain *ch, uint32_t deadline)
+is_live(const struct chain *ch, const struct qitem *it)
 {
-	sqlite3_stmt		*st;
-	struct msgbuf		 mb;
-	struct inflight		*f;
-	int64_t			 id, from = 0, to = 0, number = 0;
-	uint8_t			 hash[32];
-	enum item_kind		 kind = K_HEADERS;
-	unsigned		 attempts;
-	const char		*k;
+	int64_t	top = it->kind == K_STATE ? it->to : it->number;
+
+	return (it->kind == K_STATE || it->kind == K_RUNTIME) &&
+	    ch->have_best && top > ch->best_number - LIVE_BLOCKS;
+}
+
+/*
+ * The answer to f settles its item (done), or does not.  A request whose
+ * twin is still out leaves the item to it; a live read that failed goes
+ * to another endpoint at once, twice, before it backs off like the rest.
+ */
+static void
+settle(struct inflight *f, int done, enum outcome o, const char *why,
+    int at_once)
+{
+	if (done) {
+		item_done(f->item);
+		if (f->twin != NULL) {
+			f->twin->item = 0;	/* a straggler now */
+			f->twin->twin = NULL;
+			f->twin = NULL;
+		}
+		if (f->is_hedge)
+			f->ch->hedges_won++;
+		return;
+	}
+	if (f->twin != NULL) {
+		/* One hedge a request: the other one settles it. */
+		f->twin->hedge_tried = 1;
+		f->twin->twin = NULL;
+		f->twin = NULL;
+		return;
+	}
+	if (at_once || (f->live && f->attempts <= 2))
+		item_back(f->item, now_wall_ms(), o, why, f->w->endpoint_id);
+	else
+		item_fail(f->item, f->attempts, o, why, f->w->endpoint_id);
+}
+
+/* The next due item w may take under rt; 0 if none. */
+static int
+item_next(struct worker *w, struct chain *ch, const struct route *rt,
+    struct qitem *it)
+{
+	sqlite3_stmt	*st;
+	const char	*k;
 
 	/*
 	 * State an endpoint no longer holds, even in part, is asked of the
 	 * others: the same endpoint would only say "discarded" again.
 	 */
-	st = store_bind(&s_due, "iii", ch->id, (int64_t)now_wall_ms(),
-	    w->pruning_bound);
+	st = store_bind(&s_due, "iiiiiiii", ch->id, (int64_t)now_wall_ms(),
+	    w->pruning_bound, rt->live_from, (int64_t)rt->may_live,
+	    rt->pref_id, (int64_t)rt->live_only, rt->not_id);
 	if (!store_row(st)) {
 		sqlite3_reset(st);
 		return 0;
 	}
-	id = sqlite3_column_int64(st, 0);
+	memset(it, 0, sizeof(*it));
+	it->id = sqlite3_column_int64(st, 0);
 	k = (const char *)sqlite3_column_text(st, 1);
 	for (size_t i = 0; i < nitems(kind_names); i++)
 		if (strcmp(k, kind_names[i]) == 0)
-			kind = (enum item_kind)i;
-	from = sqlite3_column_int64(st, 2);
-	to = sqlite3_column_int64(st, 3);
-	store_col_blob(st, 4, hash, 32);
-	number = sqlite3_column_int64(st, 5);
-	attempts = (unsigned)sqlite3_column_int64(st, 6) + 1;
+			it->kind = (enum item_kind)i;
+	it->from = sqlite3_column_int64(st, 2);
+	it->to = sqlite3_column_int64(st, 3);
+	store_col_blob(st, 4, it->hash, 32);
+	it->number = sqlite3_column_int64(st, 5);
+	it->attempts = (unsigned)sqlite3_column_int64(st, 6) + 1;
 	sqlite3_reset(st);
+	return 1;
+}
 
-	store_run(store_bind(&s_lease, "iii", w->endpoint_id,
-	    (int64_t)lease_deadline(now_wall_ms(), deadline), id));
-	f = inflight_new(w, ch, id, kind);
-	f->attempts = attempts;
-	f->brk_gen = w->brk.gen;
-	switch (kind) {
+/*
+ * Ask w for item it.  NULL if nothing is owed for it any more (a state
+ * item whose blocks were read or left the chain); the caller decides
+ * what that means for the item.
+ */
+static struct inflight *
+item_send(struct worker *w, struct chain *ch, const struct qitem *it,
+    uint32_t deadline)
+{
+	sqlite3_stmt		*st;
+	struct msgbuf		 mb;
+	struct inflight		*f;
+
+	f = inflight_new(w, ch, it);
+	f->live = is_live(ch, it);
+	switch (it->kind) {
 	case K_HEADERS:
 	case K_PARENT: {
 		static struct proto_req_headers q;
@@ -323,13 +429,13 @@ lease_one(struct worker *w, struct chain *ch, uint32_t deadline)
 		memset(&q, 0, sizeof(q));
 		q.id = f->req;
 		q.deadline_ms = deadline;
-		if (kind == K_PARENT) {
+		if (it->kind == K_PARENT) {
 			q.by = BY_HASH;
 			q.n = 1;
-			memcpy(q.hashes[0], hash, 32);
+			memcpy(q.hashes[0], it->hash, 32);
 		} else {
 			q.by = BY_NUMBER;
-			for (int64_t n = from; n <= to &&
+			for (int64_t n = it->from; n <= it->to &&
 			    q.n < PROTO_BATCH_MAX; n++)
 				q.numbers[q.n++] = (uint64_t)n;
 		}
@@ -343,7 +449,7 @@ lease_one(struct worker *w, struct chain *ch, uint32_t deadline)
 		memset(&q, 0, sizeof(q));
 		q.id = f->req;
 		q.deadline_ms = deadline;
-		st = store_bind(&s_owed_blocks, "iiii", ch->id, from, to,
+		st = store_bind(&s_owed_blocks, "iiii", ch->id, it->from, it->to,
 		    (int64_t)quantus);
 		while (store_row(st) && q.n + 2 <= PROTO_READS_MAX) {
 			f->hashes = xrealloc(f->hashes, (f->n + 1) * 32);
@@ -363,10 +469,8 @@ lease_one(struct worker *w, struct chain *ch, uint32_t deadline)
 		}
 		sqlite3_reset(st);
 		if (f->n == 0) {
-			/* Nothing owed any more (read, or left the chain). */
-			item_done(id);
 			inflight_free(f);
-			return 1;
+			return NULL;
 		}
 		proto_pack_req_storage(&mb, w->gen, &q);
 		break;
@@ -378,16 +482,90 @@ lease_one(struct worker *w, struct chain *ch, uint32_t deadline)
 		q.id = f->req;
 		q.deadline_ms = deadline;
 		q.has_at = 1;
-		memcpy(q.at, hash, 32);
-		f->number = number;
+		memcpy(q.at, it->hash, 32);
+		f->number = it->number;
 		f->hashes = xmalloc(32);
-		memcpy(f->hashes[0], hash, 32);
+		memcpy(f->hashes[0], it->hash, 32);
 		f->n = 1;
 		proto_pack_req_runtime(&mb, w->gen, &q);
 		break;
 	}
 	}
 	sup_send(w, &mb);
+	return f;
+}
+
+/*
+ * A missing parent is needed while a canonical block, or one that may
+ * still become canonical (within LIVE_BLOCKS of the best), waits for it.
+ * A block whose parent no endpoint has (a head of another chain that
+ * slipped in, a branch every node dropped) would otherwise be asked for
+ * forever.
+ */
+static int
+parent_needed(struct chain *ch, const struct qitem *it)
+{
+	sqlite3_stmt	*st = store_bind(&s_child, "ib", ch->id, it->hash);
+	int		 needed = 1;
+
+	if (store_row(st) && ch->have_best &&
+	    sqlite3_column_type(st, 1) != SQLITE_NULL)
+		needed = sqlite3_column_int64(st, 0) == 1 ||
+		    sqlite3_column_int64(st, 1) > ch->best_number - LIVE_BLOCKS;
+	sqlite3_reset(st);
+	return needed;
+}
+
+/*
+ * A breaker's trial: the chain's best header by hash.  It belongs to no
+ * item (item 0): its answer only counts for the endpoint's health.
+ */
+static void
+trial_send(struct worker *w, struct chain *ch, uint32_t deadline)
+{
+	struct qitem	 it;
+	struct inflight	*f;
+
+	memset(&it, 0, sizeof(it));
+	it.kind = K_PARENT;
+	memcpy(it.hash, ch->best_hash, 32);
+	it.number = ch->best_number;
+	f = item_send(w, ch, &it, deadline);
+	f->item = 0;
+	log_debug("w/%s: trial: header #%lld by hash", w->name,
+	    (long long)ch->best_number);
+}
+
+/* Lease one due item of the worker's chain to it; 0 if none is due. */
+static int
+lease_one(struct worker *w, struct chain *ch, const struct route *rt,
+    uint32_t deadline)
+{
+	struct qitem	 it;
+	struct inflight	*f;
+
+	if (!item_next(w, ch, rt, &it))
+		return 0;
+	if (it.kind == K_PARENT && !parent_needed(ch, &it)) {
+		char	hx[67];
+
+		hex_encode(it.hash, 32, hx);
+		log_info("chain %s: block %.18s... no longer needed (only a "
+		    "dead branch below #%lld waits for it); dropped after %u "
+		    "attempts", ch->name, hx,
+		    (long long)(ch->best_number - LIVE_BLOCKS + 1),
+		    it.attempts - 1);
+		item_done(it.id);
+		return 1;
+	}
+	store_run(store_bind(&s_lease, "iii", w->endpoint_id,
+	    (int64_t)lease_deadline(now_wall_ms(), deadline), it.id));
+	if ((f = item_send(w, ch, &it, deadline)) == NULL)
+		item_done(it.id);	/* nothing owed any more */
+	else if (f->live)
+		log_debug("w/%s: live %s #%lld leased (preferred)", w->name,
+		    kind_names[it.kind], (long long)(it.kind == K_STATE ?
+		    it.to : it.number));
 	return 1;
 }
 
@@ -416,6 +594,12 @@ expire(void)
 			next = f->next;
 			if (f->item == ids[i][0]) {
 				endpoint = f->w != NULL ? f->w->endpoint_id : 0;
+				/* Its twin may be next: keep the list walk
+				 * valid by freeing both here. */
+				if (f->twin != NULL && f->twin == next)
+					next = next->next;
+				if (f->twin != NULL)
+					inflight_free(f->twin);
 				inflight_free(f);
 			}
 		}
@@ -428,12 +612,20 @@ expire(void)
 static int
 has_due(struct chain *ch)
 {
-	sqlite3_stmt	*st = store_bind(&s_due, "iii", ch->id,
-			    (int64_t)now_wall_ms(), (int64_t)-1);
+	sqlite3_stmt	*st = store_bind(&s_due, "iiiiiiii", ch->id,
+			    (int64_t)now_wall_ms(), (int64_t)-1, (int64_t)0,
+			    (int64_t)1, (int64_t)-1, (int64_t)0, (int64_t)-1);
 	int		 due = store_row(st);
 
 	sqlite3_reset(st);
 	return due;
+}
+
+static int
+usable(const struct worker *w, const char *chain)
+{
+	return w->fsm.state == WS_RUNNING && w->ready &&
+	    strcmp(w->chain, chain) == 0;
 }
 
 /* 1 if no ready worker of the chain may be sent work by its breaker. */
@@ -441,11 +633,59 @@ static int
 all_open(const char *chain, uint64_t now)
 {
 	for (struct worker *w = sup_workers; w != NULL; w = w->next)
-		if (w->fsm.state == WS_RUNNING && w->ready &&
-		    strcmp(w->chain, chain) == 0 &&
-		    breaker_peek(&w->brk, now) != BRK_DENY_OPEN)
+		if (usable(w, chain) && breaker_peek(&w->brk, now) !=
+		    BRK_DENY_OPEN)
 			return 0;
 	return 1;
+}
+
+/*
+ * The chain's preferred endpoint now: the first healthy one in order
+ * with room.  One whose requests all hang fills up before its breaker
+ * hears of a timeout; the reads after that go to the next at once.
+ */
+static struct worker *
+preferred(const struct chain *ch, uint64_t now)
+{
+	struct worker	*best = NULL;
+
+	for (struct worker *w = sup_workers; w != NULL; w = w->next)
+		if (usable(w, ch->name) && w->inflight < ch->max_inflight &&
+		    breaker_peek(&w->brk, now) == BRK_ALLOW &&
+		    (best == NULL || w->position < best->position))
+			best = w;
+	return best;
+}
+
+/* Another endpoint of the chain than w that is healthy and has room. */
+static int
+has_other(const struct worker *w, const struct chain *ch, uint64_t now)
+{
+	for (struct worker *o = sup_workers; o != NULL; o = o->next)
+		if (o != w && usable(o, ch->name) &&
+		    o->inflight < ch->max_inflight &&
+		    breaker_peek(&o->brk, now) == BRK_ALLOW)
+			return 1;
+	return 0;
+}
+
+static void
+route_for(struct worker *w, struct chain *ch, uint64_t now, struct route *rt)
+{
+	struct worker	*pref = preferred(ch, now);
+
+	rt->live_from = ch->have_best ? ch->best_number - LIVE_BLOCKS + 1 :
+	    INT64_MAX;
+	rt->may_live = pref == NULL || pref == w;
+	rt->pref_id = pref != NULL ? pref->endpoint_id : -1;
+	/*
+	 * A live read the preferred endpoint just failed is not its again
+	 * while another can take it: a burst of fast failures is one strike
+	 * for its breaker, which would leave it preferred meanwhile.
+	 */
+	rt->not_id = pref == w && has_other(w, ch, now) ? w->endpoint_id : -1;
+	/* The preferred endpoint keeps a slot for live reads. */
+	rt->live_only = pref == w && w->inflight + 1 >= ch->max_inflight;
 }
 
 static void
@@ -454,45 +694,131 @@ schedule(void)
 	int	progress = 1;
 
 	/*
-	 * Trials first: an endpoint back from its cooldown gets the first
-	 * due item, or a healthy one would take every item of a quiet chain
-	 * and the trial would never come.
+	 * Trials first, whether or not work is due: an endpoint back from
+	 * its cooldown is asked for the chain's best header by hash, a real
+	 * request, but not one that owed work waits on.  (Before a best
+	 * block is known, a due item is the trial.)
 	 */
 	for (struct worker *w = sup_workers; w != NULL; w = w->next) {
 		struct chain	*ch;
+		struct route	 rt;
 		unsigned	 limit = 1;
 		uint32_t	 deadline;
 
 		if (w->fsm.state != WS_RUNNING || !w->ready || w->inflight > 0 ||
 		    breaker_peek(&w->brk, now_wall_ms()) != BRK_TRIAL ||
-		    (ch = sup_chain_find(w->chain)) == NULL || !has_due(ch))
+		    (ch = sup_chain_find(w->chain)) == NULL ||
+		    (!ch->have_best && !has_due(ch)))
 			continue;
 		deadline = (uint32_t)ch->request_timeout;
-		if (sup_health_allow(w, 0, &limit, &deadline))
-			(void)lease_one(w, ch, deadline);
+		if (!sup_health_allow(w, 0, &limit, &deadline))
+			continue;
+		if (ch->have_best) {
+			trial_send(w, ch, deadline);
+			continue;
+		}
+		route_for(w, ch, now_wall_ms(), &rt);
+		rt.may_live = 1;
+		(void)lease_one(w, ch, &rt, deadline);
 	}
 	while (progress) {
 		progress = 0;
 		for (struct worker *w = sup_workers; w != NULL; w = w->next) {
 			struct chain	*ch;
-			unsigned	 limit = QUEUE_INFLIGHT;
+			struct route	 rt;
+			unsigned	 limit;
 			uint32_t	 deadline;
+			uint64_t	 now = now_wall_ms();
 
 			if (w->fsm.state != WS_RUNNING || !w->ready ||
-			    w->inflight >= QUEUE_INFLIGHT ||
-			    (ch = sup_chain_find(w->chain)) == NULL)
+			    (ch = sup_chain_find(w->chain)) == NULL ||
+			    w->inflight >= ch->max_inflight)
 				continue;
+			limit = ch->max_inflight;
 			deadline = (uint32_t)ch->request_timeout;
 			/* No work, no trial taken for nothing. */
 			if (!has_due(ch))
 				continue;
-			if (!sup_health_allow(w, all_open(w->chain,
-			    now_wall_ms()), &limit, &deadline) ||
-			    w->inflight >= limit)
+			if (!sup_health_allow(w, all_open(w->chain, now),
+			    &limit, &deadline) || w->inflight >= limit)
 				continue;
-			if (lease_one(w, ch, deadline))
+			route_for(w, ch, now, &rt);
+			if (lease_one(w, ch, &rt, deadline))
 				progress = 1;
 		}
+	}
+}
+
+/*
+ * How long a request of this kind may be out before it is hedged:
+ * hedge_after, or sooner, the chain's latency quantile of such requests.
+ */
+static uint64_t
+hedge_delay(const struct chain *ch, enum item_kind kind)
+{
+	return hedge_delay_ms(ch->lat[kind], ch->n_lat[kind],
+	    ch->hedge_quantile, ch->hedge_after);
+}
+
+static void
+latency_note(struct chain *ch, enum item_kind kind, uint64_t ms)
+{
+	ch->lat[kind][ch->n_lat[kind] % LAT_RING] = ms > UINT32_MAX ?
+	    UINT32_MAX : (uint32_t)ms;
+	ch->n_lat[kind]++;
+}
+
+/* Another healthy endpoint of f's chain with room, first in order. */
+static struct worker *
+hedge_target(const struct inflight *f, uint64_t now)
+{
+	struct worker	*best = NULL;
+
+	for (struct worker *w = sup_workers; w != NULL; w = w->next) {
+		if (w == f->w || !usable(w, f->ch->name) ||
+		    w->inflight >= f->ch->max_inflight ||
+		    breaker_peek(&w->brk, now) != BRK_ALLOW)
+			continue;
+		if (f->kind == K_STATE && f->it.from <= w->pruning_bound)
+			continue;
+		if (best == NULL || w->position < best->position)
+			best = w;
+	}
+	return best;
+}
+
+/* Requests out longer than their chain's hedging delay: ask again. */
+static void
+hedge(void)
+{
+	uint64_t	now = now_wall_ms();
+
+	for (struct inflight *f = inflights; f != NULL; f = f->next) {
+		struct worker	*h;
+		struct inflight	*g;
+		uint32_t	 deadline;
+
+		if (f->item == 0 || f->twin != NULL || f->is_hedge ||
+		    f->hedge_tried || now - f->sent < hedge_delay(f->ch, f->kind) ||
+		    (h = hedge_target(f, now)) == NULL)
+			continue;
+		deadline = (uint32_t)f->ch->request_timeout;
+		/* New requests go to the head of the list: f->next stays. */
+		if ((g = item_send(h, f->ch, &f->it, deadline)) == NULL) {
+			/* Read meanwhile in full: f's answer will settle. */
+			f->hedge_tried = 1;
+			continue;
+		}
+		g->is_hedge = 1;
+		g->twin = f;
+		f->twin = g;
+		h->stats.hedges++;
+		f->ch->hedges++;
+		store_run(store_bind(&s_extend, "ii", (int64_t)lease_deadline(
+		    now, deadline), f->item));
+		log_debug("w/%s: %s item %lld out for %llu ms on w/%s; "
+		    "hedged", h->name, kind_names[f->kind], (long long)f->item,
+		    (unsigned long long)(now - f->sent), f->w->name);
 	}
 }
 
@@ -506,6 +832,7 @@ tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
 		expire();
 		last_expire = now;
 	}
+	hedge();
 	schedule();
 	store_maybe_flush();
 }
@@ -549,12 +876,28 @@ request_outcome(const void *items, size_t n, size_t size, size_t off)
 	return OUTCOME_OK;
 }
 
+/* Every answer, straggler or not, counts for its endpoint. */
+static void
+count(struct inflight *f, enum outcome o)
+{
+	uint64_t	ms = now_wall_ms() - f->sent;
+
+	sup_health_outcome(f->w, f->brk_gen, o);
+	sup_stats_request(f->w, o, ms);
+	if (o == OUTCOME_OK)
+		latency_note(f->ch, f->kind, ms);
+}
+
 static void
 result_headers(struct inflight *f, const struct proto_res_headers *r)
 {
 	enum outcome	worst = OUTCOME_OK;
 	const char	*why = "";
 
+	count(f, request_outcome(r->items, r->n, sizeof(r->items[0]),
+	    offsetof(struct proto_item, outcome)));
+	if (f->item == 0)
+		return;
 	for (size_t i = 0; i < r->n; i++) {
 		if (r->items[i].outcome == OUTCOME_OK)
 			sup_chain_fetched(f->ch, f->w->endpoint_id,
@@ -564,12 +907,7 @@ result_headers(struct inflight *f, const struct proto_res_headers *r)
 			why = r->items[i].why;
 		}
 	}
-	sup_health_outcome(f->w, f->brk_gen, request_outcome(r->items, r->n,
-	    sizeof(r->items[0]), offsetof(struct proto_item, outcome)));
-	if (worst == OUTCOME_OK)
-		item_done(f->item);
-	else
-		item_fail(f->item, f->attempts, worst, why, f->w->endpoint_id);
+	settle(f, worst == OUTCOME_OK, worst, why, 0);
 }
 
 /*
@@ -593,6 +931,8 @@ result_storage(struct inflight *f, const struct proto_res_storage *r)
 	const char	*why = "";
 	int64_t		pruned = -1;	/* highest block found pruned */
 
+	count(f, request_outcome(r->items, r->n, sizeof(r->items[0]),
+	    offsetof(struct proto_value, outcome)));
 	for (size_t i = 0; i < f->n && k + per <= r->n; i++, k += per) {
 		const struct proto_value *d = quantus ? &r->items[k] : NULL;
 		const struct proto_value *t = &r->items[k + per - 1];
@@ -619,28 +959,39 @@ result_storage(struct inflight *f, const struct proto_res_storage *r)
 			worst = OUTCOME_MALFORMED;
 			why = "difficulty is not 64 bytes";
 		}
+		/* A straggler's values are as true as its twin's. */
 		sup_chain_state(f->ch, f->hashes[i], d != NULL &&
 		    d->outcome == OUTCOME_OK && d->value_len == 64 ? d->value :
 		    NULL, ts);
 	}
-	sup_health_outcome(f->w, f->brk_gen, request_outcome(r->items, r->n,
-	    sizeof(r->items[0]), offsetof(struct proto_value, outcome)));
+	/* Pruned here is an answer, not a failure: the bound is noted. */
+	if (pruned >= 0)
+		sup_endpoint_pruned(f->w, pruned);
+	if (f->item == 0)
+		return;
 	if (r->n != f->n * per && worst == OUTCOME_OK) {
 		worst = OUTCOME_MALFORMED;
 		why = "wrong number of values";
 	}
-	if (worst == OUTCOME_OK)
-		item_done(f->item);
-	else if (worst == OUTCOME_ABSENT && pruned >= 0) {
-		/*
-		 * Pruned here is an answer, not a failure: the endpoint's
-		 * bound is noted and the read goes to another one at once.
-		 */
-		sup_endpoint_pruned(f->w, pruned);
-		item_back(f->item, now_wall_ms(), worst, why,
-		    f->w->endpoint_id);
-	} else
-		item_fail(f->item, f->attempts, worst, why, f->w->endpoint_id);
+	/* A pruned read goes to another endpoint at once. */
+	settle(f, worst == OUTCOME_OK, worst, why, worst == OUTCOME_ABSENT &&
+	    pruned >= 0);
+}
+
+static void
+result_runtime(struct inflight *f, const struct proto_res_runtime *rr)
+{
+	count(f, rr->outcome);
+	if (f->item == 0)
+		return;
+	if (rr->outcome == OUTCOME_OK) {
+		sup_chain_runtime(f->ch, rr->spec_name, rr->spec_version,
+		    f->hashes[0], f->number);
+		settle(f, 1, OUTCOME_OK, "", 0);
+	} else if (!sup_chain_canonical(f->ch, f->hashes[0]))
+		settle(f, 1, OUTCOME_OK, "", 0);	/* left the chain */
+	else
+		settle(f, 0, rr->outcome, rr->why, 0);
 }
 
 /*
@@ -703,16 +1054,7 @@ sup_queue_result(struct worker *w, const struct msg *m, char *err,
 	case K_RUNTIME:
 		if (m->type != MSG_RES_RUNTIME)
 			goto mismatch;
-		sup_health_outcome(w, f->brk_gen, rr.outcome);
-		if (rr.outcome == OUTCOME_OK) {
-			sup_chain_runtime(f->ch, rr.spec_name, rr.spec_version,
-			    f->hashes[0], f->number);
-			item_done(f->item);
-		} else if (!sup_chain_canonical(f->ch, f->hashes[0]))
-			item_done(f->item);	/* left the chain: not owed */
-		else
-			item_fail(f->item, f->attempts, rr.outcome, rr.why,
-			    w->endpoint_id);
+		result_runtime(f, &rr);
 		break;
 	}
 	inflight_free(f);
@@ -725,6 +1067,23 @@ mismatch:
 	return -1;
 }
 
+/*
+ * An endpoint is usable again (its breaker closed, its worker is back):
+ * what waits out a backoff earned while endpoints failed is due now.
+ */
+void
+sup_queue_endpoint_back(struct worker *w)
+{
+	struct chain	*ch = sup_chain_find(w->chain);
+	uint64_t	 now = now_wall_ms();
+
+	if (ch == NULL)
+		return;
+	store_run(store_bind(&s_retry_now, "iii", (int64_t)now, ch->id,
+	    (int64_t)now));
+	sup_queue_kick();
+}
+
 /* A worker died or was restarted: its leases come back now. */
 void
 sup_queue_worker_gone(struct worker *w)
@@ -735,8 +1094,8 @@ sup_queue_worker_gone(struct worker *w)
 		next = f->next;
 		if (f->w != w)
 			continue;
-		item_fail(f->item, f->attempts, OUTCOME_TRANSPORT,
-		    "worker died", w->endpoint_id);
+		if (f->item != 0)
+			settle(f, 0, OUTCOME_TRANSPORT, "worker died", 0);
 		inflight_free(f);
 	}
 	w->inflight = 0;

@@ -333,8 +333,20 @@ worker_child_cb(struct ev_loop *loop, ev_child *c, int revents)
 	if (now_mono_ms() - w->last_spawn >= FAILS_RESET_MS)
 		w->fails = 0;
 	/* An unplanned death is its endpoint's failure too. */
-	if (w->fsm.state == WS_STARTING || w->fsm.state == WS_RUNNING)
+	if (w->fsm.state == WS_STARTING || w->fsm.state == WS_RUNNING) {
+		char why[96];
+
 		sup_health_outcome(w, w->brk.gen, OUTCOME_TRANSPORT);
+		if (ev == WE_EXIT_SETUP)
+			snprintf(why, sizeof(why), "worker failed its setup");
+		else if (WIFSIGNALED(status))
+			snprintf(why, sizeof(why), "worker died: signal %d",
+			    WTERMSIG(status));
+		else
+			snprintf(why, sizeof(why), "worker died: status %d",
+			    WEXITSTATUS(status));
+		sup_health_down(w, why);
+	}
 	sup_worker_event(w, ev);
 }
 
@@ -362,6 +374,16 @@ worker_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 				w->fails = 0;
 			/* A hung worker is its endpoint's failure too. */
 			sup_health_outcome(w, w->brk.gen, OUTCOME_TIMEOUT);
+			{
+				char why[96];
+
+				snprintf(why, sizeof(why), "silent for %.1f s",
+				    (double)idle / 1000.0);
+				sup_endpoint_event(w, "hung", why);
+				snprintf(why, sizeof(why), "worker hung: "
+				    "silent for %.1f s", (double)idle / 1000.0);
+				sup_health_down(w, why);
+			}
 			sup_worker_event(w, WE_HANG);
 		} else
 			timer_arm(w, limit - idle);

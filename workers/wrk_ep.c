@@ -24,6 +24,7 @@
 #define INFO_RETRY_MIN_MS	1000
 #define INFO_RETRY_MAX_MS	60000
 #define POLL_MIN_MS		500
+#define HELD_MAX		8	/* heads held during a genesis check */
 
 struct wrk_ep {
 	struct ev_loop		*loop;
@@ -34,6 +35,19 @@ struct wrk_ep {
 	ev_timer		 poll_timer;
 	unsigned		 info_failures;
 	int			 poll_busy;
+	/* The genesis of the last facts sent; a poll that sees another
+	 * sends the facts again, and heads wait until it has. */
+	uint8_t			 genesis[32];
+	int			 have_genesis;
+	int			 recheck;
+	/* A head that does not follow the last one (a reorg, or the node
+	 * now follows another chain) waits, with those after it, for a
+	 * check of the genesis hash. */
+	uint8_t			 last_head[32];
+	int			 have_last;
+	int			 checking;
+	struct proto_head	 held[HELD_MAX];
+	size_t			 n_held;
 };
 
 static struct wrk_ep	ep;
@@ -174,6 +188,9 @@ info_done(void *arg, const struct wrk_rpc_result *r, size_t n)
 		    (unsigned long long)in.spec_version,
 		    (unsigned long long)in.best);
 		ep.info_failures = 0;
+		memcpy(ep.genesis, in.genesis, 32);
+		ep.have_genesis = 1;
+		ep.recheck = 0;
 		return;
 	}
 	{
@@ -218,7 +235,22 @@ poll_done(void *arg, const struct wrk_rpc_result *r, size_t n)
 	struct wrk_rpc_result	res = r[0];
 	char			why[PROTO_WHY_MAX];
 
+	uint8_t			g[32];
+
 	ep.poll_busy = 0;
+	/*
+	 * The same URL serving another chain (a load balancer moved, a node
+	 * was reset to another spec): the supervisor must hear it before it
+	 * takes one more head from here.
+	 */
+	if (n > 1 && r[1].outcome == OUTCOME_OK && ep.have_genesis &&
+	    !ep.recheck && result_hash(&r[1], g) == 0 &&
+	    memcmp(g, ep.genesis, 32) != 0) {
+		log_warnx("%s: the genesis hash changed; fetching the "
+		    "endpoint's facts again", ep.wc->rpc_shown);
+		ep.recheck = 1;
+		info_fetch();
+	}
 	if (res.outcome == OUTCOME_OK) {
 		if (decode_header(res.result, &h, why) == OUTCOME_OK) {
 			if (ep.sub != NULL)
@@ -234,25 +266,68 @@ poll_done(void *arg, const struct wrk_rpc_result *r, size_t n)
 static void
 poll_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 {
-	static const struct wrk_rpc_call call = { "chain_getHeader", NULL,
-	    WRK_RPC_NULL_ABSENT };
+	static const struct wrk_rpc_call calls[] = {
+		{ "chain_getHeader", NULL, WRK_RPC_NULL_ABSENT },
+		{ "chain_getBlockHash", "[0]", WRK_RPC_NULL_ABSENT },
+	};
 
 	/* One at a time: a slow endpoint gets no pile of probes. */
 	if (ep.poll_busy)
 		return;
-	if (wrk_rpc_send(ep.rpc, &call, 1, deadline(0), poll_done, NULL) == 0)
+	if (wrk_rpc_send(ep.rpc, calls, nitems(calls), deadline(0), poll_done,
+	    NULL) == 0)
 		ep.poll_busy = 1;
 }
 
 /* ---- the subscription ---- */
 
 static void
+head_forward(const struct proto_head *hd)
+{
+	struct msgbuf	mb;
+
+	proto_pack_head(&mb, wrk_gen, hd);
+	wrk_send(&mb);
+	if (hd->kind == HEAD_NEW) {
+		memcpy(ep.last_head, hd->h.hash, 32);
+		ep.have_last = 1;
+	}
+}
+
+static void
+check_done(void *arg, const struct wrk_rpc_result *r, size_t n)
+{
+	uint8_t	g[32];
+	size_t	held = ep.n_held;
+
+	ep.checking = 0;
+	ep.n_held = 0;
+	if (n == 1 && r[0].outcome == OUTCOME_OK &&
+	    result_hash(&r[0], g) == 0 && memcmp(g, ep.genesis, 32) != 0) {
+		log_warnx("%s: the genesis hash changed; %zu head%s dropped, "
+		    "fetching the endpoint's facts again", ep.wc->rpc_shown,
+		    held, held == 1 ? "" : "s");
+		ep.recheck = 1;
+		ep.have_last = 0;
+		info_fetch();
+		return;
+	}
+	/* The same chain (a reorg), or no answer: the heads go on. */
+	for (size_t i = 0; i < held; i++)
+		head_forward(&ep.held[i]);
+}
+
+static void
 sub_head(void *arg, const struct wrk_sub_head *sh)
 {
 	struct proto_head	hd;
-	struct msgbuf		mb;
 	char			why[PROTO_WHY_MAX];
 
+	if (ep.recheck) {
+		log_debug("%s: head dropped until the facts are fetched "
+		    "again", ep.wc->ws_shown);
+		return;
+	}
 	memset(&hd, 0, sizeof(hd));
 	hd.kind = sh->kind == WRK_SUB_FINALIZED ? HEAD_FINALIZED : HEAD_NEW;
 	hd.seen_ms = now_wall_ms();
@@ -267,8 +342,25 @@ sub_head(void *arg, const struct wrk_sub_head *sh)
 		send_outcome("head", &r);
 		return;
 	}
-	proto_pack_head(&mb, wrk_gen, &hd);
-	wrk_send(&mb);
+	if (ep.checking) {
+		if (ep.n_held < HELD_MAX)
+			ep.held[ep.n_held++] = hd;
+		return;
+	}
+	if (hd.kind == HEAD_NEW && ep.have_last && ep.have_genesis &&
+	    memcmp(hd.h.parent, ep.last_head, 32) != 0) {
+		static const struct wrk_rpc_call call = { "chain_getBlockHash",
+		    "[0]", WRK_RPC_NULL_ABSENT };
+
+		if (wrk_rpc_send(ep.rpc, &call, 1, deadline(0), check_done,
+		    NULL) == 0) {
+			ep.checking = 1;
+			ep.held[0] = hd;
+			ep.n_held = 1;
+			return;
+		}
+	}
+	head_forward(&hd);
 }
 
 static void

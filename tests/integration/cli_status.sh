@@ -31,6 +31,8 @@ T_OK = now - 30 * MIN
 RUN = "3 timeouts in a row since 19:52:12 UTC"
 TRIAL = "HTTP 5xx answer on trial at 12:10:00, down since 12:03:07 UTC"
 RATE = "62% failures over 60 s (31 of 50)"
+GENESIS = "wrong genesis: serves 0x5e7648c73d4a..., chain hotel has " \
+          "0xe896fcdd3c30..."
 LONG = "transport error on trial at 12:10:00, down since 12:03:07 UTC " \
        "(and then some more words)"
 chains = {
@@ -60,10 +62,28 @@ chains = {
         ("a3-foxtrot", "open", T_OPEN, TRIAL, None, 1)]),
     "golf": (now - 20 * S, 10, 5, [
         ("a1-golf", "unknown", None, None, None, 1)]),
+    # A worker that hung 2 min ago and is back, one down, one quarantined.
+    "hotel": (now - 20 * S, 50, 40, [
+        ("a1-hotel", "closed", T_OK, None, None, 1),
+        ("a2-hotel", "down", T_HALF, "worker died: signal 9", None, 1),
+        ("a3-hotel", "quarantined", T_OPEN, GENESIS, None, 1)]),
 }
 want_status = dict(alpha="ok", bravo="degraded", charlie="stalled",
                    delta="stalled", echo="unreachable", foxtrot="degraded",
-                   golf="ok")
+                   golf="ok", hotel="degraded")
+# Worker troubles: (endpoint, kind, detail, at); status shows the last
+# hang or death of the last 15 minutes.
+T_HUNG = now - 2 * MIN
+T_DIED = now - 4 * MIN
+events = [("a1-hotel", "died", "signal 6", now - 20 * MIN),
+          ("a1-hotel", "hung", "silent for 6.0 s", T_HUNG),
+          ("a1-hotel", "stopped", "signal 9", T_HUNG + 10),
+          ("a2-hotel", "died", "signal 9", T_DIED),
+          ("a2-alpha", "died", "signal 9", now - 16 * MIN)]
+trouble = {"a1-hotel": dict(kind="hung", detail="silent for 6.0 s", at=T_HUNG,
+                            at_iso=None),
+           "a2-hotel": dict(kind="died", detail="signal 9", at=T_DIED,
+                            at_iso=None)}
 
 def q(v):
     return "NULL" if v is None else "'%s'" % v if isinstance(v, str) else str(v)
@@ -82,6 +102,17 @@ for cid, (name, (upd, best, final, eps)) in enumerate(sorted(chains.items())):
                    "'http://127.0.0.1:1', 'ws://127.0.0.1:1', %d, %d, '%s', "
                    "%s, %s, %s);" % (eid, cid + 1, en, pos, conf, st,
                    q(since), q(reason), q(bound)))
+ids = {}
+eid = 0
+for cid, (name, (upd, best, final, eps)) in enumerate(sorted(chains.items())):
+    for en, *_ in eps:
+        eid += 1
+        ids[en] = eid
+for en, kind, detail, at in events:
+    out.append("INSERT INTO endpoint_events (endpoint_id, at, kind, detail) "
+               "VALUES (%d, %d, '%s', '%s');" % (ids[en], at, kind, detail))
+for t in trouble.values():
+    t["at_iso"] = iso(t["at"])
 open(sys.argv[1], "w").write("\n".join(out) + "\n")
 
 # What people see; ages of seconds are "N s ago" (they move while we run).
@@ -127,8 +158,19 @@ foxtrot: degraded: 1 of 3 endpoints unreachable:
 golf: ok: 1 endpoint healthy
   best #10 (N s ago), final #5
   a1-golf  unknown    never judged
+
+hotel: degraded: 2 of 3 endpoints unreachable:
+    a2-hotel, worker died: signal 9 since {hf}
+    a3-hotel, wrong genesis since {op}
+  best #50 (N s ago), final #40
+  a1-hotel  closed       since {ok}
+    worker hung 2 min ago: silent for 6.0 s
+  a2-hotel  down         since {hf}  worker died: signal 9
+    worker died 4 min ago: signal 9
+  a3-hotel  quarantined  since {op}
+    {gen}
 """.format(ok=hms(T_OK), op=hms(T_OPEN), hf=hms(T_HALF), run=RUN, rate=RATE,
-           trial=TRIAL, long=LONG[:73], echo=hms(now - 10 * MIN))
+           trial=TRIAL, long=LONG[:73], echo=hms(now - 10 * MIN), gen=GENESIS)
 open(sys.argv[2], "w").write(want)
 
 expect = {}
@@ -140,7 +182,8 @@ for name, (upd, best, final, eps) in chains.items():
         stale=st in ("stalled", "unreachable"),
         endpoints=[dict(name=en, state=s, since=since,
                         since_iso=None if since is None else iso(since),
-                        reason=reason or None, pruning_bound=bound)
+                        reason=reason or None, pruning_bound=bound,
+                        worker_trouble=trouble.get(en))
                    for (en, s, since, reason, bound, conf) in eps if conf])
 json.dump(expect, open(sys.argv[3], "w"), indent=1)
 PY
@@ -158,7 +201,7 @@ awk 'length($0) > 80 { print; exit 1 }' "$T/out" ||
 ok "status of every chain, for people"
 
 # One chain at a time: its block only, and its exit status.
-for c in alpha:0 bravo:1 charlie:1 delta:1 echo:1 foxtrot:1 golf:0; do
+for c in alpha:0 bravo:1 charlie:1 delta:1 echo:1 foxtrot:1 golf:0 hotel:1; do
 	name=${c%:*}
 	expect_rc "${c#*:}" cw -d "$DB" status "$name" >"$T/one"
 	head -n 1 "$T/one" | grep -q "^$name: " ||

@@ -62,6 +62,40 @@ test_day_of_failures(void **state)
 	assert_int_equal(capped, attempts - 9);
 }
 
+/* The hedging delay: hedge_after until the quantile is known, then it. */
+static void
+test_hedge_delay(void **state)
+{
+	uint32_t	lat[LAT_RING];
+
+	(void)state;
+	/* Too few samples: hedge_after. */
+	for (size_t i = 0; i < LAT_RING; i++)
+		lat[i] = 200;
+	assert_int_equal(hedge_delay_ms(lat, HEDGE_MIN_SAMPLES - 1, 95, 1000),
+	    1000);
+	assert_int_equal(hedge_delay_ms(lat, HEDGE_MIN_SAMPLES, 95, 1000), 200);
+	/* Off. */
+	assert_int_equal(hedge_delay_ms(lat, LAT_RING, 0, 1000), 1000);
+	/* 1..100 ms in a ring of 64 (37..100 kept): p95 is the 61st. */
+	for (size_t i = 0; i < LAT_RING; i++)
+		lat[i] = (uint32_t)(100 - i);
+	assert_int_equal(hedge_delay_ms(lat, LAT_RING, 95, 1000), 97);
+	assert_int_equal(hedge_delay_ms(lat, LAT_RING, 50, 1000), 68);
+	/* Capped by hedge_after, floored at HEDGE_MIN_MS. */
+	assert_int_equal(hedge_delay_ms(lat, LAT_RING, 95, 90), 90);
+	for (size_t i = 0; i < LAT_RING; i++)
+		lat[i] = 3;
+	assert_int_equal(hedge_delay_ms(lat, LAT_RING, 95, 1000),
+	    HEDGE_MIN_MS);
+	/* More samples than the ring: only the ring counts. */
+	assert_int_equal(hedge_delay_ms(lat, 5000, 95, 1000), HEDGE_MIN_MS);
+	/* One slow outlier in 64 does not move p95. */
+	for (size_t i = 0; i < LAT_RING; i++)
+		lat[i] = i == 7 ? 30000 : 120;
+	assert_int_equal(hedge_delay_ms(lat, LAT_RING, 95, 1000), 120);
+}
+
 int
 main(void)
 {
@@ -69,6 +103,7 @@ main(void)
 		cmocka_unit_test(test_deadline),
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_day_of_failures),
+		cmocka_unit_test(test_hedge_delay),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

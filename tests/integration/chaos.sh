@@ -1,0 +1,412 @@
+#!/bin/sh
+# The chaos matrix: one chainwatchd follows a chain through three devnodes
+# d1, d2, d3 (same seed, 1 s blocks, no reorgs; d1 is the preferred
+# endpoint), and one scenario after another breaks something, against the
+# same daemon (hedge_after 500ms, request_timeout 2s, breakers that open
+# on 3 failures over 1 s and cool down from 1 s to 4 s):
+#   refuse, blackhole, 503, malformed on d1 (the devnode's faults, through
+#     its control port): status degraded, d1 down for that kind of failure;
+#   429, slow (2 s), ws_drop, ws_silent on d1: d1 still answers, so status
+#     may stay ok; it must blame no other endpoint;
+#   wrong_genesis: d1 serves another chain: quarantined, saying why, no
+#     request leased to it, and none of that chain's blocks stored;
+#   pruned: d1 restarted keeping the state of its best block only, and
+#     every subscription silent for 4 s so that a hole is fetched whose
+#     state d1 has discarded: status stays ok, d1's breaker closed, its
+#     pruning bound recorded, the reads move on at once;
+#   down: d1 killed, then d2, then d3 (unreachable), then all three back;
+#   sigstop: d1's worker stopped (never continued): it is killed and
+#     replaced, and status says it hung (the endpoint's state while its
+#     worker is down, then the worker's trouble shown for 15 minutes).
+# For each: the right status within 5 s of the fault; ok again after the
+# fault is lifted (how long is printed); no canonical block lost (the hash,
+# difficulty and timestamp at every height equal the devnode's) and no
+# block of another chain stored; chainwatch verify finds nothing new; and
+# no block first stored while a healthy endpoint existed waited longer
+# than hedge_after + 1 s for its state (state_at - first_seen): with
+# request_timeout at 2 s, only failover and hedging keep reads that fast.
+# (The timeout bounds how soon a black-holed endpoint can be judged: its
+# breaker hears of nothing before its first requests time out.)
+# One line of figures per scenario, e.g.
+#   chaos: blackhole     status 2.1 s  max state wait 0.51 s (hedge_after
+#     0.50 s)  recovered 0.4 s  [9 blocks, head delay max 0.00 s, ...]
+# Every scenario runs even when one fails; the test fails at the end, with
+# the figures of all and the daemon's log lines of each failed one.
+. "$top_srcdir/tests/integration/lib.sh"
+[ -x /usr/bin/python3 ] || { echo "SKIP: no python3"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
+command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }
+
+CW=$top_builddir/src/chainwatch
+CHECK="/usr/bin/python3 $top_srcdir/tests/integration/chaos_check.py"
+DB=$T/chainwatch.db
+HEDGE_MS=500
+WAIT_LIMIT_MS=$((HEDGE_MS + 1000))
+STATUS_LIMIT=5		# s from the fault to the right status
+STATUS_WAIT=15		# s to wait for it anyway, for the figure
+RECOVER_WAIT=30		# s from lifting the fault to ok
+HOLD=5			# s a fault stays on at least
+BACKLOG=300
+START=$(date +%s%3N)
+FAILED=
+FOREIGN=0
+PYTHONDONTWRITEBYTECODE=1
+export PYTHONDONTWRITEBYTECODE
+
+now_ms() {
+	date +%s%3N
+}
+
+# secs MS: milliseconds as seconds, 2 decimals.  gt A B: A > B (decimals).
+secs() {
+	awk "BEGIN { printf \"%.2f\", $1 / 1000 }"
+}
+gt() {
+	awk "BEGIN { exit !($1 > $2) }"
+}
+
+# dn NAME [devnode options]: (re)start devnode NAME, on its old port if
+# it had one; sets NAME_port, NAME_cport, NAME_pid.
+dn() {
+	_n=$1
+	shift
+	eval "_p=\${${_n}_port:-0}"
+	rm -f "$T/$_n.port" "$T/$_n.cport"
+	"$DEVNODE" --listen "127.0.0.1:$_p" --control-listen 127.0.0.1:0 \
+	    --port-file "$T/$_n.port" --control-port-file "$T/$_n.cport" \
+	    --cache-dir none --seed chaos --block-time 1000 --miners 3 \
+	    --backlog $BACKLOG --start-time "$START" "$@" \
+	    >>"$T/$_n.log" 2>&1 &
+	eval "${_n}_pid=$!"
+	CW_PIDS="$CW_PIDS $!"
+	wait_for 30 "test -s '$T/$_n.port' && test -s '$T/$_n.cport'" ||
+	    fail "devnode $_n did not start"
+	eval "${_n}_port=\$(cat \"\$T/\$_n.port\")"
+	eval "${_n}_cport=\$(cat \"\$T/\$_n.cport\")"
+}
+
+# dn_stop NAME: SIGTERM, and wait for it.
+dn_stop() {
+	eval "_pid=\$${1}_pid"
+	kill -TERM "$_pid" 2>/dev/null
+	wait "$_pid" 2>/dev/null
+}
+
+# ctl NAME JSON: a control request to devnode NAME.
+ctl() {
+	eval "_cp=\$${1}_cport"
+	curl -s -m 5 -o /dev/null -d "$2" "http://127.0.0.1:$_cp/control" ||
+	    fail "devnode $1's control port did not answer $2"
+}
+
+# status_wait T0 SPEC LIMIT: seconds from T0 until status matches SPEC
+# (chaos_check.py); 1 if not within LIMIT s.  The last status goes to
+# $T/status.why.
+status_wait() {
+	$CHECK status --cw "$CW" --db "$DB" --t0 "$1" --expect "$2" \
+	    --timeout "$3" 2>"$T/status.why"
+}
+
+# note WHY: the current scenario failed, for this reason.
+note() {
+	echo "  FAIL $SCN: $*"
+	SCN_FAILED=1
+}
+
+# begin NAME: a scenario starts now.
+begin() {
+	SCN=$1
+	SCN_FAILED=
+	SCN_LOG=$(($(wc -l <"$T/log") + 1))
+	SCN_HEDGES=$($CHECK hedges --socket "$T/chainwatchd.sock")
+	T0=$(now_ms)
+	SCN_T0=$T0
+	echo "chaos: $SCN ..."
+}
+
+# expect_status SPEC: the status must match within STATUS_LIMIT s of T0;
+# sets ST to the seconds it took.
+expect_status() {
+	if ST=$(status_wait "$T0" "$1" $STATUS_WAIT); then
+		if gt "$ST" $STATUS_LIMIT; then
+			note "status right only after $ST s (limit $STATUS_LIMIT s): $(cat "$T/status.why")"
+		fi
+	else
+		note "status not '$1' within $STATUS_WAIT s: $(cat "$T/status.why")"
+		ST="-"
+	fi
+}
+
+# hold: keep the fault on HOLD s from T0, and 2 s after the status.
+hold() {
+	_end=$((T0 + HOLD * 1000))
+	_now=$(now_ms)
+	[ $((_now + 2000)) -lt $_end ] || _end=$((_now + 2000))
+	sleep "$(secs $((_end - _now)))"
+}
+
+# recovered: T1 is when the fault was lifted; status must be ok again
+# within RECOVER_WAIT s; sets REC.
+recovered() {
+	if ! REC=$(status_wait "$T1" ok $RECOVER_WAIT); then
+		note "not ok within $RECOVER_WAIT s of lifting the fault: $(cat "$T/status.why")"
+		REC="-"
+	fi
+	T_END=$(now_ms)
+}
+
+# finish [--exclude FROM-TO]... [--others a,b]: the checks every scenario
+# ends with, and its line of figures.
+finish() {
+	_others=d2,d3
+	_excl=
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--exclude) _excl="$_excl --exclude $2"; shift 2 ;;
+		--others) _others=$2; shift 2 ;;
+		*) shift ;;
+		esac
+	done
+	$CHECK caught-up --db "$DB" --timeout 20 >/dev/null 2>"$T/why" ||
+	    note "$(cat "$T/why")"
+	if [ -n "$_others" ] &&
+	    ! $CHECK events --db "$DB" --from "$SCN_T0" --endpoints "$_others" \
+	    >"$T/why"; then
+		note "healthy endpoints taken out: $(tr '\n' ';' <"$T/why")"
+	fi
+	# shellcheck disable=SC2086
+	set -- $($CHECK waits --db "$DB" --from "$SCN_T0" --to "$T_END" $_excl)
+	_wait=$1 _at=$2 _n=$3 _missing=$4 _head=$5
+	[ "$_n" -gt 0 ] || note "no block was first stored during the scenario"
+	[ "$_missing" = 0 ] || note "$_missing blocks of the scenario without their state"
+	[ "$_wait" -le $WAIT_LIMIT_MS ] ||
+	    note "block #$_at waited $_wait ms for its state (limit $WAIT_LIMIT_MS ms)"
+	if ! $CHECK store --db "$DB" --port "$d3_port" >"$T/store" 2>"$T/why"; then
+		note "store differs from the devnode: $(head -n 5 "$T/why" | tr '\n' ';')"
+	fi
+	# The devnodes make no reorgs: a block off the chain came from
+	# another chain, through an endpoint that should have been kept out.
+	_foreign=$(awk '{ print $(NF - 2) }' "$T/store")
+	[ "${_foreign:-0}" -le "$FOREIGN" ] ||
+	    note "$((_foreign - FOREIGN)) blocks of another chain stored"
+	FOREIGN=${_foreign:-0}
+	# Differences verify found before are the earlier scenario's.
+	"$CW" -d "$DB" verify >"$T/verify" 2>&1
+	grep -v '^verify: ' "$T/verify" | sort >"$T/verify.now"
+	comm -23 "$T/verify.now" "$T/verify.before" >"$T/verify.new"
+	if [ -s "$T/verify.new" ]; then
+		note "chainwatch verify: $(head -n 3 "$T/verify.new" | tr '\n' ';')$(tail -n 1 "$T/verify")"
+	fi
+	mv "$T/verify.now" "$T/verify.before"
+	set -- $SCN_HEDGES $($CHECK hedges --socket "$T/chainwatchd.sock")
+	if [ "$1" != "?" ] && [ "$3" != "?" ]; then
+		_hedges="  hedges $(($3 - $1)) (won $(($4 - $2)))"
+	else
+		_hedges=
+	fi
+	printf 'chaos: %-13s status %s s  max state wait %s s (hedge_after %s s)  recovered %s s  [%d blocks, head delay max %s s%s; %s]\n' \
+	    "$SCN" "$ST" "$(secs "$_wait")" "$(secs $HEDGE_MS)" \
+	    "$REC" "$_n" "$(secs "$_head")" \
+	    "$_hedges" "$(cat "$T/store")" | tee -a "$T/figures"
+	if [ -n "$SCN_FAILED" ]; then
+		FAILED="$FAILED $SCN"
+		echo "  --- daemon log of $SCN (without heads, polls, ws):"
+		sed -n "$SCN_LOG,\$p" "$T/log" | grep -v -e ' head #' \
+		    -e ' in [0-9]* ms' -e ' ws ws://' -e 'control socket:' |
+		    tail -n 40 | sed 's/^/  /'
+	fi
+}
+
+# A fault of devnode d1 switched on at T0 and lifted after the hold.
+fault_d1() {
+	begin "$1"
+	ctl d1 "{\"clear\":true,\"enable\":\"$2\"}"
+	expect_status "$3"
+	hold
+	T1=$(now_ms)
+	ctl d1 '{"clear":true}'
+	recovered
+	finish
+}
+
+for n in d1 d2 d3; do
+	dn $n
+done
+cat >"$T/chainwatch.conf" <<CONF
+[daemon]
+database = $DB
+pidfile = $T/chainwatchd.pid
+user = $(cw_user)
+worker = $WORKER
+heartbeat_interval = 500ms
+stop_timeout = 2s
+log_level = debug
+control_socket = $T/chainwatchd.sock
+metrics_listen = none
+
+[chain devchain]
+block_time = 1s
+request_timeout = 2s
+connect_timeout = 2s
+hedge_after = ${HEDGE_MS}ms
+breaker_consecutive = 3
+breaker_min_span = 1s
+breaker_cooldown = 1s
+breaker_cooldown_max = 4s
+endpoint = d1 http://127.0.0.1:$d1_port ws://127.0.0.1:$d1_port
+endpoint = d2 http://127.0.0.1:$d2_port ws://127.0.0.1:$d2_port
+endpoint = d3 http://127.0.0.1:$d3_port ws://127.0.0.1:$d3_port
+CONF
+: >"$T/verify.before"
+start_daemon
+wait_for 60 'test "$(sql "SELECT count(*) FROM queue")" = 0 && test "$(sql "SELECT best_number FROM chains")" -gt $BACKLOG' ||
+    fail "not caught up: $(sql 'SELECT * FROM queue_summary'), best $(sql 'SELECT best_number FROM chains')"
+status_wait "$(now_ms)" ok 10 >/dev/null ||
+    fail "status not ok at the start: $(cat "$T/status.why")"
+ok "backfilled to #$(sql 'SELECT best_number FROM chains'); status ok"
+
+TRANSPORT='transport|refus|connect'
+fault_d1 refuse refuse "degraded d1:$TRANSPORT"
+fault_d1 blackhole blackhole "degraded d1:timeout|timed.out|hung|no.answer"
+fault_d1 503 http_503@http "degraded d1:5xx|503"
+# Rate limiting slows an endpoint down, it is no failure; a slow endpoint
+# answers: status may stay ok, and must not blame the others.
+fault_d1 429 rate_limit "ok,degraded d1?"
+fault_d1 slow slow:2000 "ok,degraded d1?"
+fault_d1 malformed malformed "degraded d1:malformed"
+fault_d1 ws_drop ws_drop@ws "ok,degraded d1?"
+fault_d1 ws_silent ws_silent@ws "ok,degraded d1?"
+# d1 serves another chain: quarantined, it gets no work while it lasts
+# (no request is leased to it between the daemon's log lines that put it
+# in and take it out of quarantine).
+begin wrong_genesis
+ctl d1 '{"clear":true,"enable":"wrong_genesis"}'
+expect_status "degraded d1=quarantined:genesis"
+hold
+T1=$(now_ms)
+ctl d1 '{"clear":true}'
+recovered
+sed -n "$SCN_LOG,\$p" "$T/log" |
+    sed -n '/w\/d1: serves genesis/,/w\/d1: serves the chain.s genesis again/p' \
+    >"$T/quarantine"
+if [ ! -s "$T/quarantine" ]; then
+	echo "  (no quarantine lines in the log: the no-work check is skipped)"
+elif grep 'sup: w/d1: .*leased' "$T/quarantine" >"$T/why"; then
+	note "work leased to d1 while quarantined: $(head -n 3 "$T/why" | tr '\n' ';')"
+fi
+finish
+
+# The preferred endpoint keeps the state of its best block only.  Every
+# subscription then falls silent for a few seconds, so that the blocks
+# of that time are fetched as a hole afterwards, and their state asked of
+# d1 first, which has discarded it: an answer, no failure, and the read
+# must move on at once.
+d1_bound() {
+	sql "SELECT coalesce(pruning_bound, '') FROM endpoints WHERE name = 'd1'"
+}
+begin pruned
+dn_stop d1
+dn d1 --state-pruning 1
+expect_status ok
+for n in d1 d2 d3; do
+	ctl $n '{"clear":true,"enable":"ws_silent@ws"}'
+done
+sleep 4
+for n in d1 d2 d3; do
+	ctl $n '{"clear":true}'
+done
+hold
+wait_for 10 'test -n "$(d1_bound)"' ||
+    note "no pruning bound recorded for d1: it was never asked for old state"
+T1=$(now_ms)
+echo "  d1 pruned at #$(d1_bound) and below"
+dn_stop d1
+dn d1
+recovered
+finish --others d1,d2,d3
+
+# 1, then 2, then every endpoint down, then all back at once.
+begin down
+dn_stop d1
+expect_status "degraded d1:$TRANSPORT"
+ST1=$ST
+hold
+T0=$(now_ms)
+dn_stop d2
+expect_status "degraded d1:$TRANSPORT d2:$TRANSPORT"
+ST2=$ST
+sleep 3
+T_ALL=$(now_ms)
+dn_stop d3
+ST3=
+if ST3=$(status_wait "$T_ALL" "unreachable d1:. d2:. d3:." $STATUS_WAIT); then
+	! gt "$ST3" $STATUS_LIMIT ||
+	    note "unreachable only after $ST3 s"
+else
+	note "status not unreachable: $(cat "$T/status.why")"
+fi
+sleep 3
+T1=$(now_ms)
+for n in d1 d2 d3; do
+	dn $n
+done
+recovered
+ST="$ST1/$ST2/${ST3:--}"
+finish --exclude "$T_ALL-$T_END" --others ""
+
+# d1's worker stopped: it must be killed and replaced.
+begin sigstop
+wpid=$(worker_pid "$DAEMON_PID" d1)
+[ -n "$wpid" ] || fail "no worker for d1"
+kill -STOP "$wpid"
+CW_PIDS="$CW_PIDS $wpid"
+# When the worker is replaced, seen beside the status polls.
+(
+	i=0
+	while [ $i -lt 400 ]; do
+		p=$(worker_pid "$DAEMON_PID" d1)
+		if [ -n "$p" ] && [ "$p" != "$wpid" ]; then
+			now_ms >"$T/replaced"
+			break
+		fi
+		sleep 0.05
+		i=$((i + 1))
+	done
+) &
+# Replaced at once, the endpoint is healthy again; status shows the hang.
+expect_status "ok,degraded d1~hung|hang|heartbeat|silent"
+wait_for 10 'dead $wpid' || note "stopped worker $wpid not killed"
+wait_for 10 'test -s "$T/replaced"' || note "no new worker for d1"
+T1=$(now_ms)
+recovered
+finish
+[ -s "$T/replaced" ] &&
+    echo "  sigstop: worker $wpid killed and replaced by $(worker_pid "$DAEMON_PID" d1) $(secs $(($(cat "$T/replaced") - T0))) s after the SIGSTOP"
+
+# The store once the daemon stopped; the devnodes must stop cleanly too.
+# The figures are printed whatever failed.
+kill -TERM $DAEMON_PID
+wait $DAEMON_PID || FAILED="$FAILED (daemon exited with $?)"
+if $CHECK store --db "$DB" --port "$d3_port"; then
+	ok "final store equals the devnode's chain"
+else
+	FAILED="$FAILED (final store differs from the devnode)"
+fi
+if "$CW" -d "$DB" verify >"$T/verify" 2>&1; then
+	ok "$(tail -n 1 "$T/verify")"
+else
+	cat "$T/verify"
+	FAILED="$FAILED (final verify found differences)"
+fi
+for n in d1 d2 d3; do
+	eval "_pid=\$${n}_pid"
+	kill -TERM "$_pid"
+	wait "$_pid" || FAILED="$FAILED (devnode $n exited with $?)"
+done
+if grep -l -e 'Sanitizer' -e 'runtime error:' "$T"/d?.log >"$T/why"; then
+	cat $(cat "$T/why")
+	FAILED="$FAILED (sanitizer report from a devnode)"
+fi
+echo "--- figures"
+cat "$T/figures"
+[ -z "$FAILED" ] || fail "failed:$FAILED"
