@@ -110,9 +110,10 @@ main(int argc, char *argv[])
 			fatal(CW_EXIT_SYSTEM, "%s", conf);
 		fprintf(fp, "[daemon]\ndatabase = %s\npidfile = %s/k%d.pid\n"
 		    "user = %s\nworker = %s/workers/chainwatch-worker\n"
-		    "log_level = warn\n[chain bench]\nblock_time = 12s\n", db,
-		    dir, k, getuid() == 0 ? "nobody" : "", realpath(build,
-		    path) != NULL ? path : build);
+		    "log_level = warn\ncontrol_socket = %s/k%d.sock\n"
+		    "metrics_listen = none\n[chain bench]\nblock_time = 12s\n",
+		    db, dir, k, getuid() == 0 ? "nobody" : "", realpath(build,
+		    path) != NULL ? path : build, dir, k);
 		for (int i = 0; i < k; i++)
 			fprintf(fp, "endpoint = d%d %s ws%s\n", i, url[i],
 			    url[i] + 4);

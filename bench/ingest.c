@@ -214,8 +214,9 @@ main(int argc, char *argv[])
 	if ((fp = fopen(conf, "w")) == NULL)
 		fatal(CW_EXIT_SYSTEM, "%s", conf);
 	fprintf(fp, "[daemon]\ndatabase = %s\npidfile = %s/pid\nuser = %s\n"
-	    "worker = %s\nlog_level = warn\n[chain bench]\nblock_time = 1s\n",
-	    db, dir, getuid() == 0 ? "nobody" : "", self);
+	    "worker = %s\nlog_level = warn\ncontrol_socket = %s/ctl.sock\n"
+	    "metrics_listen = none\n[chain bench]\nblock_time = 1s\n",
+	    db, dir, getuid() == 0 ? "nobody" : "", self, dir);
 	for (int i = 0; i < endpoints; i++)
 		fprintf(fp, "endpoint = e%d http://127.0.0.1:%d "
 		    "ws://127.0.0.1:%d\n", i, 9 + i, 9 + i);

@@ -1,7 +1,7 @@
 /*
  * Talking to the running daemon: connect to its control socket, send one
- * line, read the answer until the daemon closes.  Every step has the same
- * deadline, so a stopped daemon cannot hang the CLI.
+ * line, read the answer until the daemon closes.  Every step, connect
+ * included, has the same deadline, so a stopped daemon cannot hang the CLI.
  */
 #include "config.h"
 
@@ -9,7 +9,6 @@
 #include <sys/un.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +44,7 @@ cli_ctl_request(const char *path, const char *cmd, json_t **answer,
 {
 	struct sockaddr_un	 sun;
 	uint64_t		 deadline = now_mono_ms() + CTL_TIMEOUT_MS;
+	json_t			*j;
 	char			*req = NULL, *buf = NULL;
 	size_t			 len = 0, off = 0, cap = 0;
 	json_error_t		 je;
@@ -60,21 +60,40 @@ cli_ctl_request(const char *path, const char *cmd, json_t **answer,
 		return -1;
 	}
 	strcpy(sun.sun_path, path);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1) {
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0)) == -1) {
 		snprintf(err, errlen, "socket: %s", strerror(errno));
 		return -1;
 	}
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+	/*
+	 * Non-blocking: a blocking connect to a daemon whose backlog is full
+	 * (stopped, or hung) would wait for ever.  A Unix socket says EAGAIN
+	 * then, and there is nothing to poll for but time.
+	 */
+	while (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN && now_mono_ms() + 50 < deadline) {
+			(void)poll(NULL, 0, 50);
+			continue;
+		}
 		*down = errno == ENOENT || errno == ECONNREFUSED;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		if (errno == EAGAIN)
+			snprintf(err, errlen, "%s: the daemon accepted no "
+			    "connection in %d s", path, CTL_TIMEOUT_MS / 1000);
+		else
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	if (asprintf(&req, "{\"cmd\": \"%s\"}\n", cmd) == -1) {
-		req = NULL;
-		snprintf(err, errlen, "out of memory");
+	if ((j = json_pack("{s:s}", "cmd", cmd)) != NULL)
+		req = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	if (req == NULL) {
+		snprintf(err, errlen, "cannot encode the request");
 		goto out;
 	}
+	req = xrealloc(req, strlen(req) + 2);
+	strcat(req, "\n");
 	len = strlen(req);
 	while (off < len) {
 		if (ctl_wait(fd, POLLOUT, deadline) == -1) {
@@ -82,7 +101,9 @@ cli_ctl_request(const char *path, const char *cmd, json_t **answer,
 			    "in %d s", path, CTL_TIMEOUT_MS / 1000);
 			goto out;
 		}
-		n = write(fd, req + off, len - off);
+		n = send(fd, req + off, len - off, MSG_NOSIGNAL);
+		if (n == -1 && (errno == EPIPE || errno == ECONNRESET))
+			break;	/* it closed: read what it said first */
 		if (n == -1 && errno != EAGAIN && errno != EINTR) {
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			goto out;
@@ -108,6 +129,12 @@ cli_ctl_request(const char *path, const char *cmd, json_t **answer,
 		if (n == -1) {
 			if (errno == EAGAIN || errno == EINTR)
 				continue;
+			/*
+			 * A daemon that closed without reading all we
+			 * sent resets the stream after its answer.
+			 */
+			if (errno == ECONNRESET && off > 0)
+				break;
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			goto out;
 		}
@@ -119,6 +146,11 @@ cli_ctl_request(const char *path, const char *cmd, json_t **answer,
 		}
 	}
 	buf[off] = '\0';
+	if (off == 0) {
+		snprintf(err, errlen, "%s: the daemon closed without an "
+		    "answer", path);
+		goto out;
+	}
 	if ((*answer = json_loads(buf, 0, &je)) == NULL ||
 	    !json_is_object(*answer)) {
 		snprintf(err, errlen, "%s: the answer is not a JSON object: %s",

@@ -64,6 +64,8 @@ check_environment(const struct conf *conf)
 		    "this user)\n", conf->path, line, conf->daemon.user);
 		bad = 1;
 	}
+	if (sup_control_check(conf) == -1)
+		bad = 1;
 	return bad ? -1 : 0;
 }
 
@@ -160,12 +162,15 @@ daemonize_done(int fd, enum log_level level)
 static void
 signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
+	struct reload_result	r;
+
 	switch (w->signum) {
 	case SIGTERM:
 	case SIGINT:
 		if (!sup_stopping) {
 			log_info("signal %d: stopping %s", w->signum,
 			    sup_workers != NULL ? "the workers" : "");
+			sup_metrics_stop();
 			sup_stop_all();
 		}
 		break;
@@ -173,7 +178,8 @@ signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 		if (sup_stopping)
 			break;
 		log_info("SIGHUP: reloading %s", sup_conf->path);
-		sup_reload();
+		sup_reload(&r);
+		sup_reload_result_free(&r);
 		break;
 	}
 }
@@ -250,6 +256,13 @@ main(int argc, char *argv[])
 	}
 	sup_chains_load(conf);
 	sup_endpoint_sync(conf);
+	if (sup_control_init(conf) == -1) {
+		store_close();
+		sup_chains_free();
+		pidfile_remove();
+		conf_free(conf);
+		exit(CW_EXIT_SYSTEM);
+	}
 	if (!foreground)
 		daemonize_done(ready_fd, level);
 	ev_signal_init(&sig_term, signal_cb, SIGTERM);
@@ -267,9 +280,13 @@ main(int argc, char *argv[])
 			sup_worker_event(sup_worker_new(conf, &conf->chains[i],
 			    &conf->chains[i].endpoints[j]), WE_START);
 
+	sup_metrics_start(conf);
+
 	ev_run(sup_loop, 0);
+	sup_metrics_wait();
 
 	log_info("all workers stopped; exiting");
+	sup_control_stop();
 	sup_queue_stop();
 	store_close();
 	sup_chains_free();

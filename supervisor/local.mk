@@ -4,11 +4,13 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/chainwatchd.c \
 	supervisor/sup.h \
 	supervisor/sup_chain.c \
+	supervisor/sup_control.c \
 	supervisor/sup_dispatch.c \
 	supervisor/sup_breaker.c supervisor/sup_breaker.h \
 	supervisor/sup_fsm.c \
 	supervisor/sup_health.c \
 	supervisor/sup_lease.c \
+	supervisor/sup_metrics.c \
 	supervisor/sup_queue.c \
 	supervisor/sup_reload.c \
 	supervisor/sup_spawn.c \

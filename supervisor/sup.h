@@ -93,6 +93,7 @@ struct chain {
 	uint8_t			 pending_tip[32];
 	/* State reads owed, gathered into ranges (sup_queue.c). */
 	int64_t			 owed_from, owed_to;
+	unsigned		 max_inflight;	/* requests per endpoint */
 	uint64_t		 hedge_after;		/* ms */
 	unsigned		 hedge_quantile;	/* percent, 0: off */
 	/* Latencies (ms) of the last successful requests, by item kind,
@@ -135,6 +136,12 @@ struct worker {
 	struct breaker	 brk;		/* its endpoint's health */
 	int64_t		 pruning_bound;	/* no state at or below; -1 none */
 	int		 position;	/* in its chain's config: preference */
+	/* Why the endpoint cannot be used whatever its breaker says, and
+	 * since when: its worker is down, or it serves another chain. */
+	char		 down_reason[128];
+	uint64_t	 down_since;
+	char		 quarantine[160];
+	uint64_t	 quarantine_since;
 	struct wstats	 stats;
 	struct msgq	 outq;
 	ev_io		 io_r, io_w;
@@ -192,6 +199,10 @@ int		 sup_chain_canonical(struct chain *, const uint8_t hash[32]);
 uint64_t	 lease_deadline(uint64_t now, uint64_t request_timeout);
 int		 lease_expired(uint64_t deadline, uint64_t now);
 uint64_t	 lease_retry_at(uint64_t now, unsigned attempts);
+#define HEDGE_MIN_MS		50
+#define HEDGE_MIN_SAMPLES	16	/* before the quantile is trusted */
+uint64_t	 hedge_delay_ms(const uint32_t *lat, size_t n,
+		    unsigned quantile, uint64_t hedge_after);
 
 /* sup_health.c */
 #define HEALTH_SHORT_TIMEOUT_MS	2000	/* when every endpoint is open */
@@ -201,6 +212,9 @@ void		 sup_health_outcome(struct worker *, uint32_t gen, enum outcome);
 void		 sup_health_probe(struct worker *, enum outcome);
 int		 sup_health_allow(struct worker *, int all_open,
 		    unsigned *limit, uint32_t *deadline);
+void		 sup_health_down(struct worker *, const char *why);
+void		 sup_health_up(struct worker *);
+void		 sup_health_quarantine(struct worker *, const char *why);
 
 /* sup_queue.c */
 void		 sup_queue_init(void);
@@ -215,6 +229,7 @@ void		 sup_queue_missing(struct chain *, const uint8_t hash[32],
 int		 sup_queue_result(struct worker *, const struct msg *, char *,
 		    size_t);
 void		 sup_queue_worker_gone(struct worker *);
+void		 sup_queue_endpoint_back(struct worker *);
 
 /* sup_stats.c */
 struct json_t;
@@ -223,8 +238,37 @@ void		 sup_stats_request(struct worker *, enum outcome,
 struct json_t	*sup_stats_json(void);
 struct json_t	*sup_chains_json(void);	/* sup_chain.c */
 
-/* sup_reload.c */
-void		 sup_reload(void);
+/* sup_reload.c: SIGHUP and the control socket's reload share it. */
+struct reload_result {
+	int		 ok;		/* 0: the file has errors */
+	unsigned	 added, changed, removed, kept;
+	char		**errors;	/* "FILE:LINE: message", when !ok */
+	size_t		 n_errors;
+	char		**warnings;	/* changes that take a restart */
+	size_t		 n_warnings;
+};
+void		 sup_reload(struct reload_result *);
+void		 sup_reload_result_free(struct reload_result *);
+
+/*
+ * sup_control.c: the control socket, for chainwatch(1) and the metrics
+ * server.  One JSON request line in, one JSON object out, then close.
+ */
+#define CONTROL_CLIENTS_MAX	16	/* at a time; more are turned away */
+#define CONTROL_LINE_MAX	4096	/* a request, its newline included */
+#define CONTROL_TIMEOUT_MS	5000	/* for the request, then the answer */
+int		 sup_control_check(const struct conf *);
+int		 sup_control_init(const struct conf *);
+void		 sup_control_stop(void);
+
+/*
+ * sup_metrics.c: chainwatch-metrics, the HTTP server for monitoring, run
+ * as a child while metrics_listen is not "none".
+ */
+void		 sup_metrics_start(const struct conf *);
+void		 sup_metrics_reload(const struct conf *);
+void		 sup_metrics_stop(void);
+void		 sup_metrics_wait(void);
 
 /* sup_store.c: the SQL plumbing; statements are prepared once. */
 struct store_stmt {

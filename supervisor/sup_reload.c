@@ -1,15 +1,18 @@
 /*
- * SIGHUP: parse the file into a new configuration; on any error keep the
- * running one and say why.  Otherwise compare by endpoint: unchanged
- * workers keep running, removed ones stop, new and changed ones start.
+ * Reload, on SIGHUP or asked over the control socket: parse the file into
+ * a new configuration; on any error keep the running one and say why.
+ * Otherwise compare by endpoint: unchanged workers keep running, removed
+ * ones stop, new and changed ones start.  The caller gets the tally.
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
 #include "sup.h"
+#include "util.h"
 
 static const struct conf_endpoint *
 find_endpoint(const struct conf *conf, const char *name,
@@ -34,34 +37,76 @@ find_worker(const char *name)
 	return NULL;
 }
 
+static void
+strv_add(char ***v, size_t *n, const char *s)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = xstrdup(s);
+}
+
+/*
+ * A [daemon] path that the running daemon holds open: a new value takes a
+ * restart.  Logged, told to the caller, and the running value is kept.
+ */
+static void
+restart_key(struct reload_result *r, const char *key, char *new,
+    const char *running)
+{
+	char	msg[2 * CONF_URL_MAX + 128];
+
+	if (strcmp(new, running) == 0)
+		return;
+	snprintf(msg, sizeof(msg), "%s changed to '%s': that takes a "
+	    "restart; still using '%s'", key, new, running);
+	log_warnx("%s", msg);
+	strv_add(&r->warnings, &r->n_warnings, msg);
+	strcpy(new, running);
+}
+
 void
-sup_reload(void)
+sup_reload_result_free(struct reload_result *r)
+{
+	for (size_t i = 0; i < r->n_errors; i++)
+		free(r->errors[i]);
+	for (size_t i = 0; i < r->n_warnings; i++)
+		free(r->warnings[i]);
+	free(r->errors);
+	free(r->warnings);
+	memset(r, 0, sizeof(*r));
+}
+
+void
+sup_reload(struct reload_result *r)
 {
 	struct conf		*conf;
 	struct worker		*w, *next;
-	unsigned		 added = 0, changed = 0, removed = 0, kept = 0;
 	enum log_level		 level;
 
+	memset(r, 0, sizeof(*r));
 	conf = conf_load(sup_conf->path);
 	if (conf->n_errors > 0) {
 		log_warnx("%s: not reloading: %zu error%s; the running "
 		    "configuration stays", conf->path, conf->n_errors,
 		    conf->n_errors == 1 ? "" : "s");
-		for (size_t i = 0; i < conf->n_errors; i++)
+		for (size_t i = 0; i < conf->n_errors; i++) {
 			log_warnx("%s", conf->errors[i]);
+			strv_add(&r->errors, &r->n_errors, conf->errors[i]);
+		}
 		conf_free(conf);
 		return;
 	}
-	if (strcmp(conf->daemon.database, sup_conf->daemon.database) != 0)
-		log_warnx("database changed to %s: that takes a restart; "
-		    "still using %s", conf->daemon.database,
-		    sup_conf->daemon.database);
-	if (strcmp(conf->daemon.pidfile, sup_conf->daemon.pidfile) != 0)
-		log_warnx("pidfile changed to %s: that takes a restart",
-		    conf->daemon.pidfile);
+	r->ok = 1;
 	/* Settings that need a restart keep their running values. */
-	strcpy(conf->daemon.database, sup_conf->daemon.database);
-	strcpy(conf->daemon.pidfile, sup_conf->daemon.pidfile);
+	restart_key(r, "database", conf->daemon.database,
+	    sup_conf->daemon.database);
+	restart_key(r, "pidfile", conf->daemon.pidfile,
+	    sup_conf->daemon.pidfile);
+	restart_key(r, "control_socket", conf->daemon.control_socket,
+	    sup_conf->daemon.control_socket);
+	restart_key(r, "control_owner", conf->daemon.control_owner,
+	    sup_conf->daemon.control_owner);
+	restart_key(r, "control_group", conf->daemon.control_group,
+	    sup_conf->daemon.control_group);
 	level = (enum log_level)conf->daemon.log_level;
 	if (!sup_verbose)
 		log_setlevel(level);
@@ -83,7 +128,7 @@ sup_reload(void)
 		if ((ep = find_endpoint(conf, w->name, &ch)) == NULL) {
 			log_info("w/%s: endpoint removed; stopping it",
 			    w->name);
-			removed++;
+			r->removed++;
 			sup_worker_event(w, WE_STOP);
 			continue;
 		}
@@ -92,7 +137,7 @@ sup_reload(void)
 		sup_worker_config(conf, ch, ep, &cfg, &len);
 		if (len == w->cfg_len && memcmp(cfg, w->cfg, len) == 0) {
 			free(cfg);
-			kept++;
+			r->kept++;
 			continue;
 		}
 		log_info("w/%s: configuration changed; restarting it",
@@ -101,7 +146,7 @@ sup_reload(void)
 		w->cfg = cfg;
 		w->cfg_len = len;
 		snprintf(w->chain, sizeof(w->chain), "%s", ch->name);
-		changed++;
+		r->changed++;
 		sup_worker_event(w, WE_RESTART);
 	}
 	for (size_t i = 0; i < conf->n_chains; i++)
@@ -113,13 +158,14 @@ sup_reload(void)
 				continue;
 			log_info("w/%s: endpoint added to chain %s", ep->name,
 			    conf->chains[i].name);
-			added++;
+			r->added++;
 			sup_worker_event(sup_worker_new(conf, &conf->chains[i],
 			    ep), WE_START);
 		}
+	sup_metrics_reload(conf);
 	conf_free(sup_conf);
 	sup_conf = conf;
 	log_info("reloaded %s: %u endpoint%s added, %u changed, %u removed, "
-	    "%u kept", conf->path, added, added == 1 ? "" : "s", changed,
-	    removed, kept);
+	    "%u kept", conf->path, r->added, r->added == 1 ? "" : "s",
+	    r->changed, r->removed, r->kept);
 }

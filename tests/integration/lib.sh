@@ -94,8 +94,9 @@ cw_user() {
 	fi
 }
 
-# write_conf FILE ENDPOINT_NAME...: a daemon section for this test and
-# one chain whose endpoints point at unused local ports.
+# write_conf FILE ENDPOINT_NAME...: a daemon section for this test (its
+# control socket in $T, no metrics server) and one chain whose endpoints
+# point at unused local ports.
 write_conf() {
 	_f=$1
 	shift
@@ -108,6 +109,8 @@ worker = $WORKER
 heartbeat_interval = 500ms
 stop_timeout = 2s
 log_level = debug
+control_socket = $T/chainwatchd.sock
+metrics_listen = none
 
 [chain devchain]
 block_time = 1s

@@ -35,7 +35,7 @@ printf '[chain broken]\nblock_time = never\n' >>"$T/chainwatch.conf"
 kill -HUP $DAEMON_PID
 wait_for 5 'grep -q "not reloading: 2 errors; the running configuration stays" "$T/log"' ||
     fail "broken file not refused"
-grep -q "chainwatch.conf:16: block_time: 'never' is not a duration" "$T/log" ||
+grep -q "chainwatch.conf:18: block_time: 'never' is not a duration" "$T/log" ||
     fail "the error is not logged with its line"
 sleep 1
 [ "$(worker_pid $DAEMON_PID keep)" = "$keep" ] || fail "keep changed on a bad reload"
