@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_fmt.h"
 #include "conf.h"
 #include "log.h"
 #include "util.h"
@@ -30,20 +31,33 @@ usage_to(FILE *fp)
 	    "                            [--limit n] [--json]\n"
 	    "       chainwatch verify [chain] [--json]\n"
 	    "       chainwatch status [chain] [--json]\n"
+	    "       chainwatch endpoints [chain] [--json]\n"
+	    "       chainwatch queue [chain] [--json]\n"
+	    "       chainwatch blocks chain [--last n] [--json]\n"
+	    "       chainwatch [-f file] [-s socket] reload [--json]\n"
 	    "       chainwatch -h\n"
 	    "\n"
 	    "  -d database  the store (default: the database key of the "
 	    "configuration)\n"
 	    "  -f file      the configuration (default: %s)\n"
+	    "  -s socket    chainwatchd's control socket (default: the "
+	    "control_socket key\n"
+	    "               of the configuration)\n"
 	    "\n"
 	    "commands:\n"
 	    "  standings    miners of a chain ranked by blocks, then work\n"
 	    "  verify       recompute the standings from the blocks and "
 	    "compare\n"
 	    "  status       ok, degraded, stalled or unreachable, per chain\n"
+	    "  endpoints    each endpoint's state, lag, heads and URLs\n"
+	    "  queue        the catch-up queue, and the items that failed\n"
+	    "  blocks       the last blocks of a chain, reorged ones marked\n"
+	    "  reload       make chainwatchd reread its configuration\n"
 	    "\n"
 	    "exit status: 0 ok, 1 verify found differences or a chain is "
 	    "not ok,\n"
+	    "             or reload found errors in the configuration,\n"
+	    "             7 reload: chainwatchd is not running,\n"
 	    "             100 usage, 111 cannot open\n", DEFAULT_CONF);
 }
 
@@ -89,6 +103,7 @@ enum {
 	OPT_LIMIT,
 	OPT_JSON,
 	OPT_HELP,
+	OPT_LAST,
 };
 
 static const struct option standings_longopts[] = {
@@ -100,7 +115,14 @@ static const struct option standings_longopts[] = {
 	{ NULL,		0,			NULL,	0 },
 };
 
-/* verify and status take the same options. */
+static const struct option blocks_longopts[] = {
+	{ "last",	required_argument,	NULL,	OPT_LAST },
+	{ "json",	no_argument,		NULL,	OPT_JSON },
+	{ "help",	no_argument,		NULL,	OPT_HELP },
+	{ NULL,		0,			NULL,	0 },
+};
+
+/* verify, status, endpoints and queue take the same options. */
 static const struct option verify_longopts[] = {
 	{ "json",	no_argument,		NULL,	OPT_JSON },
 	{ "help",	no_argument,		NULL,	OPT_HELP },
@@ -164,7 +186,51 @@ standings_args(int argc, char **argv, struct standings_opts *o)
 	o->chain = argv[optind];
 }
 
-/* verify and status: [chain] [--json]. */
+/* blocks chain [--last n] [--json]. */
+static void
+blocks_args(int argc, char **argv, struct blocks_opts *o)
+{
+	char		*end;
+	long long	 n;
+	int		 ch;
+
+	memset(o, 0, sizeof(*o));
+	o->last = 20;
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "h", blocks_longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case OPT_LAST:
+			errno = 0;
+			n = strtoll(optarg, &end, 10);
+			if (optarg[0] < '0' || optarg[0] > '9' ||
+			    *end != '\0' || errno == ERANGE || n < 1) {
+				cli_err("blocks: --last '%s': use a number of "
+				    "heights, 1 or more", optarg);
+				exit(CW_EXIT_USAGE);
+			}
+			o->last = n;
+			break;
+		case OPT_JSON:
+			o->json = 1;
+			break;
+		case 'h':
+		case OPT_HELP:
+			usage_to(stdout);
+			exit(CW_EXIT_OK);
+		default:
+			usage();
+		}
+	}
+	if (argc - optind != 1) {
+		cli_err("blocks: %s", argc == optind ? "name the chain" :
+		    "one chain only");
+		usage();
+	}
+	o->chain = argv[optind];
+}
+
+/* verify, status, endpoints, queue: [chain] [--json]. */
 static void
 chain_json_args(const char *cmd, int argc, char **argv, const char **chain,
     int *json)
@@ -193,6 +259,35 @@ chain_json_args(const char *cmd, int argc, char **argv, const char **chain,
 		usage();
 	}
 	*chain = argc > optind ? argv[optind] : NULL;
+}
+
+/* reload [--json]: it needs the daemon, not the store. */
+static int
+reload_cmd(int argc, char **argv, const char *conf_path,
+    const char *sock_path)
+{
+	int	ch, json = 0;
+
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "h", verify_longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case OPT_JSON:
+			json = 1;
+			break;
+		case 'h':
+		case OPT_HELP:
+			usage_to(stdout);
+			exit(CW_EXIT_OK);
+		default:
+			usage();
+		}
+	}
+	if (argc > optind) {
+		cli_err("reload: no arguments");
+		usage();
+	}
+	return cli_reload(conf_path, sock_path, json);
 }
 
 /*
@@ -229,17 +324,22 @@ main(int argc, char *argv[])
 	struct standings_opts	 so;
 	struct verify_opts	 vo;
 	struct status_opts	 sto;
+	struct endpoints_opts	 eo;
+	struct queue_opts	 qo;
+	struct blocks_opts	 bo;
 	struct cli_db		 db;
 	const char		*conf_path = DEFAULT_CONF, *db_path = NULL;
+	const char		*sock_path = NULL;
 	const char		*cmd;
 	char			 conf_db[CONF_URL_MAX + 1];
+	char			 conf_sock[CONF_URL_MAX + 1];
 	int			 ch, rc;
 
 	log_init(1, LOG_LEVEL_WARN, "chainwatch");
 	log_procinit("chainwatch");
 
 	/* "+": global options end at the command name. */
-	while ((ch = getopt_long(argc, argv, "+d:f:h", longopts,
+	while ((ch = getopt_long(argc, argv, "+d:f:hs:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'd':
@@ -247,6 +347,9 @@ main(int argc, char *argv[])
 			break;
 		case 'f':
 			conf_path = optarg;
+			break;
+		case 's':
+			sock_path = optarg;
 			break;
 		case 'h':
 			usage_to(stdout);
@@ -258,10 +361,13 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	if (argc == 0) {
-		cli_err("no command (standings, verify or status)");
+		cli_err("no command (status, endpoints, standings, queue, "
+		    "blocks or verify)");
 		usage();
 	}
 	cmd = argv[0];
+	if (strcmp(cmd, "reload") == 0)
+		return reload_cmd(argc, argv, conf_path, sock_path);
 	if (strcmp(cmd, "standings") == 0)
 		standings_args(argc, argv, &so);
 	else if (strcmp(cmd, "verify") == 0) {
@@ -270,9 +376,17 @@ main(int argc, char *argv[])
 	} else if (strcmp(cmd, "status") == 0) {
 		memset(&sto, 0, sizeof(sto));
 		chain_json_args(cmd, argc, argv, &sto.chain, &sto.json);
-	} else {
-		cli_err("unknown command '%s' (standings, verify or status)",
-		    cmd);
+	} else if (strcmp(cmd, "endpoints") == 0) {
+		memset(&eo, 0, sizeof(eo));
+		chain_json_args(cmd, argc, argv, &eo.chain, &eo.json);
+	} else if (strcmp(cmd, "queue") == 0) {
+		memset(&qo, 0, sizeof(qo));
+		chain_json_args(cmd, argc, argv, &qo.chain, &qo.json);
+	} else if (strcmp(cmd, "blocks") == 0)
+		blocks_args(argc, argv, &bo);
+	else {
+		cli_err("unknown command '%s' (status, endpoints, standings, "
+		    "queue, blocks or verify)", cmd);
 		usage();
 	}
 
@@ -284,10 +398,32 @@ main(int argc, char *argv[])
 	}
 	if ((rc = cli_db_open(&db, db_path)) != CW_EXIT_OK)
 		return rc;
+	/*
+	 * The views say when the daemon is not running.  Without a
+	 * configuration to name its socket, they cannot tell: say nothing.
+	 */
+	if (sock_path != NULL)
+		db.socket = sock_path;
+	else if (cli_socket_path(conf_path, conf_sock, sizeof(conf_sock),
+	    1) == 0)
+		db.socket = conf_sock;
+	/*
+	 * status and standings are shared with the metrics server, which
+	 * has no daemon to miss: say here when it is not running.  The
+	 * other views say so themselves, and put it in their --json.
+	 */
+	if (strcmp(cmd, "standings") == 0 || strcmp(cmd, "status") == 0)
+		(void)cli_daemon_note(&db);
 	if (strcmp(cmd, "standings") == 0)
 		rc = cli_standings(&db, &so);
 	else if (strcmp(cmd, "verify") == 0)
 		rc = cli_verify(&db, &vo);
+	else if (strcmp(cmd, "endpoints") == 0)
+		rc = cli_endpoints(&db, &eo);
+	else if (strcmp(cmd, "queue") == 0)
+		rc = cli_queue(&db, &qo);
+	else if (strcmp(cmd, "blocks") == 0)
+		rc = cli_blocks(&db, &bo);
 	else
 		rc = cli_status(&db, &sto);
 	cli_db_close(&db);

@@ -1,7 +1,9 @@
 /*
  * The chainwatch command-line tool: what its commands share.  chainwatch.c
- * parses the command line, cli_db.c opens the store read-only, and each
- * command has its own file (cli_standings.c, cli_verify.c, cli_status.c).
+ * parses the command line, cli_db.c opens the store read-only, cli_fmt.c
+ * formats for people and for --json, and each command has its own file
+ * (cli_standings.c, cli_verify.c, cli_status.c, cli_endpoints.c,
+ * cli_queue.c, cli_blocks.c).
  */
 #ifndef CW_CLI_H
 #define CW_CLI_H
@@ -18,6 +20,7 @@
 struct cli_db {
 	sqlite3		*db;
 	const char	*path;
+	const char	*socket;	/* chainwatchd's control socket */
 };
 
 struct cli_chain {
@@ -56,6 +59,23 @@ struct verify_opts {
 	int		 json;
 };
 
+/* endpoints and queue: [chain] [--json]. */
+struct endpoints_opts {
+	const char	*chain;		/* NULL: every chain */
+	int		 json;
+};
+
+struct queue_opts {
+	const char	*chain;		/* NULL: every chain */
+	int		 json;
+};
+
+struct blocks_opts {
+	const char	*chain;
+	int64_t		 last;		/* heights, 1 or more */
+	int		 json;
+};
+
 /* "chainwatch: " + message on stderr. */
 void	cli_err(const char *, ...) __attribute__((format(printf, 1, 2)));
 
@@ -86,10 +106,23 @@ const struct cli_chain *cli_chain_find(const struct cli_db *,
 
 /* "2025-01-02T03:04:05Z"; out must hold 32 bytes. */
 void	cli_time_iso(int64_t ms, char *out, size_t outlen);
+/*
+ * Times for people are ages, one function for every view: "12 s ago",
+ * "3 min ago", "2 h ago", "4 d ago" for ms milliseconds in the past, "40 s
+ * ahead" in the future (a clock that is off); seconds up to 119, minutes
+ * up to 119, hours up to 47.  cli_span is the same without direction:
+ * "25 min".
+ */
+#define CLI_AGE_LEN	32
+void	cli_ago(int64_t ms, char *out, size_t outlen);
+void	cli_span(int64_t ms, char *out, size_t outlen);
 
 int	cli_standings(struct cli_db *, const struct standings_opts *);
 int	cli_verify(struct cli_db *, const struct verify_opts *);
 int	cli_status(struct cli_db *, const struct status_opts *);
+int	cli_endpoints(struct cli_db *, const struct endpoints_opts *);
+int	cli_queue(struct cli_db *, const struct queue_opts *);
+int	cli_blocks(struct cli_db *, const struct blocks_opts *);
 /*
  * What `chainwatch status --json` prints, for one chain or all (name
  * NULL): {"chains": [...]}.  Returns CW_EXIT_OK or an exit code after
@@ -97,5 +130,34 @@ int	cli_status(struct cli_db *, const struct status_opts *);
  */
 struct json_t;
 int	cli_status_json(struct cli_db *, const char *name, struct json_t **);
+
+/* cli_daemon.c: the running daemon, through its control socket. */
+#define CLI_EXIT_NOT_RUNNING	7	/* reload: no daemon answers */
+/*
+ * The control_socket key of the configuration at conf_path, into out.
+ * -1 if the file cannot be read or has errors: they are printed unless
+ * quiet.
+ */
+int	cli_socket_path(const char *conf_path, char *out, size_t outlen,
+	    int quiet);
+/*
+ * Whether chainwatchd answers on socket_path: 1, with its "status" answer
+ * in *status for json_decref; 0 if nothing answers there (no socket, or
+ * a stale one); -1 if that cannot be told (no permission, no answer in
+ * time, a bad answer), after saying why on stderr.  *status is NULL
+ * unless 1.
+ */
+int	cli_daemon_state(const char *socket_path, struct json_t **status);
+
+/* cli_reload.c */
+/*
+ * Ask the daemon at socket_path (NULL: the one conf_path names) to reload;
+ * print its tally, or the configuration's errors on stderr.  Returns the
+ * exit code.
+ */
+int	cli_reload(const char *conf_path, const char *socket_path, int json);
+/* "reloaded: 1 endpoint added, 1 changed, 2 kept" (", N removed" if any). */
+void	cli_reload_line(char *out, size_t outlen, int64_t added,
+	    int64_t changed, int64_t removed, int64_t kept);
 
 #endif

@@ -4,7 +4,13 @@ bin_PROGRAMS += src/chainwatch
 src_chainwatch_SOURCES = \
 	src/chainwatch.c src/cli.h \
 	src/cli_ctl.c src/cli_ctl.h \
+	src/cli_daemon.c \
 	src/cli_db.c \
+	src/cli_reload.c \
+	src/cli_fmt.c src/cli_fmt.h \
+	src/cli_endpoints.c \
+	src/cli_queue.c \
+	src/cli_blocks.c \
 	src/cli_standings.c \
 	src/cli_status.c \
 	src/cli_verify.c

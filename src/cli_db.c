@@ -324,6 +324,33 @@ cli_time_iso(int64_t ms, char *out, size_t outlen)
 		snprintf(out, outlen, "?");
 }
 
+void
+cli_span(int64_t ms, char *out, size_t outlen)
+{
+	int64_t	 s;
+
+	if (ms < 0)
+		ms = -ms;
+	s = ms / 1000;
+	if (s < 120)
+		snprintf(out, outlen, "%lld s", (long long)s);
+	else if (s < 120 * 60)
+		snprintf(out, outlen, "%lld min", (long long)(s / 60));
+	else if (s < 48 * 3600)
+		snprintf(out, outlen, "%lld h", (long long)(s / 3600));
+	else
+		snprintf(out, outlen, "%lld d", (long long)(s / 86400));
+}
+
+void
+cli_ago(int64_t ms, char *out, size_t outlen)
+{
+	char	 span[CLI_AGE_LEN - 8];	/* room for " ahead" */
+
+	cli_span(ms, span, sizeof(span));
+	snprintf(out, outlen, "%s %s", span, ms < 0 ? "ahead" : "ago");
+}
+
 /*
  * 1 when every configured endpoint of the chain is open or half-open (so
  * its standings are stale), with the endpoint that brought the last head

@@ -12,12 +12,12 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "cli_fmt.h"
 #include "hex.h"
 #include "u512.h"
 #include "util.h"
 
 #define ACCOUNT_MAX	32
-#define MINER_COLS	17	/* an address is shortened to this */
 
 struct srow {
 	uint8_t		 account[ACCOUNT_MAX];
@@ -182,33 +182,6 @@ share(const struct standings *s, const struct srow *r)
 	    100.0 * (double)r->blocks / (double)s->total_blocks : 0.0;
 }
 
-/* Work in a table cell: exact up to 7 digits, else "4.52e18". */
-static void
-work_short(const struct u512 *w, char *out, size_t outlen)
-{
-	char	 dec[U512_DEC_LEN], e[32], *p;
-
-	if (u512_to_dec(w, dec) <= 7) {
-		snprintf(out, outlen, "%.7s", dec);
-		return;
-	}
-	snprintf(e, sizeof(e), "%.2e", u512_to_double(w));
-	if ((p = strstr(e, "e+")) != NULL)
-		memmove(p + 1, p + 2, strlen(p + 2) + 1);
-	snprintf(out, outlen, "%s", e);
-}
-
-static void
-miner_short(const char *name, char *out, size_t outlen)
-{
-	size_t	 n = strlen(name);
-
-	if (n <= MINER_COLS)
-		snprintf(out, outlen, "%s", name);
-	else
-		snprintf(out, outlen, "%.8s...%s", name, name + n - 6);
-}
-
 enum { COL_RANK, COL_MINER, COL_BLOCKS, COL_PROV, COL_FINAL, COL_WORK,
     COL_SHARE, COL_FIRST, COL_LAST, NCOLS };
 
@@ -224,13 +197,13 @@ row_cells(const struct standings *s, const struct srow *r, size_t rank,
     char cell[NCOLS][CELL_MAX])
 {
 	snprintf(cell[COL_RANK], CELL_MAX, "%zu", rank);
-	miner_short(r->name, cell[COL_MINER], CELL_MAX);
+	cli_addr_short(r->name, cell[COL_MINER], CELL_MAX);
 	snprintf(cell[COL_BLOCKS], CELL_MAX, "%lld", (long long)r->blocks);
 	snprintf(cell[COL_PROV], CELL_MAX, "%lld",
 	    (long long)(r->blocks - r->final_blocks));
 	snprintf(cell[COL_FINAL], CELL_MAX, "%lld",
 	    (long long)r->final_blocks);
-	work_short(&r->work, cell[COL_WORK], CELL_MAX);
+	cli_u512_short(&r->work, cell[COL_WORK], CELL_MAX);
 	snprintf(cell[COL_SHARE], CELL_MAX, "%.1f%%", share(s, r));
 	if (r->has_range) {
 		snprintf(cell[COL_FIRST], CELL_MAX, "%lld",
@@ -262,7 +235,7 @@ static void
 print_human(const struct cli_chain *ch, const struct standings_opts *o,
     const struct standings *s, size_t shown, int stale, const char *last)
 {
-	char	 cell[NCOLS][CELL_MAX], iso[32];
+	char	 cell[NCOLS][CELL_MAX], age[CLI_AGE_LEN];
 	int	 width[NCOLS], i;
 	size_t	 k;
 
@@ -273,8 +246,9 @@ print_human(const struct cli_chain *ch, const struct standings_opts *o,
 		printf("blocks of the last %s", window_name[o->window]);
 	printf("%s\n", o->final_only ? ", final only" : "");
 	if (ch->has_updated) {
-		cli_time_iso(ch->updated_at, iso, sizeof(iso));
-		printf("as of %s", iso);
+		cli_ago((int64_t)now_wall_ms() - ch->updated_at, age,
+		    sizeof(age));
+		printf("as of %s", age);
 	} else
 		printf("no head stored yet");
 	if (ch->has_best)

@@ -13,6 +13,7 @@ CLI_TESTS = \
 	tests/integration/cli_standings.sh \
 	tests/integration/cli_verify.sh \
 	tests/integration/cli_open.sh \
-	tests/integration/cli_status.sh
+	tests/integration/cli_status.sh \
+	tests/integration/cli_views.sh
 TESTS += $(CLI_TESTS)
 EXTRA_DIST += $(CLI_TESTS) tests/integration/cli_lib.sh

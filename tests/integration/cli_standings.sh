@@ -15,10 +15,11 @@ narrow() {
 
 # The table, exactly: ranked by blocks, then work; the block without a
 # miner is "unknown"; the fork block is not counted; 80 columns at most.
+# The store's last head is of 2025: its age is days, however many.
 cw -d "$DB" standings planck >"$T/out" || fail "standings planck"
 cat >"$T/want" <<'EOF_WANT'
 planck: all blocks
-as of 2025-01-02T03:04:05Z, best #30, final #27
+as of N d ago, best #30, final #27
 
 # miner             blocks prov final    work share first last
 1 qzjqcX6U...3fA7rK     12    0    12 1.52e31 40.0%     1   27
@@ -28,7 +29,8 @@ as of 2025-01-02T03:04:05Z, best #30, final #27
 
 4 miners, 30 blocks
 EOF_WANT
-diff -u "$T/want" "$T/out" || fail "standings planck: unexpected table"
+sed 's/^as of [0-9][0-9]* d ago,/as of N d ago,/' "$T/out" >"$T/got"
+diff -u "$T/want" "$T/got" || fail "standings planck: unexpected table"
 narrow "$T/out"
 ok "standings table"
 
@@ -157,6 +159,8 @@ ok "usage errors exit 100, -h 0"
 cat >"$T/conf" <<EOF_CONF
 [daemon]
 database = $DB
+control_socket = $T/chainwatchd.sock
+metrics_listen = none
 [chain planck]
 endpoint = a1 http://127.0.0.1:9/ ws://127.0.0.1:9/
 EOF_CONF

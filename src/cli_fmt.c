@@ -1,0 +1,327 @@
+/*
+ * What the chainwatch(1) views share: short numbers, addresses and names
+ * and tables that fit 80 columns for people, times twice for --json, and
+ * the line that says the daemon is not running.  (Ages are in cli_db.c.)
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "cli_fmt.h"
+#include "util.h"
+
+#define ADDR_COLS	17	/* 8 + "..." + 6 */
+
+void
+cli_ms(int64_t ms, char *out, size_t outlen)
+{
+	if (ms >= 0 && ms < 1000)
+		snprintf(out, outlen, "%lld ms", (long long)ms);
+	else if (ms >= 0 && ms < 10000)
+		snprintf(out, outlen, "%.1f s", (double)ms / 1000.0);
+	else
+		cli_span(ms, out, outlen);
+}
+
+void
+cli_u512_short(const struct u512 *w, char *out, size_t outlen)
+{
+	char	 dec[U512_DEC_LEN], e[32], *p;
+
+	if (u512_to_dec(w, dec) <= 7) {
+		snprintf(out, outlen, "%.7s", dec);
+		return;
+	}
+	/* "4.52e+18" -> "4.52e18": the sign says nothing here. */
+	snprintf(e, sizeof(e), "%.2e", u512_to_double(w));
+	if ((p = strstr(e, "e+")) != NULL)
+		memmove(p + 1, p + 2, strlen(p + 2) + 1);
+	snprintf(out, outlen, "%s", e);
+}
+
+void
+cli_addr_short(const char *name, char *out, size_t outlen)
+{
+	size_t	 n = strlen(name);
+
+	if (n <= ADDR_COLS)
+		snprintf(out, outlen, "%s", name);
+	else
+		snprintf(out, outlen, "%.8s...%s", name, name + n - 6);
+}
+
+void
+cli_hash_short(const char *hex, char *out, size_t outlen)
+{
+	snprintf(out, outlen, "%.10s", hex);
+}
+
+void
+cli_name_short(const char *name, char *out, size_t outlen)
+{
+	if (strlen(name) <= CLI_NAME_COLS)
+		snprintf(out, outlen, "%s", name);
+	else
+		snprintf(out, outlen, "%.*s...", CLI_NAME_COLS - 3, name);
+}
+
+void
+cli_put_line(const char *line)
+{
+	if (strlen(line) <= CLI_COLS)
+		printf("%s\n", line);
+	else
+		printf("%.*s...\n", CLI_COLS - 3, line);
+}
+
+struct cli_row {
+	char	**cell;		/* ncols cells, or NULL for a line */
+	size_t	  ncells;
+	char	 *line;
+};
+
+void
+cli_table_init(struct cli_table *t, const char *align, int indent, int gap)
+{
+	memset(t, 0, sizeof(*t));
+	t->align = align;
+	t->ncols = strlen(align);
+	t->indent = indent;
+	t->gap = gap;
+}
+
+static char *
+vfmt(const char *fmt, va_list ap)
+{
+	va_list	 aq;
+	char	*s;
+	int	 n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		return xstrdup("?");
+	s = xmalloc((size_t)n + 1);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	return s;
+}
+
+static struct cli_row *
+table_row(struct cli_table *t)
+{
+	struct cli_row	*r;
+
+	t->rows = xrealloc(t->rows, (t->nrows + 1) * sizeof(*t->rows));
+	r = &t->rows[t->nrows++];
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+void
+cli_table_cell(struct cli_table *t, const char *fmt, ...)
+{
+	struct cli_row	*r;
+	va_list		 ap;
+
+	r = t->nrows > 0 ? &t->rows[t->nrows - 1] : NULL;
+	if (r == NULL || r->cell == NULL || r->ncells == t->ncols) {
+		r = table_row(t);
+		r->cell = xcalloc(t->ncols, sizeof(*r->cell));
+	}
+	va_start(ap, fmt);
+	r->cell[r->ncells++] = vfmt(fmt, ap);
+	va_end(ap);
+}
+
+void
+cli_table_line(struct cli_table *t, const char *fmt, ...)
+{
+	struct cli_row	*r;
+	va_list		 ap;
+
+	r = table_row(t);
+	va_start(ap, fmt);
+	r->line = vfmt(fmt, ap);
+	va_end(ap);
+}
+
+void
+cli_table_wrap(struct cli_table *t, int indent, const char *text)
+{
+	const char	*p = text, *brk;
+	size_t		 room = CLI_COLS - (size_t)indent, n;
+
+	while (*p == ' ')
+		p++;
+	while (*p != '\0') {
+		n = strlen(p);
+		if (n > room) {
+			/* The last space that leaves a line that fits. */
+			for (brk = p + room; brk > p && *brk != ' '; brk--)
+				;
+			n = brk > p ? (size_t)(brk - p) : room;
+		}
+		cli_table_line(t, "%*s%.*s", indent, "", (int)n, p);
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+void
+cli_table_print(const struct cli_table *t)
+{
+	const struct cli_row	*r;
+	size_t			 i, k, len, cap = CLI_COLS * 4;
+	int			*width, last, gap, total;
+	char			*buf;
+
+	width = xcalloc(t->ncols > 0 ? t->ncols : 1, sizeof(*width));
+	for (i = 0; i < t->nrows; i++) {
+		r = &t->rows[i];
+		for (k = 0; k < r->ncells; k++)
+			if ((int)strlen(r->cell[k]) > width[k])
+				width[k] = (int)strlen(r->cell[k]);
+	}
+	/* Wide values close the gaps before any line is cut. */
+	gap = t->gap;
+	for (k = 0, total = t->indent; k < t->ncols; k++)
+		total += width[k] + (k > 0 ? gap : 0);
+	if (total > CLI_COLS && gap > 1)
+		gap = 1;
+	buf = xmalloc(cap);
+	for (i = 0; i < t->nrows; i++) {
+		r = &t->rows[i];
+		if (r->cell == NULL) {
+			cli_put_line(r->line);
+			continue;
+		}
+		len = (size_t)snprintf(buf, cap, "%*s", t->indent, "");
+		for (k = 0; k < r->ncells && len < cap; k++) {
+			/* No trailing blanks after a left-aligned last cell. */
+			last = k + 1 == r->ncells;
+			len += (size_t)snprintf(buf + len, cap - len, "%*s",
+			    k > 0 ? gap : 0, "");
+			if (len >= cap)
+				break;
+			if (t->align[k] == 'r')
+				len += (size_t)snprintf(buf + len, cap - len,
+				    "%*s", width[k], r->cell[k]);
+			else
+				len += (size_t)snprintf(buf + len, cap - len,
+				    "%-*s", last ? 0 : width[k], r->cell[k]);
+		}
+		cli_put_line(buf);
+	}
+	free(buf);
+	free(width);
+}
+
+void
+cli_table_free(struct cli_table *t)
+{
+	size_t	 i, k;
+
+	for (i = 0; i < t->nrows; i++) {
+		for (k = 0; k < t->rows[i].ncells; k++)
+			free(t->rows[i].cell[k]);
+		free(t->rows[i].cell);
+		free(t->rows[i].line);
+	}
+	free(t->rows);
+	t->rows = NULL;
+	t->nrows = 0;
+}
+
+json_t *
+cli_jstr(const char *s)
+{
+	json_t	*j = s != NULL ? json_string(s) : NULL;
+
+	return j != NULL ? j : json_null();
+}
+
+json_t *
+cli_jint(int has, int64_t v)
+{
+	return has ? json_integer(v) : json_null();
+}
+
+void
+cli_jtime(json_t *o, const char *name, int has, int64_t ms)
+{
+	char	 iso[32], key[64];
+
+	if (has)
+		cli_time_iso(ms, iso, sizeof(iso));
+	json_object_set_new(o, name, has ? json_string(iso) : json_null());
+	snprintf(key, sizeof(key), "%s_ms", name);
+	json_object_set_new(o, key, cli_jint(has, ms));
+}
+
+/*
+ * How old the store is: the last head the daemon stored, else the last
+ * time it wrote the file (the -wal, if it has one).  0 if unknown.
+ */
+static int64_t
+store_time(struct cli_db *c)
+{
+	sqlite3_stmt	*st;
+	struct stat	 sb;
+	char		*wal;
+	int64_t		 t = 0;
+
+	if (sqlite3_prepare_v2(c->db, "SELECT max(updated_at) FROM chains",
+	    -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			t = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (t > 0)
+		return t;
+	if (stat(c->path, &sb) == 0)
+		t = (int64_t)sb.st_mtim.tv_sec * 1000 +
+		    sb.st_mtim.tv_nsec / 1000000;
+	wal = xmalloc(strlen(c->path) + 5);
+	sprintf(wal, "%s-wal", c->path);
+	if (stat(wal, &sb) == 0 && (int64_t)sb.st_mtim.tv_sec * 1000 +
+	    sb.st_mtim.tv_nsec / 1000000 > t)
+		t = (int64_t)sb.st_mtim.tv_sec * 1000 +
+		    sb.st_mtim.tv_nsec / 1000000;
+	free(wal);
+	return t;
+}
+
+int
+cli_daemon_note(struct cli_db *c)
+{
+	json_t	*status = NULL;
+	int64_t	 t;
+	char	 age[CLI_AGE_LEN];
+	int	 running;
+
+	if (c->socket == NULL)
+		return -1;
+	running = cli_daemon_state(c->socket, &status);
+	json_decref(status);
+	if (running == 1)
+		return 1;
+	if ((t = store_time(c)) > 0)
+		cli_ago((int64_t)now_wall_ms() - t, age, sizeof(age));
+	if (running == 0)
+		cli_err("chainwatchd is not running; this is the store as of "
+		    "%s", t > 0 ? age : "an unknown time");
+	else
+		cli_err("cannot tell whether chainwatchd is running; this is "
+		    "the store as of %s", t > 0 ? age : "an unknown time");
+	return running;
+}

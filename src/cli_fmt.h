@@ -1,0 +1,85 @@
+/*
+ * How chainwatch(1) shows things: to people, relative times, short forms
+ * of big numbers and tables that fit 80 columns; to machines (--json),
+ * the same values exactly, with times in ISO 8601 UTC and milliseconds.
+ */
+#ifndef CW_CLI_FMT_H
+#define CW_CLI_FMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "u512.h"
+
+#define CLI_COLS	80	/* no line for people is wider */
+
+/* (Ages, cli_ago and cli_span, are in cli.h: the metrics server has them.) */
+/* A short duration: "150 ms", "1.2 s", then as cli_span. */
+void	cli_ms(int64_t ms, char *out, size_t outlen);
+/* Exact up to 7 digits, else 3 significant digits: "4.52e18". */
+void	cli_u512_short(const struct u512 *, char *out, size_t outlen);
+/* An SS58 address or a hex string cut to "qzjqcX6U...3fA7rK" (17). */
+void	cli_addr_short(const char *, char *out, size_t outlen);
+/* A hash "0x" + 64 digits cut to its first 8 digits: "0x6f1c2a3b". */
+void	cli_hash_short(const char *hex, char *out, size_t outlen);
+/* An endpoint's name in a table cell: at most 16 columns, "a-long-na...". */
+#define CLI_NAME_COLS	16
+void	cli_name_short(const char *, char *out, size_t outlen);
+
+/* One line on stdout, cut to CLI_COLS with "..." rather than wrapped. */
+void	cli_put_line(const char *);
+
+/*
+ * A table: columns of cells, each left ('l') or right ('r') aligned,
+ * separated by gap spaces and as wide as their widest cell; and lines of
+ * free text between rows, which do not widen columns.  Every line printed
+ * is cut to CLI_COLS.
+ */
+struct cli_row;
+struct cli_table {
+	const char	*align;		/* one letter per column */
+	size_t		 ncols;
+	int		 indent;	/* spaces before every row */
+	int		 gap;		/* spaces between columns */
+	struct cli_row	*rows;
+	size_t		 nrows;
+};
+
+void	cli_table_init(struct cli_table *, const char *align, int indent,
+	    int gap);
+/* The next cell of the current row; a new row after the last column. */
+void	cli_table_cell(struct cli_table *, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+/* A line of its own after the current row. */
+void	cli_table_line(struct cli_table *, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+/*
+ * Text of its own after the current row, indented and wrapped at spaces
+ * to fit CLI_COLS (a word too long for a line is split).
+ */
+void	cli_table_wrap(struct cli_table *, int indent, const char *text);
+void	cli_table_print(const struct cli_table *);
+void	cli_table_free(struct cli_table *);
+
+/* A JSON string, or null for NULL or text that is not valid UTF-8. */
+json_t	*cli_jstr(const char *);
+/* An integer, or null when has is 0. */
+json_t	*cli_jint(int has, int64_t);
+/*
+ * A time twice in object o: key name in ISO 8601 UTC, and name_ms in
+ * milliseconds since the epoch; both null when has is 0.
+ */
+void	cli_jtime(json_t *o, const char *name, int has, int64_t ms);
+
+/*
+ * When chainwatchd does not answer on its control socket, say so on
+ * stderr, with the age of the store being shown.  Returns what
+ * cli_daemon_state() said: 1 running, 0 not running, -1 cannot tell.
+ */
+struct cli_db;
+int	cli_daemon_note(struct cli_db *);
+
+#endif

@@ -1,0 +1,436 @@
+/*
+ * chainwatch queue: the durable catch-up queue per chain and kind of
+ * item, what is due now and what waits out a backoff, and the last items
+ * that failed, with why and on which endpoint.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "cli_fmt.h"
+#include "util.h"
+
+#define FAILING_SHOWN	5	/* the last failing items shown per chain */
+
+enum { KIND_HEADERS, KIND_PARENT, KIND_STATE, KIND_RUNTIME, NKINDS };
+
+static const char *const kind_name[NKINDS] = {
+	[KIND_HEADERS] = "headers",
+	[KIND_PARENT] = "parent",
+	[KIND_STATE] = "state",
+	[KIND_RUNTIME] = "runtime",
+};
+
+struct qkind {
+	int64_t		 pending, leased, blocks, due, waiting;
+	int		 has_items;
+	int64_t		 max_attempts, oldest;
+};
+
+struct qfail {
+	int64_t		 id;
+	char		*kind, *state, *hash, *outcome, *error;
+	char		*endpoint, *lease_endpoint;
+	int		 has_range, has_number, has_deadline;
+	int64_t		 from, to, number, attempts, next_attempt;
+	int64_t		 lease_deadline, created_at;
+};
+
+struct qchain {
+	const struct cli_chain *ch;
+	struct qkind	 k[NKINDS];
+	int64_t		 items, pending, leased, blocks, failing;
+	struct qfail	*fail;
+	size_t		 nfail;
+};
+
+static char *
+col_dup(sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+
+	return t != NULL ? xstrdup((const char *)t) : NULL;
+}
+
+static int
+col_int(sqlite3_stmt *st, int col, int64_t *v)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return 0;
+	*v = sqlite3_column_int64(st, col);
+	return 1;
+}
+
+static void
+qchain_free(struct qchain *q)
+{
+	size_t	 i;
+
+	for (i = 0; i < q->nfail; i++) {
+		free(q->fail[i].kind);
+		free(q->fail[i].state);
+		free(q->fail[i].hash);
+		free(q->fail[i].outcome);
+		free(q->fail[i].error);
+		free(q->fail[i].endpoint);
+		free(q->fail[i].lease_endpoint);
+	}
+	free(q->fail);
+}
+
+static int
+qkinds_load(struct cli_db *c, struct qchain *q, int64_t now)
+{
+	sqlite3_stmt	*st;
+	struct qkind	*k;
+	const char	*name;
+	int		 rc, i;
+
+	if (sqlite3_prepare_v2(c->db, "SELECT kind, sum(state = 'pending'), "
+	    "sum(state = 'leased'), sum(CASE WHEN range_from IS NOT NULL "
+	    "THEN range_to - range_from + 1 ELSE 1 END), "
+	    "sum(state = 'pending' AND next_attempt <= ?2), "
+	    "sum(state = 'pending' AND next_attempt > ?2), max(attempts), "
+	    "min(created_at) FROM queue WHERE chain_id = ?1 GROUP BY kind",
+	    -1, &st, NULL) != SQLITE_OK) {
+		cli_db_err(c, "reading the queue");
+		return CW_EXIT_SYSTEM;
+	}
+	sqlite3_bind_int64(st, 1, q->ch->id);
+	sqlite3_bind_int64(st, 2, now);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		name = (const char *)sqlite3_column_text(st, 0);
+		for (i = 0; i < NKINDS; i++)
+			if (name != NULL && strcmp(name, kind_name[i]) == 0)
+				break;
+		if (i == NKINDS)
+			continue;	/* the schema allows no other */
+		k = &q->k[i];
+		k->has_items = 1;
+		k->pending = sqlite3_column_int64(st, 1);
+		k->leased = sqlite3_column_int64(st, 2);
+		k->blocks = sqlite3_column_int64(st, 3);
+		k->due = sqlite3_column_int64(st, 4);
+		k->waiting = sqlite3_column_int64(st, 5);
+		k->max_attempts = sqlite3_column_int64(st, 6);
+		k->oldest = sqlite3_column_int64(st, 7);
+		q->pending += k->pending;
+		q->leased += k->leased;
+		q->blocks += k->blocks;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		cli_db_err(c, "reading the queue");
+		return CW_EXIT_SYSTEM;
+	}
+	q->items = q->pending + q->leased;
+	return CW_EXIT_OK;
+}
+
+/*
+ * Items that failed at least once, latest first: a failure pushes an
+ * item's next attempt out by its backoff from the time it failed.
+ */
+static int
+qfail_load(struct cli_db *c, struct qchain *q)
+{
+	sqlite3_stmt	*st;
+	struct qfail	*f;
+	int		 rc;
+
+	if (sqlite3_prepare_v2(c->db, "SELECT count(*) FROM queue WHERE "
+	    "chain_id = ?1 AND (last_outcome IS NOT NULL OR "
+	    "last_error IS NOT NULL)", -1, &st, NULL) != SQLITE_OK) {
+		cli_db_err(c, "reading the queue");
+		return CW_EXIT_SYSTEM;
+	}
+	sqlite3_bind_int64(st, 1, q->ch->id);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		q->failing = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW) {
+		cli_db_err(c, "reading the queue");
+		return CW_EXIT_SYSTEM;
+	}
+
+	if (sqlite3_prepare_v2(c->db, "SELECT q.id, q.kind, q.state, "
+	    "q.range_from, q.range_to, '0x' || lower(hex(q.block_hash)), "
+	    "q.block_number, q.attempts, q.next_attempt, q.last_outcome, "
+	    "q.last_error, e.name, l.name, q.lease_deadline, q.created_at "
+	    "FROM queue q LEFT JOIN endpoints e ON e.id = q.last_endpoint_id "
+	    "LEFT JOIN endpoints l ON l.id = q.lease_endpoint_id "
+	    "WHERE q.chain_id = ?1 AND (q.last_outcome IS NOT NULL OR "
+	    "q.last_error IS NOT NULL) ORDER BY q.next_attempt DESC, q.id DESC "
+	    "LIMIT ?2", -1, &st, NULL) != SQLITE_OK) {
+		cli_db_err(c, "reading the queue");
+		return CW_EXIT_SYSTEM;
+	}
+	sqlite3_bind_int64(st, 1, q->ch->id);
+	sqlite3_bind_int(st, 2, FAILING_SHOWN);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		q->fail = xrealloc(q->fail, (q->nfail + 1) * sizeof(*q->fail));
+		f = &q->fail[q->nfail++];
+		memset(f, 0, sizeof(*f));
+		f->id = sqlite3_column_int64(st, 0);
+		if ((f->kind = col_dup(st, 1)) == NULL)
+			f->kind = xstrdup("?");
+		if ((f->state = col_dup(st, 2)) == NULL)
+			f->state = xstrdup("?");
+		f->has_range = col_int(st, 3, &f->from) &
+		    col_int(st, 4, &f->to);
+		if (sqlite3_column_type(st, 5) != SQLITE_NULL &&
+		    sqlite3_column_bytes(st, 5) > 2)
+			f->hash = col_dup(st, 5);
+		f->has_number = col_int(st, 6, &f->number);
+		f->attempts = sqlite3_column_int64(st, 7);
+		f->next_attempt = sqlite3_column_int64(st, 8);
+		f->outcome = col_dup(st, 9);
+		f->error = col_dup(st, 10);
+		f->endpoint = col_dup(st, 11);
+		f->lease_endpoint = col_dup(st, 12);
+		f->has_deadline = col_int(st, 13, &f->lease_deadline);
+		f->created_at = sqlite3_column_int64(st, 14);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		cli_db_err(c, "reading the queue");
+		return CW_EXIT_SYSTEM;
+	}
+	return CW_EXIT_OK;
+}
+
+/* "1200-1263", "#1234", or the hash when the number is not known. */
+static void
+qfail_what(const struct qfail *f, char *out, size_t outlen)
+{
+	char	 h[16];
+
+	if (f->has_range && f->from == f->to)
+		snprintf(out, outlen, "#%lld", (long long)f->from);
+	else if (f->has_range)
+		snprintf(out, outlen, "%lld-%lld", (long long)f->from,
+		    (long long)f->to);
+	else if (f->has_number)
+		snprintf(out, outlen, "#%lld", (long long)f->number);
+	else if (f->hash != NULL) {
+		cli_hash_short(f->hash, h, sizeof(h));
+		snprintf(out, outlen, "%s", h);
+	} else
+		snprintf(out, outlen, "-");
+}
+
+static void
+print_chain(const struct qchain *q, int64_t now)
+{
+	struct cli_table	 t;
+	const struct qkind	*k;
+	const struct qfail	*f;
+	char			 a[CLI_AGE_LEN], what[64];
+	size_t			 i;
+
+	if (q->items == 0) {
+		printf("%s: nothing queued\n", q->ch->name);
+		return;
+	}
+	printf("%s: %lld item%s (%lld pending, %lld leased), %lld block%s\n",
+	    q->ch->name, (long long)q->items, q->items == 1 ? "" : "s",
+	    (long long)q->pending, (long long)q->leased, (long long)q->blocks,
+	    q->blocks == 1 ? "" : "s");
+	cli_table_init(&t, "lrrrrrrl", 2, 2);
+	cli_table_cell(&t, "kind");
+	cli_table_cell(&t, "pending");
+	cli_table_cell(&t, "leased");
+	cli_table_cell(&t, "blocks");
+	cli_table_cell(&t, "due");
+	cli_table_cell(&t, "waiting");
+	cli_table_cell(&t, "attempts");
+	cli_table_cell(&t, "oldest");
+	for (i = 0; i < NKINDS; i++) {
+		k = &q->k[i];
+		cli_table_cell(&t, "%s", kind_name[i]);
+		cli_table_cell(&t, "%lld", (long long)k->pending);
+		cli_table_cell(&t, "%lld", (long long)k->leased);
+		cli_table_cell(&t, "%lld", (long long)k->blocks);
+		cli_table_cell(&t, "%lld", (long long)k->due);
+		cli_table_cell(&t, "%lld", (long long)k->waiting);
+		if (k->has_items) {
+			cli_table_cell(&t, "%lld", (long long)k->max_attempts);
+			cli_ago(now - k->oldest, a, sizeof(a));
+			cli_table_cell(&t, "%s", a);
+		} else {
+			cli_table_cell(&t, "-");
+			cli_table_cell(&t, "-");
+		}
+	}
+	cli_table_print(&t);
+	cli_table_free(&t);
+	if (q->nfail == 0)
+		return;
+
+	putchar('\n');
+	if ((int64_t)q->nfail < q->failing)
+		printf("  %lld items failed; the last %zu:\n",
+		    (long long)q->failing, q->nfail);
+	else
+		printf("  %lld item%s failed:\n", (long long)q->failing,
+		    q->failing == 1 ? "" : "s");
+	cli_table_init(&t, "llrlll", 2, 2);
+	cli_table_cell(&t, "kind");
+	cli_table_cell(&t, "blocks");
+	cli_table_cell(&t, "tries");
+	cli_table_cell(&t, "outcome");
+	cli_table_cell(&t, "endpoint");
+	cli_table_cell(&t, "next");
+	for (i = 0; i < q->nfail; i++) {
+		f = &q->fail[i];
+		qfail_what(f, what, sizeof(what));
+		cli_table_cell(&t, "%s", f->kind);
+		cli_table_cell(&t, "%s", what);
+		cli_table_cell(&t, "%lld", (long long)f->attempts);
+		cli_table_cell(&t, "%s", f->outcome != NULL ? f->outcome : "-");
+		cli_name_short(f->endpoint != NULL ? f->endpoint : "-", what,
+		    sizeof(what));
+		cli_table_cell(&t, "%s", what);
+		/* In flight again: to whom, --json tells. */
+		if (strcmp(f->state, "leased") == 0)
+			cli_table_cell(&t, "leased");
+		else if (f->next_attempt <= now)
+			cli_table_cell(&t, "due");
+		else {
+			cli_span(f->next_attempt - now, a, sizeof(a));
+			cli_table_cell(&t, "in %s", a);
+		}
+		if (f->error != NULL && f->error[0] != '\0')
+			cli_table_wrap(&t, 6, f->error);
+	}
+	cli_table_print(&t);
+	cli_table_free(&t);
+}
+
+static json_t *
+qchain_json(const struct qchain *q)
+{
+	const struct qkind	*k;
+	const struct qfail	*f;
+	json_t			*o, *arr, *j;
+	size_t			 i;
+
+	o = json_object();
+	json_object_set_new(o, "chain", cli_jstr(q->ch->name));
+	json_object_set_new(o, "items", json_integer(q->items));
+	json_object_set_new(o, "pending", json_integer(q->pending));
+	json_object_set_new(o, "leased", json_integer(q->leased));
+	json_object_set_new(o, "blocks", json_integer(q->blocks));
+	arr = json_array();
+	for (i = 0; i < NKINDS; i++) {
+		k = &q->k[i];
+		j = json_object();
+		json_object_set_new(j, "kind", json_string(kind_name[i]));
+		json_object_set_new(j, "pending", json_integer(k->pending));
+		json_object_set_new(j, "leased", json_integer(k->leased));
+		json_object_set_new(j, "blocks", json_integer(k->blocks));
+		json_object_set_new(j, "due", json_integer(k->due));
+		json_object_set_new(j, "waiting", json_integer(k->waiting));
+		json_object_set_new(j, "max_attempts",
+		    cli_jint(k->has_items, k->max_attempts));
+		cli_jtime(j, "oldest", k->has_items, k->oldest);
+		json_array_append_new(arr, j);
+	}
+	json_object_set_new(o, "kinds", arr);
+	json_object_set_new(o, "failing", json_integer(q->failing));
+	arr = json_array();
+	for (i = 0; i < q->nfail; i++) {
+		f = &q->fail[i];
+		j = json_object();
+		json_object_set_new(j, "id", json_integer(f->id));
+		json_object_set_new(j, "kind", cli_jstr(f->kind));
+		json_object_set_new(j, "state", cli_jstr(f->state));
+		json_object_set_new(j, "range_from",
+		    cli_jint(f->has_range, f->from));
+		json_object_set_new(j, "range_to",
+		    cli_jint(f->has_range, f->to));
+		json_object_set_new(j, "block_number",
+		    cli_jint(f->has_number, f->number));
+		json_object_set_new(j, "block_hash", cli_jstr(f->hash));
+		json_object_set_new(j, "attempts", json_integer(f->attempts));
+		json_object_set_new(j, "last_outcome", cli_jstr(f->outcome));
+		json_object_set_new(j, "last_error", cli_jstr(f->error));
+		json_object_set_new(j, "last_endpoint", cli_jstr(f->endpoint));
+		json_object_set_new(j, "lease_endpoint",
+		    cli_jstr(f->lease_endpoint));
+		cli_jtime(j, "lease_deadline", f->has_deadline,
+		    f->lease_deadline);
+		cli_jtime(j, "next_attempt", 1, f->next_attempt);
+		cli_jtime(j, "created_at", 1, f->created_at);
+		json_array_append_new(arr, j);
+	}
+	json_object_set_new(o, "last_failed", arr);
+	return o;
+}
+
+int
+cli_queue(struct cli_db *c, const struct queue_opts *o)
+{
+	struct cli_chain	*chains;
+	const struct cli_chain	*ch = NULL;
+	struct qchain		*q;
+	json_t			*root, *arr;
+	int64_t			 now = (int64_t)now_wall_ms();
+	size_t			 nc, i, n = 0;
+	int			 rc, running;
+
+	if (cli_db_begin(c) == -1)
+		return CW_EXIT_SYSTEM;
+	if ((rc = cli_chains_load(c, &chains, &nc)) != CW_EXIT_OK) {
+		cli_db_end(c);
+		return rc;
+	}
+	if (o->chain != NULL &&
+	    (ch = cli_chain_find(c, chains, nc, o->chain)) == NULL) {
+		cli_chains_free(chains, nc);
+		cli_db_end(c);
+		return CW_EXIT_USAGE;
+	}
+	q = xcalloc(nc > 0 ? nc : 1, sizeof(*q));
+	for (i = 0; i < nc && rc == CW_EXIT_OK; i++) {
+		if (ch != NULL && &chains[i] != ch)
+			continue;
+		q[n].ch = &chains[i];
+		if ((rc = qkinds_load(c, &q[n], now)) == CW_EXIT_OK)
+			rc = qfail_load(c, &q[n]);
+		n++;
+	}
+	running = rc == CW_EXIT_OK ? cli_daemon_note(c) : -1;
+	cli_db_end(c);
+
+	if (rc == CW_EXIT_OK && o->json) {
+		root = json_object();
+		json_object_set_new(root, "daemon_running", running == -1 ?
+		    json_null() : json_boolean(running));
+		arr = json_array();
+		for (i = 0; i < n; i++)
+			json_array_append_new(arr, qchain_json(&q[i]));
+		json_object_set_new(root, "chains", arr);
+		json_dumpf(root, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(root);
+	} else if (rc == CW_EXIT_OK) {
+		if (n == 0)
+			printf("no chains stored yet\n");
+		for (i = 0; i < n; i++) {
+			if (i > 0)
+				putchar('\n');
+			print_chain(&q[i], now);
+		}
+	}
+	for (i = 0; i < n; i++)
+		qchain_free(&q[i]);
+	free(q);
+	cli_chains_free(chains, nc);
+	return rc;
+}

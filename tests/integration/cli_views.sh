@@ -1,0 +1,521 @@
+#!/bin/sh
+# chainwatch endpoints, queue and blocks (with status and standings)
+# against a store filled by a real run: two reorging devnodes and one that
+# refuses.  Every view for people (80 columns) and as --json (checked
+# against the store with python3), while the daemon runs and once it is
+# stopped (a line on stderr says so); then crafted queue items and wide
+# values, and the ways a command line can be wrong.
+. "$top_srcdir/tests/integration/cli_lib.sh"
+[ -x "$CHAINWATCHD" ] || fail "no $CHAINWATCHD"
+
+DB=$T/chainwatch.db
+SOCK=$T/chainwatchd.sock
+
+# Same seed: one chain, reorganised every few blocks.  d3 refuses every
+# connection, so its breaker opens and it has a reason.
+for n in d1 d2; do
+	devnode $n --seed views --block-time 200 --backlog 200 \
+	    --reorg-every 5 --reorg-depth 1-3 --miners 4
+done
+devnode d3 --seed views --block-time 200 --backlog 200 --fault refuse
+write_conf "$T/chainwatch.conf"
+sed -i -e 's/^block_time = .*/block_time = 200ms/' -e '/^control_socket/d' \
+    -e "/^\[daemon\]/a control_socket = $SOCK" "$T/chainwatch.conf"
+cat >>"$T/chainwatch.conf" <<CONF
+request_timeout = 1s
+connect_timeout = 1s
+breaker_consecutive = 3
+breaker_min_span = 1s
+breaker_cooldown = 60s
+endpoint = a1-views http://127.0.0.1:$d1_port ws://127.0.0.1:$d1_port
+endpoint = a2-views http://watch:secret@127.0.0.1:$d2_port ws://127.0.0.1:$d2_port
+endpoint = a3-views http://127.0.0.1:$d3_port ws://127.0.0.1:$d3_port
+CONF
+start_daemon
+
+# Caught up past the backlog, reorgs followed live (so that reorged blocks
+# are stored), and a3 found unreachable, with a reason.
+best() { sql "SELECT best_number FROM chains"; }
+reorged() { sql "SELECT count(*) FROM blocks WHERE canonical = 0"; }
+queued() { sql "SELECT count(*) FROM queue"; }
+a3() { sql "SELECT state, state_reason FROM endpoints WHERE name = 'a3-views'"; }
+filled() {
+	[ "$(queued)" = 0 ] && [ "$(best)" -gt 230 ] && [ "$(reorged)" -gt 1 ] &&
+	    a3 | grep -Evq '^(closed|unknown)\||\|$'
+}
+wait_for 90 '! alive $DAEMON_PID || filled' ||
+    fail "no store: best $(best), $(reorged) reorged, $(queued) queued, a3 $(a3)"
+alive $DAEMON_PID || fail "chainwatchd exited"
+ok "store filled: best #$(best), $(reorged) reorged blocks, a3 $(a3)"
+
+# narrow FILE: every line fits 80 columns.
+narrow() {
+	awk 'length($0) > 80 { print FILENAME ": " $0; exit 1 }' "$1" ||
+	    fail "wider than 80 columns"
+}
+
+# daemon_json FILE WANT: daemon_running is WANT (true, false or null).
+daemon_json() {
+	python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+want = {"true": True, "false": False, "null": None}[sys.argv[2]]
+assert j["daemon_running"] is want, j["daemon_running"]
+' "$1" "$2" || fail "$1: daemon_running is not $2"
+}
+
+VIEWS='status|endpoints|endpoints devchain|queue|queue devchain'
+VIEWS="$VIEWS|blocks devchain|blocks devchain --last 3|standings devchain"
+NOT_RUNNING='^chainwatch: chainwatchd is not running; this is the store as of [0-9]+ (s|min) ago$'
+
+# views: every view, for people and as JSON; stderr is empty while the
+# daemon runs ($DAEMON), and one line saying it is not once it stopped.
+views() {
+	_ifs=$IFS
+	IFS='|'
+	set -- $VIEWS
+	IFS=$_ifs
+	_n=0
+	while [ $# -gt 0 ]; do
+		_n=$((_n + 1))
+		for _j in "" --json; do
+			# status exits 1: a3 makes the chain degraded.
+			cw -f "$T/chainwatch.conf" $1 $_j >"$T/v$_n$_j" \
+			    2>"$T/e$_n$_j"
+			_rc=$?
+			[ $_rc = 0 ] || [ "$1" = status ] ||
+			    fail "chainwatch $1 $_j: exit status $_rc"
+			if [ "$_j" = --json ]; then
+				python3 -m json.tool "$T/v$_n$_j" >/dev/null ||
+				    fail "$1 --json: not JSON"
+			else
+				narrow "$T/v$_n$_j"
+			fi
+			if [ "$DAEMON" = running ]; then
+				[ -s "$T/e$_n$_j" ] && fail "$1 $_j:" \
+				    "stderr while the daemon runs: $(cat "$T/e$_n$_j")"
+			else
+				[ "$(wc -l <"$T/e$_n$_j")" = 1 ] &&
+				    grep -Eq "$NOT_RUNNING" "$T/e$_n$_j" ||
+				    fail "$1 $_j: not one 'not running' line:" \
+				    "$(cat "$T/e$_n$_j")"
+			fi
+		done
+		shift
+	done
+}
+DAEMON=running
+views
+for n in 2 4 6; do
+	daemon_json "$T/v$n--json" true
+done
+ok "every view while chainwatchd runs: no warning, daemon_running true"
+
+kill -TERM $DAEMON_PID
+wait $DAEMON_PID || fail "daemon exited with $?"
+DAEMON=stopped
+views
+for n in 2 4 6; do
+	daemon_json "$T/v$n--json" false
+done
+ok "every view once it stopped: 'chainwatchd is not running; ...' on stderr"
+
+# Without a configuration to name the socket it cannot tell: no line.
+cw -d "$DB" -f "$T/none.conf" endpoints --json >"$T/j" 2>"$T/err" ||
+    fail "endpoints -d"
+[ -s "$T/err" ] && fail "a line without a socket to ask: $(cat "$T/err")"
+daemon_json "$T/j" null
+# -s names the socket instead; one left by a killed daemon is no daemon.
+python3 -c '
+import socket, sys
+socket.socket(socket.AF_UNIX).bind(sys.argv[1])
+' "$T/stale.sock" || fail "python3: a stale socket"
+for s in "$T/nothere.sock" "$T/stale.sock"; do
+	cw -d "$DB" -s "$s" queue >/dev/null 2>"$T/err" || fail "queue -s $s"
+	grep -Eq "$NOT_RUNNING" "$T/err" || fail "-s $s: $(cat "$T/err")"
+done
+ok "no socket known: nothing said, daemon_running null; -s, a stale socket"
+
+# endpoints --json against the store, field by field.
+cw -d "$DB" endpoints --json >"$T/j" || fail "endpoints --json"
+python3 - "$DB" "$T/j" <<'PY' || fail "endpoints --json differs from the store"
+import json, sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1])
+got = json.load(open(sys.argv[2]))
+def iso(ms):
+    return None if ms is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ms // 1000))
+want = []
+for (chain, name, pos, state, since, reason, best, best_at, cbest, lag, hf,
+     hs, pb, rs, rpc, ws, sc, sn, sv) in db.execute(
+        "SELECT c.name, e.name, e.position, e.state, e.state_since, "
+        "e.state_reason, e.best_number, e.best_at, c.best_number, e.lag_ms, "
+        "e.heads_first, e.heads_seen, e.pruning_bound, e.restarts, "
+        "e.rpc_url, e.ws_url, e.system_chain, e.spec_name, e.spec_version "
+        "FROM endpoints e JOIN chains c ON c.id = e.chain_id "
+        "WHERE e.configured = 1 ORDER BY c.name, e.position, e.name"):
+    want.append(dict(chain=chain, name=name, position=pos, state=state,
+        since=iso(since), since_ms=since, reason=reason or None,
+        best_number=best, best_at=iso(best_at), best_at_ms=best_at,
+        behind=None if best is None or cbest is None else cbest - best,
+        lag_ms=lag, heads_first=hf, heads_seen=hs, pruning_bound=pb,
+        restarts=rs, rpc_url=rpc, ws_url=ws, system_chain=sc, spec_name=sn,
+        spec_version=sv))
+if len(want) != 3:
+    sys.exit("%d endpoints in the store, not 3" % len(want))
+for g, w in zip(got["endpoints"], want):
+    if g != w:
+        sys.exit("%s:\n got %r\nwant %r" % (w["name"], g, w))
+if len(got["endpoints"]) != len(want):
+    sys.exit("%d endpoints, want %d" % (len(got["endpoints"]), len(want)))
+a3 = got["endpoints"][2]
+if a3["state"] in ("closed", "unknown") or not a3["reason"]:
+    sys.exit("a3-views: %r" % a3)
+if got["endpoints"][0]["heads_seen"] < 1:
+    sys.exit("a1-views saw no head")
+PY
+# For people: a line with the name and URLs, then the state; a3's reason.
+cw -d "$DB" endpoints devchain >"$T/out" 2>/dev/null || fail "endpoints devchain"
+narrow "$T/out"
+python3 - "$T/out" "$T/j" <<'PY' || { cat "$T/out"; fail "endpoints for people"; }
+import json, sys
+lines = open(sys.argv[1]).read().split("\n")
+eps = json.load(open(sys.argv[2]))["endpoints"]
+if not lines[0].startswith("devchain: best #%d (" % (eps[0]["best_number"] + eps[0]["behind"])):
+    sys.exit("heading: %r" % lines[0])
+if lines[1].split() != "endpoint rpc url ws url".split() or \
+   lines[2].split() != "state since best behind lag first seen pruned restarts".split():
+    sys.exit("header: %r" % lines[1:3])
+for e in eps:
+    i = [k for k, l in enumerate(lines) if l.startswith(e["name"] + " ")]
+    if len(i) != 1:
+        sys.exit("%s: %d name lines" % (e["name"], len(i)))
+    i = i[0]
+    if lines[i].split() != [e["name"], e["rpc_url"], e["ws_url"]]:
+        sys.exit("%s: %r" % (e["name"], lines[i]))
+    row = lines[i + 1].split()
+    if row[0] != e["state"] or row[-1] != str(e["restarts"]) or \
+       str(e["heads_first"]) not in row or str(e["heads_seen"]) not in row:
+        sys.exit("%s: %r" % (e["name"], lines[i + 1]))
+    if e["reason"] and lines[i + 2] != "    " + e["reason"]:
+        sys.exit("%s: reason %r" % (e["name"], lines[i + 2]))
+PY
+grep -q secret "$T/out" "$T/j" && fail "a password is shown"
+grep -q 'http://watch:\*\*\*@127' "$T/out" || fail "no redacted URL"
+ok "endpoints: --json equals the store; the table names, states, reasons"
+
+# blocks --json against the store: every block of the last N heights,
+# reorged ones too, newest first.
+check_blocks() {
+	python3 - "$DB" "$1" "$2" <<'PY'
+import json, sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1])
+got = json.load(open(sys.argv[2]))
+last = int(sys.argv[3])
+def iso(ms):
+    return None if ms is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ms // 1000))
+cid, best, final = db.execute("SELECT id, best_number, final_number FROM chains WHERE name = 'devchain'").fetchone()
+ss58 = dict(db.execute("SELECT account, ss58 FROM miners"))
+names = dict(db.execute("SELECT id, name FROM endpoints"))
+nums = [r[0] for r in db.execute("SELECT DISTINCT number FROM blocks WHERE chain_id = ? ORDER BY number DESC LIMIT ?", (cid, last))]
+want = []
+for (h, n, p, miner, d, ts, can, fin, ru, ep, fs, sa) in db.execute(
+        "SELECT hash, number, parent, miner, difficulty, timestamp, "
+        "canonical, final, runtime_updated, first_endpoint_id, first_seen, "
+        "state_at FROM blocks WHERE chain_id = ? AND number >= ?",
+        (cid, min(nums))):
+    acc = miner if miner else b""
+    want.append(dict(number=n, hash="0x" + h.hex(), parent="0x" + p.hex(),
+        status="reorged" if not can else "final" if fin else "provisional",
+        canonical=bool(can), final=bool(fin), reorged=not can,
+        miner=ss58.get(acc, "0x" + acc.hex()),
+        account="0x" + miner.hex() if miner else None,
+        difficulty=None if d is None else str(int.from_bytes(d, "little")),
+        timestamp=iso(ts), timestamp_ms=ts, first_seen=iso(fs),
+        first_seen_ms=fs, first_endpoint=names.get(ep), state_at=iso(sa),
+        state_at_ms=sa, runtime_updated=bool(ru)))
+want.sort(key=lambda b: (-b["number"], not b["canonical"], b["first_seen_ms"], b["hash"]))
+for g in got["blocks"]:
+    f = g.pop("difficulty_f")
+    if (f is None) != (g["difficulty"] is None) or \
+       (f is not None and abs(f / int(g["difficulty"]) - 1) > 1e-15):
+        sys.exit("#%d: difficulty_f %r" % (g["number"], f))
+for k, v in (("chain", "devchain"), ("best_number", best),
+             ("final_number", final), ("last", last), ("heights", len(nums)),
+             ("reorged", sum(b["reorged"] for b in want))):
+    if got[k] != v:
+        sys.exit("%s: %r, want %r" % (k, got[k], v))
+if len(got["blocks"]) != len(want):
+    sys.exit("%d blocks, want %d" % (len(got["blocks"]), len(want)))
+for g, w in zip(got["blocks"], want):
+    if g != w:
+        sys.exit("got  %r\nwant %r" % (g, w))
+PY
+}
+heights=$(sql "SELECT count(DISTINCT number) FROM blocks")
+# N that reaches the highest reorged block, so that some are shown.
+reach=$(sql "SELECT (SELECT max(number) FROM blocks) - max(number) + 1
+    FROM blocks WHERE canonical = 0")
+for n in 1 20 "$reach" 100000; do
+	if [ "$n" = 20 ]; then
+		cw -d "$DB" blocks devchain --json >"$T/b.json" 2>/dev/null
+	else
+		cw -d "$DB" blocks --last "$n" --json devchain >"$T/b.json" 2>/dev/null
+	fi || fail "blocks --last $n --json"
+	check_blocks "$T/b.json" "$n" || fail "blocks --last $n --json differs from the store"
+done
+python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["heights"] == int(sys.argv[2]) and j["last"] == 100000, j["heights"]
+' "$T/b.json" "$heights" || fail "blocks --last 100000: not every height"
+ok "blocks --json for the last 1, 20, $reach and every height equals the store"
+
+# For people: one row per block in the same order, reorged ones marked.
+cw -d "$DB" blocks devchain --last "$reach" --json >"$T/b.json" 2>/dev/null
+cw -d "$DB" blocks devchain --last "$reach" >"$T/out" 2>/dev/null ||
+    fail "blocks --last $reach"
+narrow "$T/out"
+python3 - "$T/out" "$T/b.json" <<'PY' || { cat "$T/out"; fail "blocks for people"; }
+import json, sys
+lines = open(sys.argv[1]).read().split("\n")
+j = json.load(open(sys.argv[2]))
+if j["reorged"] < 1:
+    sys.exit("no reorged block in the last %d heights" % j["last"])
+if lines[0] != "devchain: best #%d, final #%d" % (j["best_number"], j["final_number"]):
+    sys.exit("heading %r" % lines[0])
+if lines[2].split() != "number state hash miner diff age first".split():
+    sys.exit("header %r" % lines[2])
+rows = lines[3:3 + len(j["blocks"])]
+short = {"final": "final", "provisional": "prov", "reorged": "reorged"}
+for r, b in zip(rows, j["blocks"]):
+    f = r.split()
+    if f[:3] != [str(b["number"]), short[b["status"]], b["hash"][:10]] or \
+       f[-1] != (b["first_endpoint"] or "-"):
+        sys.exit("row %r for %r" % (r, b))
+    m = b["miner"]
+    if f[3] != (m if len(m) <= 17 else m[:8] + "..." + m[-6:]):
+        sys.exit("miner %r for %r" % (f[3], m))
+want = "%d heights, %d blocks, %d reorged" % (j["heights"], len(j["blocks"]), j["reorged"])
+if lines[3 + len(j["blocks"])] != "" or lines[4 + len(j["blocks"])] != want:
+    sys.exit("summary %r, want %r" % (lines[4 + len(j["blocks"]):], want))
+PY
+ok "blocks for people: $(tail -n 1 "$T/out")"
+
+# queue --json against the store (empty now, or nearly).
+check_queue() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import json, sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1])
+got = json.load(open(sys.argv[2]))
+exact = sys.argv[3] == "exact"
+def iso(ms):
+    return None if ms is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ms // 1000))
+now = int(time.time() * 1000)
+chains = [c for c in got["chains"]]
+names = [r[0] for r in db.execute("SELECT name FROM chains ORDER BY name")]
+if [c["chain"] for c in chains] != names:
+    sys.exit("chains %r" % [c["chain"] for c in chains])
+ep = dict(db.execute("SELECT id, name FROM endpoints"))
+for c in chains:
+    items = db.execute("SELECT q.id, q.kind, q.state, q.range_from, q.range_to, "
+        "q.block_hash, q.block_number, q.attempts, q.next_attempt, "
+        "q.last_outcome, q.last_error, q.last_endpoint_id, "
+        "q.lease_endpoint_id, q.lease_deadline, q.created_at FROM queue q "
+        "JOIN chains c ON c.id = q.chain_id WHERE c.name = ?",
+        (c["chain"],)).fetchall()
+    kinds = []
+    for kind in ("headers", "parent", "state", "runtime"):
+        its = [i for i in items if i[1] == kind]
+        k = dict(kind=kind, pending=sum(i[2] == "pending" for i in its),
+                 leased=sum(i[2] == "leased" for i in its),
+                 blocks=sum(i[4] - i[3] + 1 if i[3] is not None else 1 for i in its),
+                 max_attempts=max(i[7] for i in its) if its else None,
+                 oldest=iso(min(i[14] for i in its)) if its else None,
+                 oldest_ms=min(i[14] for i in its) if its else None)
+        g = dict(c["kinds"][len(kinds)])
+        if g.pop("due") + g.pop("waiting") != k["pending"]:
+            sys.exit("%s: due and waiting are not the pending" % kind)
+        if exact:
+            k["due"] = sum(i[2] == "pending" and i[8] <= now for i in its)
+            k["waiting"] = k["pending"] - k["due"]
+            g = c["kinds"][len(kinds)]
+        if g != k:
+            sys.exit("%s:\n got %r\nwant %r" % (kind, g, k))
+        kinds.append(k)
+    failed = [i for i in items if i[9] is not None or i[10] is not None]
+    failed.sort(key=lambda i: (-i[8], -i[0]))
+    want = [dict(id=i[0], kind=i[1], state=i[2], range_from=i[3],
+                 range_to=i[4],
+                 block_hash=None if i[5] is None else "0x" + i[5].hex(),
+                 block_number=i[6], attempts=i[7], last_outcome=i[9],
+                 last_error=i[10], last_endpoint=ep.get(i[11]),
+                 lease_endpoint=ep.get(i[12]), lease_deadline=iso(i[13]),
+                 lease_deadline_ms=i[13], next_attempt=iso(i[8]),
+                 next_attempt_ms=i[8], created_at=iso(i[14]),
+                 created_at_ms=i[14]) for i in failed[:5]]
+    top = dict(items=len(items), pending=sum(k["pending"] for k in kinds),
+               leased=sum(k["leased"] for k in kinds),
+               blocks=sum(k["blocks"] for k in kinds), failing=len(failed))
+    for key, v in top.items():
+        if c[key] != v:
+            sys.exit("%s: %r, want %r" % (key, c[key], v))
+    if c["last_failed"] != want:
+        sys.exit("last_failed:\n got %r\nwant %r" % (c["last_failed"], want))
+PY
+}
+cw -d "$DB" queue --json >"$T/j" 2>/dev/null || fail "queue --json"
+check_queue "$DB" "$T/j" loose || fail "queue --json differs from the store"
+cw -d "$DB" queue >"$T/out" 2>/dev/null || fail "queue"
+[ "$(sql 'SELECT count(*) FROM queue')" != 0 ] ||
+    grep -q '^devchain: nothing queued$' "$T/out" || fail "queue: $(cat "$T/out")"
+ok "queue of the run: --json equals the store"
+
+# A queue with work in every state: due, waiting out a backoff, leased,
+# failed more often than shown (latest next attempt first).
+sqlite3 "$DB" ".backup '$T/q.db'" || fail "sqlite3 .backup"
+python3 - "$T/q.db" <<'PY' || fail "python3: queue items"
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1])
+now = int(time.time() * 1000)
+MIN, H = 60000, 3600000
+cid = db.execute("SELECT id FROM chains").fetchone()[0]
+a1, a3 = (db.execute("SELECT id FROM endpoints WHERE name = ?", (n,)).fetchone()[0]
+          for n in ("a1-views", "a3-views"))
+db.execute("DELETE FROM queue")
+def add(kind, state, rng=None, at=None, attempts=0, nxt=0, outcome=None,
+        error=None, ep=None, lease=None, created=now - 10 * MIN):
+    db.execute("INSERT INTO queue (chain_id, kind, range_from, range_to, "
+        "block_hash, block_number, state, lease_endpoint_id, lease_deadline, "
+        "attempts, next_attempt, last_outcome, last_error, last_endpoint_id, "
+        "created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (cid, kind, rng[0] if rng else None, rng[1] if rng else None,
+         at[0] if at else None, at[1] if at else None, state,
+         lease[0] if lease else None, lease[1] if lease else None,
+         attempts, nxt, outcome, error, ep, created))
+add("headers", "pending", (1000, 1063), attempts=3, nxt=now + H,
+    outcome="timeout", error="no answer in 1000 ms", ep=a3,
+    created=now - 20 * MIN)
+add("headers", "pending", (1064, 1127), nxt=now - H)
+add("headers", "leased", (1128, 1191), attempts=1, lease=(a1, now + 30000))
+add("state", "leased", (500, 531), attempts=2, lease=(a1, now + 30000),
+    nxt=now + 30 * MIN, outcome="http_5xx", error="HTTP 503 " + "x" * 90,
+    ep=a3, created=now - 3 * H)
+add("parent", "pending", at=(bytes([7]) * 32, 999), attempts=2,
+    nxt=now + 5 * MIN, outcome="transport", error="connection refused",
+    ep=a3)
+for k in range(6):
+    add("runtime", "pending", at=(bytes([k + 1]) * 32, 805 - k), attempts=1,
+        nxt=now - (k + 1) * MIN, outcome="rate_limited",
+        error="too many requests", ep=a3)
+db.commit()
+PY
+cw -d "$T/q.db" queue --json >"$T/j" 2>/dev/null || fail "queue --json (crafted)"
+check_queue "$T/q.db" "$T/j" exact || fail "queue --json (crafted) differs"
+cw -d "$T/q.db" queue devchain >"$T/out" 2>/dev/null || fail "queue (crafted)"
+narrow "$T/out"
+python3 - "$T/out" <<'PY' || { cat "$T/out"; fail "queue for people"; }
+import re, sys
+t = open(sys.argv[1]).read()
+want = r"""devchain: 11 items \(9 pending, 2 leased\), 231 blocks
+  kind     pending  leased  blocks  due  waiting  attempts  oldest
+  headers        2       1     192    1        1         3  20 min ago
+  parent         1       0       1    0        1         2  10 min ago
+  state          0       1      32    0        0         2  3 h ago
+  runtime        6       0       6    6        0         1  10 min ago
+
+  9 items failed; the last 5:
+  kind     blocks     tries  outcome       endpoint  next
+  headers  1000-1063      3  timeout       a3-views  in (59|60) min
+      no answer in 1000 ms
+  state    500-531        2  http_5xx      a3-views  leased
+      HTTP 503
+      x{74}
+      x{16}
+  parent   #999           2  transport     a3-views  in [45] min
+      connection refused
+  runtime  #805           1  rate_limited  a3-views  due
+      too many requests
+  runtime  #804           1  rate_limited  a3-views  due
+      too many requests
+"""
+if not re.fullmatch(want, t):
+    sys.exit("not the lines expected")
+PY
+ok "queue: kinds, due and waiting, leased, the last 5 failures of 9"
+
+# Wide values still fit: long names, a long state, nine-digit numbers.
+sqlite3 "$T/q.db" ".backup '$T/w.db'" || fail "sqlite3 .backup"
+sqlite3 "$T/w.db" "
+    UPDATE chains SET name = 'a-chain-with-a-long-name-32-chrs',
+      best_number = best_number + 987654300,
+      final_number = final_number + 987654300;
+    UPDATE blocks SET number = number + 987654300;
+    UPDATE endpoints SET name = 'endpoint-' || id || '-with-a-32-char-name-x',
+      state = 'quarantined', state_since = $(($(date +%s) - 100 * 60))000,
+      best_number = 1, heads_first = 2654321, heads_seen = 2654321,
+      pruning_bound = 987654321, restarts = 123, lag_ms = 7200000,
+      state_reason = 'serves genesis 0x' || hex(randomblob(32)) || ', not ours',
+      rpc_url = 'https://watch:***@a-long-host-name.example.org:9944/rpc/path',
+      ws_url = 'wss://watch:***@a-long-host-name.example.org:9944/ws/path';
+    UPDATE queue SET attempts = 12345, range_from = range_from + 987654300,
+      range_to = range_to + 987654300,
+      last_outcome = CASE WHEN last_outcome IS NULL THEN NULL
+        ELSE 'rate_limited' END,
+      last_endpoint_id = (SELECT max(id) FROM endpoints);" ||
+    fail "sqlite3 wide"
+for v in "endpoints" "queue" "blocks a-chain-with-a-long-name-32-chrs" \
+    "status" "standings a-chain-with-a-long-name-32-chrs" \
+    "endpoints a-chain-with-a-long-name-32-chrs"; do
+	cw -d "$T/w.db" $v >"$T/out" 2>/dev/null
+	[ $? = 0 ] || [ "$v" = status ] || fail "$v (wide)"
+	narrow "$T/out"
+done
+cw -d "$T/w.db" endpoints >"$T/out" 2>/dev/null
+grep -Eq '^  quarantined +100 min ago +1 +98765' "$T/out" ||
+    { cat "$T/out"; fail "quarantined"; }
+grep -q '^endpoint-1-with-a-32-char-name-x$' "$T/out" ||
+    { cat "$T/out"; fail "long URLs: name line"; }
+grep -q '^  wss://watch:\*\*\*@a-long-host-name.example.org:9944/ws/path$' \
+    "$T/out" || { cat "$T/out"; fail "long URLs: the ws URL on a line of its own"; }
+grep -q '\.\.\.$' "$T/out" && { cat "$T/out"; fail "endpoints: a line was cut"; }
+cw -d "$T/w.db" queue >"$T/out" 2>/dev/null
+grep -q '\.\.\.$' "$T/out" && { cat "$T/out"; fail "queue: a line was cut"; }
+grep -Eq '^  headers +987655300-987655363 +12345 +rate_limited +endpoint-3-wi\.\.\. +in' \
+    "$T/out" || { cat "$T/out"; fail "queue (wide)"; }
+ok "wide values fit 80 columns"
+
+# status and standings tell ages the same way.
+cw -d "$DB" standings devchain >"$T/out" 2>/dev/null || fail "standings"
+grep -Eq '^as of [0-9]+ (s|min) ago, best #[0-9]+, final #[0-9]+$' "$T/out" ||
+    fail "standings: $(sed -n 2p "$T/out")"
+cw -d "$DB" status >"$T/out" 2>/dev/null
+grep -Eq '^  best #[0-9]+ \([0-9]+ (s|min) ago\), final #[0-9]+$' "$T/out" ||
+    fail "status: $(sed -n 2p "$T/out")"
+ok "status and standings: ages"
+
+# The command line.
+expect_rc 100 cw -d "$DB" blocks 2>"$T/err"
+grep -q 'blocks: name the chain' "$T/err" || fail "blocks without chain"
+expect_rc 100 cw -d "$DB" blocks devchain devchain 2>/dev/null
+for v in "blocks nosuch" "endpoints nosuch" "queue nosuch"; do
+	expect_rc 100 cw -d "$DB" $v >"$T/out" 2>"$T/err"
+	grep -q "^chainwatch: $DB: no chain 'nosuch' (known: devchain)\$" \
+	    "$T/err" || fail "$v: $(cat "$T/err")"
+	[ -s "$T/out" ] && fail "$v: output"
+done
+for n in 0 -1 x 1x '' 99999999999999999999; do
+	expect_rc 100 cw -d "$DB" blocks devchain --last "$n" 2>"$T/err"
+	grep -q -- "^chainwatch: blocks: --last '$n': use a number of heights, 1 or more\$" \
+	    "$T/err" || fail "--last '$n': $(cat "$T/err")"
+done
+expect_rc 100 cw -d "$DB" blocks devchain --last 2>/dev/null
+for v in "endpoints --frob" "queue --frob" "blocks devchain --frob" \
+    "endpoints devchain devchain" "queue devchain devchain"; do
+	expect_rc 100 cw -d "$DB" $v >/dev/null 2>"$T/err"
+	grep -q '^usage: chainwatch' "$T/err" || fail "$v: no usage"
+done
+for v in endpoints queue blocks; do
+	expect_rc 0 cw $v --help >"$T/out"
+	grep -q "^       chainwatch $v " "$T/out" || fail "$v --help"
+done
+ok "usage errors exit 100 and say why"
