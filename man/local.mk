@@ -15,3 +15,4 @@ man/chainwatch.conf.5: $(srcdir)/man/chainwatch.conf.5.in paths.stamp
 
 include man/devnode.mk
 include man/cli.mk
+include man/metrics.mk

@@ -1,0 +1,110 @@
+/*
+ * chainwatch-metrics: the Prometheus exposition and /health of chainwatch,
+ * served by a process of its own.  mtr_gather.c collects one snapshot from
+ * chainwatchd's control socket and the store, mtr_expo.c and mtr_health.c
+ * turn it into text, mtr_http.c serves it, mtr_main.c sets everything up.
+ */
+#ifndef CW_MTR_H
+#define CW_MTR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "outcome.h"
+
+#define MTR_BUCKETS_MAX	32	/* latency bounds taken from the supervisor */
+#define MTR_NKINDS	4	/* queue kinds: headers, parent, state, runtime */
+#define MTR_NQSTATES	2	/* queue states: pending, leased */
+
+extern const char *const mtr_queue_kinds[MTR_NKINDS];
+extern const char *const mtr_queue_states[MTR_NQSTATES];
+extern const char *const mtr_breaker_states[];	/* NULL-terminated */
+extern const char *const mtr_endpoint_states[];	/* NULL-terminated */
+extern const char *const mtr_chain_statuses[];	/* NULL-terminated */
+
+/* One endpoint as the store and the supervisor see it; has_* say which. */
+struct mtr_endpoint {
+	char		*name;
+	char		*chain;
+	/* The store (endpoints table, queue). */
+	int		 in_store;
+	char		 state[16];		/* as chainwatch status shows */
+	int		 has_best, has_lag_blocks, has_lag;
+	int64_t		 best_number;
+	int64_t		 lag_blocks;		/* chain best - its best */
+	int64_t		 lag_ms;
+	int64_t		 heads_seen, heads_first;
+	int64_t		 restarts_stored;
+	int64_t		 leased;		/* queue items leased to it */
+	/* The supervisor (control socket "metrics"). */
+	int		 in_sup;
+	uint64_t	 requests[OUTCOME_COUNT];
+	int		 has_hist;
+	size_t		 n_le;
+	double		 le[MTR_BUCKETS_MAX];
+	uint64_t	 cumulative[MTR_BUCKETS_MAX + 1];	/* last: +Inf */
+	double		 sum_seconds;
+	char		 breaker[16];		/* live breaker state */
+	uint64_t	 restarts, rss_bytes, inflight, hedges;
+	int		 ready;
+};
+
+struct mtr_chain {
+	char		*name;
+	int		 in_store;
+	int		 status;		/* into mtr_chain_statuses */
+	int		 has_best, has_final, has_updated;
+	int64_t		 best_number, final_number, updated_at;
+	uint64_t	 q_items[MTR_NKINDS][MTR_NQSTATES];
+	uint64_t	 q_blocks[MTR_NKINDS][MTR_NQSTATES];
+	int		 in_sup;
+	uint64_t	 blocks_ingested, hedges, hedges_won;
+};
+
+/* Everything one scrape shows, gathered at one moment. */
+struct mtr_snap {
+	int			 sup_up;	/* the supervisor answered */
+	int			 store_up;	/* the store was read */
+	int64_t			 now;		/* wall clock, ms */
+	double			 gather_seconds;
+	struct mtr_chain	*chains;
+	size_t			 n_chains;
+	struct mtr_endpoint	*eps;
+	size_t			 n_eps;
+	struct json_t		*status;	/* cli_status_json(), or NULL */
+};
+
+/* A growing text buffer; xrealloc aborts rather than fail. */
+struct mtr_buf {
+	char	*s;
+	size_t	 len, cap;
+};
+
+void	mtr_buf_add(struct mtr_buf *, const char *, size_t);
+void	mtr_buf_printf(struct mtr_buf *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
+void	mtr_buf_free(struct mtr_buf *);
+
+/* mtr_gather.c: paths set once by main before any thread starts. */
+struct mtr_source {
+	const char	*database;
+	const char	*control_socket;
+};
+void	mtr_gather_init(const struct mtr_source *);
+int	mtr_gather_open_store(void);
+void	mtr_gather(struct mtr_snap *);
+void	mtr_snap_free(struct mtr_snap *);
+void	mtr_gather_close(void);
+
+/* mtr_expo.c: the Prometheus text format, version 0.0.4. */
+void	mtr_expo(const struct mtr_snap *, struct mtr_buf *);
+void	mtr_fmt_double(double, char *, size_t);
+
+/* mtr_health.c: the /health body and its HTTP status. */
+unsigned mtr_health(const struct mtr_snap *, struct mtr_buf *);
+
+/* mtr_http.c */
+int	mtr_http_start(int listen_fd, int ipv6);
+void	mtr_http_stop(void);
+
+#endif

@@ -1,0 +1,415 @@
+/*
+ * The Prometheus text exposition (format 0.0.4) of one snapshot: each
+ * family once, HELP and TYPE before all of its samples, label values
+ * escaped, histograms cumulative up to +Inf.  chainwatch-metrics(8) lists
+ * every family: keep the two in step.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mtr.h"
+#include "util.h"
+
+void
+mtr_buf_add(struct mtr_buf *b, const char *s, size_t n)
+{
+	if (b->cap - b->len < n + 1) {
+		while (b->cap - b->len < n + 1)
+			b->cap = b->cap == 0 ? 4096 : b->cap * 2;
+		b->s = xrealloc(b->s, b->cap);
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+void
+mtr_buf_printf(struct mtr_buf *b, const char *fmt, ...)
+{
+	va_list	ap;
+	char	small[256], *big;
+	int	n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(small)) {
+		mtr_buf_add(b, small, (size_t)n);
+		return;
+	}
+	big = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	mtr_buf_add(b, big, (size_t)n);
+	free(big);
+}
+
+void
+mtr_buf_free(struct mtr_buf *b)
+{
+	free(b->s);
+	memset(b, 0, sizeof(*b));
+}
+
+/*
+ * The shortest decimal that reads back as the same double, without an
+ * exponent for everyday magnitudes: le="10", not le="1e+01", since a
+ * bucket's le is part of its series' name.
+ */
+void
+mtr_fmt_double(double v, char *out, size_t outlen)
+{
+	int	prec, digits;
+
+	if (isnan(v)) {
+		snprintf(out, outlen, "NaN");
+		return;
+	}
+	if (isinf(v)) {
+		snprintf(out, outlen, "%sInf", v > 0 ? "+" : "-");
+		return;
+	}
+	for (prec = 1; prec < 17; prec++) {
+		snprintf(out, outlen, "%.*g", prec, v);
+		if (strtod(out, NULL) == v)
+			break;
+	}
+	if (fabs(v) >= 1e-4 && fabs(v) < 1e15) {
+		digits = (int)floor(log10(fabs(v))) + 1;	/* before the point */
+		if (digits > prec)
+			prec = digits;
+	}
+	snprintf(out, outlen, "%.*g", prec, v);
+}
+
+/* A label value: backslash, double quote and newline are escaped. */
+static void
+esc(struct mtr_buf *b, const char *v)
+{
+	const char	*p;
+
+	for (p = v; *p != '\0'; p++) {
+		switch (*p) {
+		case '\\':
+			mtr_buf_add(b, "\\\\", 2);
+			break;
+		case '"':
+			mtr_buf_add(b, "\\\"", 2);
+			break;
+		case '\n':
+			mtr_buf_add(b, "\\n", 2);
+			break;
+		default:
+			mtr_buf_add(b, p, 1);
+		}
+	}
+}
+
+static void
+family(struct mtr_buf *b, const char *name, const char *type,
+    const char *help)
+{
+	mtr_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name,
+	    type);
+}
+
+/*
+ * name{chain="C"[,endpoint="E"][,K="V"]...} -- extra labels as NULL-ended
+ * key, value pairs -- then a space, ready for the value.
+ */
+static void
+series(struct mtr_buf *b, const char *name, const char *chain,
+    const char *ep, ...)
+{
+	va_list		 ap;
+	const char	*k, *v;
+
+	mtr_buf_printf(b, "%s{chain=\"", name);
+	esc(b, chain);
+	if (ep != NULL) {
+		mtr_buf_add(b, "\",endpoint=\"", 12);
+		esc(b, ep);
+	}
+	va_start(ap, ep);
+	while ((k = va_arg(ap, const char *)) != NULL) {
+		v = va_arg(ap, const char *);
+		mtr_buf_printf(b, "\",%s=\"", k);
+		esc(b, v);
+	}
+	va_end(ap);
+	mtr_buf_add(b, "\"} ", 3);
+}
+
+static void
+val_u(struct mtr_buf *b, uint64_t v)
+{
+	mtr_buf_printf(b, "%llu\n", (unsigned long long)v);
+}
+
+static void
+val_i(struct mtr_buf *b, int64_t v)
+{
+	mtr_buf_printf(b, "%lld\n", (long long)v);
+}
+
+static void
+val_d(struct mtr_buf *b, double v)
+{
+	char	num[40];
+
+	mtr_fmt_double(v, num, sizeof(num));
+	mtr_buf_printf(b, "%s\n", num);
+}
+
+static void
+expo_chains(const struct mtr_snap *s, struct mtr_buf *b)
+{
+	const struct mtr_chain	*c;
+	size_t			 i;
+	int			 k, q;
+
+#define EACH_CHAIN(cond)	for (i = 0; i < s->n_chains; i++) \
+	if ((c = &s->chains[i]), (cond))
+
+	family(b, "chainwatch_chain_head_height", "gauge",
+	    "Number of the chain's best block.");
+	EACH_CHAIN(c->has_best) {
+		series(b, "chainwatch_chain_head_height", c->name, NULL, NULL);
+		val_i(b, c->best_number);
+	}
+	family(b, "chainwatch_chain_finalized_height", "gauge",
+	    "Number of the chain's last final block.");
+	EACH_CHAIN(c->has_final) {
+		series(b, "chainwatch_chain_finalized_height", c->name, NULL,
+		    NULL);
+		val_i(b, c->final_number);
+	}
+	family(b, "chainwatch_chain_head_age_seconds", "gauge",
+	    "Seconds since the store took the chain's last new head.");
+	EACH_CHAIN(c->has_updated) {
+		series(b, "chainwatch_chain_head_age_seconds", c->name, NULL,
+		    NULL);
+		val_d(b, (double)(s->now - c->updated_at) / 1000.0);
+	}
+	family(b, "chainwatch_chain_status", "gauge",
+	    "1 for the chain's status (ok, degraded, stalled, unreachable), "
+	    "0 for the others.");
+	EACH_CHAIN(c->status >= 0) {
+		for (k = 0; mtr_chain_statuses[k] != NULL; k++) {
+			series(b, "chainwatch_chain_status", c->name, NULL,
+			    "status", mtr_chain_statuses[k], NULL);
+			val_u(b, c->status == k);
+		}
+	}
+	family(b, "chainwatch_chain_blocks_ingested_total", "counter",
+	    "Blocks stored since chainwatchd started.");
+	EACH_CHAIN(c->in_sup) {
+		series(b, "chainwatch_chain_blocks_ingested_total", c->name,
+		    NULL, NULL);
+		val_u(b, c->blocks_ingested);
+	}
+	family(b, "chainwatch_chain_hedges_total", "counter",
+	    "Catch-up requests also sent to a second endpoint.");
+	EACH_CHAIN(c->in_sup) {
+		series(b, "chainwatch_chain_hedges_total", c->name, NULL,
+		    NULL);
+		val_u(b, c->hedges);
+	}
+	family(b, "chainwatch_chain_hedges_won_total", "counter",
+	    "Hedged requests that the second endpoint answered first.");
+	EACH_CHAIN(c->in_sup) {
+		series(b, "chainwatch_chain_hedges_won_total", c->name, NULL,
+		    NULL);
+		val_u(b, c->hedges_won);
+	}
+	family(b, "chainwatch_chain_queue_items", "gauge",
+	    "Catch-up queue items by kind and state.");
+	EACH_CHAIN(c->in_store) {
+		for (k = 0; k < MTR_NKINDS; k++)
+			for (q = 0; q < MTR_NQSTATES; q++) {
+				series(b, "chainwatch_chain_queue_items",
+				    c->name, NULL, "kind", mtr_queue_kinds[k],
+				    "state", mtr_queue_states[q], NULL);
+				val_u(b, c->q_items[k][q]);
+			}
+	}
+	family(b, "chainwatch_chain_queue_blocks", "gauge",
+	    "Blocks the catch-up queue items cover, by kind and state.");
+	EACH_CHAIN(c->in_store) {
+		for (k = 0; k < MTR_NKINDS; k++)
+			for (q = 0; q < MTR_NQSTATES; q++) {
+				series(b, "chainwatch_chain_queue_blocks",
+				    c->name, NULL, "kind", mtr_queue_kinds[k],
+				    "state", mtr_queue_states[q], NULL);
+				val_u(b, c->q_blocks[k][q]);
+			}
+	}
+#undef EACH_CHAIN
+}
+
+static void
+expo_histogram(const struct mtr_endpoint *e, struct mtr_buf *b)
+{
+	const char	*name = "chainwatch_endpoint_request_duration_seconds";
+	char		 n[128], le[40];
+
+	snprintf(n, sizeof(n), "%s_bucket", name);
+	for (size_t i = 0; i < e->n_le; i++) {
+		mtr_fmt_double(e->le[i], le, sizeof(le));
+		series(b, n, e->chain, e->name, "le", le, NULL);
+		val_u(b, e->cumulative[i]);
+	}
+	series(b, n, e->chain, e->name, "le", "+Inf", NULL);
+	val_u(b, e->cumulative[e->n_le]);
+	snprintf(n, sizeof(n), "%s_sum", name);
+	series(b, n, e->chain, e->name, NULL);
+	val_d(b, e->sum_seconds);
+	snprintf(n, sizeof(n), "%s_count", name);
+	series(b, n, e->chain, e->name, NULL);
+	val_u(b, e->cumulative[e->n_le]);
+}
+
+static void
+expo_endpoints(const struct mtr_snap *s, struct mtr_buf *b)
+{
+	const struct mtr_endpoint	*e;
+	size_t				 i;
+	int				 k;
+
+#define EACH_EP(cond)	for (i = 0; i < s->n_eps; i++) \
+	if ((e = &s->eps[i]), (cond))
+#define SERIES(fam, ...)	series(b, fam, e->chain, e->name, __VA_ARGS__)
+
+	family(b, "chainwatch_endpoint_requests_total", "counter",
+	    "Requests to the endpoint by outcome class.");
+	EACH_EP(e->in_sup) {
+		for (k = 0; k < OUTCOME_COUNT; k++) {
+			SERIES("chainwatch_endpoint_requests_total", "outcome",
+			    outcome_name((enum outcome)k), NULL);
+			val_u(b, e->requests[k]);
+		}
+	}
+	family(b, "chainwatch_endpoint_request_duration_seconds", "histogram",
+	    "Latency of the endpoint's requests, whatever their outcome.");
+	EACH_EP(e->in_sup && e->has_hist)
+		expo_histogram(e, b);
+	family(b, "chainwatch_endpoint_state", "gauge",
+	    "1 for the endpoint's state as chainwatch status shows it (closed, "
+	    "open, half-open, down, quarantined, unknown), 0 for the others.");
+	EACH_EP(e->in_store) {
+		for (k = 0; mtr_endpoint_states[k] != NULL; k++) {
+			SERIES("chainwatch_endpoint_state", "state",
+			    mtr_endpoint_states[k], NULL);
+			val_u(b, strcmp(e->state, mtr_endpoint_states[k]) == 0);
+		}
+	}
+	family(b, "chainwatch_endpoint_breaker_state", "gauge",
+	    "1 for the state of the endpoint's circuit breaker (closed, open, "
+	    "half-open), 0 for the others.");
+	EACH_EP(e->in_sup && e->breaker[0] != '\0') {
+		for (k = 0; mtr_breaker_states[k] != NULL; k++) {
+			SERIES("chainwatch_endpoint_breaker_state", "state",
+			    mtr_breaker_states[k], NULL);
+			val_u(b, strcmp(e->breaker, mtr_breaker_states[k]) == 0);
+		}
+	}
+	family(b, "chainwatch_endpoint_queue_leased", "gauge",
+	    "Catch-up queue items leased to the endpoint.");
+	EACH_EP(e->in_store) {
+		SERIES("chainwatch_endpoint_queue_leased", NULL);
+		val_i(b, e->leased);
+	}
+	family(b, "chainwatch_endpoint_inflight_requests", "gauge",
+	    "Catch-up requests sent to the endpoint and not answered yet.");
+	EACH_EP(e->in_sup) {
+		SERIES("chainwatch_endpoint_inflight_requests", NULL);
+		val_u(b, e->inflight);
+	}
+	family(b, "chainwatch_endpoint_head_height", "gauge",
+	    "Number of the last head the endpoint delivered.");
+	EACH_EP(e->has_best) {
+		SERIES("chainwatch_endpoint_head_height", NULL);
+		val_i(b, e->best_number);
+	}
+	family(b, "chainwatch_endpoint_head_lag_blocks", "gauge",
+	    "Chain head height minus the endpoint's head height, as stored.");
+	EACH_EP(e->has_lag_blocks) {
+		SERIES("chainwatch_endpoint_head_lag_blocks", NULL);
+		val_i(b, e->lag_blocks);
+	}
+	family(b, "chainwatch_endpoint_head_lag_seconds", "gauge",
+	    "How long after the first endpoint this one delivered its last "
+	    "head.");
+	EACH_EP(e->has_lag) {
+		SERIES("chainwatch_endpoint_head_lag_seconds", NULL);
+		val_d(b, (double)e->lag_ms / 1000.0);
+	}
+	family(b, "chainwatch_endpoint_heads_seen_total", "counter",
+	    "Heads the endpoint delivered.");
+	EACH_EP(e->in_store) {
+		SERIES("chainwatch_endpoint_heads_seen_total", NULL);
+		val_i(b, e->heads_seen);
+	}
+	family(b, "chainwatch_endpoint_heads_first_total", "counter",
+	    "Heads the endpoint delivered before any other endpoint.");
+	EACH_EP(e->in_store) {
+		SERIES("chainwatch_endpoint_heads_first_total", NULL);
+		val_i(b, e->heads_first);
+	}
+	family(b, "chainwatch_endpoint_worker_restarts_total", "counter",
+	    "Unplanned deaths of the endpoint's worker since chainwatchd "
+	    "started.");
+	EACH_EP(e->in_sup || e->in_store) {
+		SERIES("chainwatch_endpoint_worker_restarts_total", NULL);
+		if (e->in_sup)
+			val_u(b, e->restarts);
+		else
+			val_i(b, e->restarts_stored);
+	}
+	family(b, "chainwatch_endpoint_worker_rss_bytes", "gauge",
+	    "Resident memory of the endpoint's worker at its last heartbeat.");
+	EACH_EP(e->in_sup) {
+		SERIES("chainwatch_endpoint_worker_rss_bytes", NULL);
+		val_u(b, e->rss_bytes);
+	}
+	family(b, "chainwatch_endpoint_worker_ready", "gauge",
+	    "1 when the endpoint's worker runs and its endpoint serves the "
+	    "chain's genesis.");
+	EACH_EP(e->in_sup) {
+		SERIES("chainwatch_endpoint_worker_ready", NULL);
+		val_u(b, e->ready != 0);
+	}
+	family(b, "chainwatch_endpoint_hedges_total", "counter",
+	    "Hedge requests sent to the endpoint.");
+	EACH_EP(e->in_sup) {
+		SERIES("chainwatch_endpoint_hedges_total", NULL);
+		val_u(b, e->hedges);
+	}
+#undef SERIES
+#undef EACH_EP
+}
+
+void
+mtr_expo(const struct mtr_snap *s, struct mtr_buf *b)
+{
+	family(b, "chainwatch_up", "gauge", "1 when chainwatchd answered "
+	    "over its control socket, 0 when only the store was read.");
+	mtr_buf_printf(b, "chainwatch_up %d\n", s->sup_up != 0);
+	family(b, "chainwatch_store_up", "gauge",
+	    "1 when the store could be read.");
+	mtr_buf_printf(b, "chainwatch_store_up %d\n", s->store_up != 0);
+	family(b, "chainwatch_scrape_duration_seconds", "gauge",
+	    "Seconds spent gathering these figures.");
+	mtr_buf_printf(b, "chainwatch_scrape_duration_seconds ");
+	val_d(b, s->gather_seconds);
+	expo_chains(s, b);
+	expo_endpoints(s, b);
+}

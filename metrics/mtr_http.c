@@ -1,0 +1,182 @@
+/*
+ * The HTTP side: libmicrohttpd with a thread per connection, a cap on
+ * connections and an idle timeout, so that a scraper that stalls holds
+ * one thread for at most MTR_CONN_TIMEOUT and nobody else waits for it.
+ * Scrapes share one snapshot at a time: a burst of scrapes asks
+ * chainwatchd at most once per MTR_CACHE_MS.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <microhttpd.h>
+
+#include "log.h"
+#include "mtr.h"
+#include "util.h"
+
+#define MTR_CONN_MAX		64
+#define MTR_CONN_TIMEOUT	10	/* seconds without progress */
+#define MTR_CACHE_MS		1000
+
+#define CTYPE_METRICS	"text/plain; version=0.0.4; charset=utf-8"
+#define CTYPE_JSON	"application/json"
+#define CTYPE_TEXT	"text/plain; charset=utf-8"
+
+static struct MHD_Daemon	*mhd;
+
+/* The last snapshot, rendered; under cache_lock. */
+static pthread_mutex_t		 cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	int		valid;
+	uint64_t	at;		/* monotonic ms */
+	struct mtr_buf	metrics, health;
+	unsigned	health_code;
+} cache;
+
+static void
+mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char	msg[512];
+	size_t	n;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n > 0 && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	log_debug("libmicrohttpd: %s", msg);
+}
+
+/* Under cache_lock: gather again unless the snapshot is fresh. */
+static void
+cache_refresh(void)
+{
+	struct mtr_snap	s;
+
+	if (cache.valid && now_mono_ms() - cache.at < MTR_CACHE_MS)
+		return;
+	mtr_gather(&s);
+	mtr_buf_free(&cache.metrics);
+	mtr_buf_free(&cache.health);
+	mtr_expo(&s, &cache.metrics);
+	cache.health_code = mtr_health(&s, &cache.health);
+	mtr_snap_free(&s);
+	cache.at = now_mono_ms();
+	cache.valid = 1;
+}
+
+static enum MHD_Result
+respond(struct MHD_Connection *conn, unsigned code, const char *ctype,
+    const char *body, size_t len)
+{
+	struct MHD_Response	*resp;
+	enum MHD_Result		 ret;
+
+	resp = MHD_create_response_from_buffer(len, (void *)body,
+	    MHD_RESPMEM_MUST_COPY);
+	if (resp == NULL)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
+	    "no-store");
+	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW,
+		    "GET, HEAD");
+	ret = MHD_queue_response(conn, code, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result
+respond_text(struct MHD_Connection *conn, unsigned code, const char *text)
+{
+	return respond(conn, code, CTYPE_TEXT, text, strlen(text));
+}
+
+/* The rendered snapshot, copied out under the lock. */
+static enum MHD_Result
+respond_snapshot(struct MHD_Connection *conn, const char *method,
+    const char *url, int health)
+{
+	struct MHD_Response	*resp;
+	enum MHD_Result		 ret;
+	const struct mtr_buf	*b;
+	unsigned		 code;
+
+	pthread_mutex_lock(&cache_lock);
+	cache_refresh();
+	b = health ? &cache.health : &cache.metrics;
+	code = health ? cache.health_code : MHD_HTTP_OK;
+	resp = MHD_create_response_from_buffer(b->len, b->s,
+	    MHD_RESPMEM_MUST_COPY);
+	pthread_mutex_unlock(&cache_lock);
+	if (resp == NULL)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+	    health ? CTYPE_JSON : CTYPE_METRICS);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
+	    "no-store");
+	ret = MHD_queue_response(conn, code, resp);
+	MHD_destroy_response(resp);
+	log_debug("%s %s: %u", method, url, code);
+	return ret;
+}
+
+static enum MHD_Result
+http_answer(void *cls, struct MHD_Connection *conn, const char *url,
+    const char *method, const char *version, const char *upload,
+    size_t *upload_len, void **req_cls)
+{
+	static int	seen;
+
+	/* Refuse other methods at once, without reading a body. */
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+		return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+		    "method not allowed: use GET\n");
+	/* The first call has only the headers; answer once all came. */
+	if (*req_cls == NULL) {
+		*req_cls = &seen;
+		return MHD_YES;
+	}
+	if (*upload_len != 0) {
+		*upload_len = 0;	/* a GET body means nothing: drop it */
+		return MHD_YES;
+	}
+	if (strcmp(url, "/metrics") == 0)
+		return respond_snapshot(conn, method, url, 0);
+	if (strcmp(url, "/health") == 0)
+		return respond_snapshot(conn, method, url, 1);
+	return respond_text(conn, MHD_HTTP_NOT_FOUND,
+	    "not found: try /metrics or /health\n");
+}
+
+int
+mtr_http_start(int listen_fd, int ipv6)
+{
+	mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION |
+	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
+	    MHD_USE_ERROR_LOG | (ipv6 ? MHD_USE_IPv6 : 0), 0, NULL, NULL,
+	    http_answer, NULL,
+	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,	/* first, or lost */
+	    MHD_OPTION_LISTEN_SOCKET, listen_fd,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)MTR_CONN_MAX,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MTR_CONN_TIMEOUT,
+	    MHD_OPTION_END);
+	return mhd != NULL ? 0 : -1;
+}
+
+void
+mtr_http_stop(void)
+{
+	if (mhd != NULL)
+		MHD_stop_daemon(mhd);
+	mhd = NULL;
+	mtr_buf_free(&cache.metrics);
+	mtr_buf_free(&cache.health);
+	cache.valid = 0;
+}

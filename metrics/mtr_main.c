@@ -1,0 +1,235 @@
+/*
+ * chainwatch-metrics: chainwatchd starts it when metrics_listen is set.
+ * In order it binds the address, opens the store read-only, drops
+ * privileges if told to, then serves /metrics and /health from threads
+ * while this one waits for SIGTERM (or for its parent's death).
+ */
+#include "config.h"
+
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "log.h"
+#include "mtr.h"
+#include "util.h"
+
+#define MTR_BACKLOG	64
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	fprintf(stderr, "usage: chainwatch-metrics [-f] [-L level] "
+	    "[-p portfile] [-u user [-g group]]\n"
+	    "\t-l address:port -d database -s control_socket\n");
+	exit(CW_EXIT_USAGE);
+}
+
+/*
+ * Bind and listen ourselves, before any thread exists and before the
+ * privileges go: port 0 gets the kernel's choice, which shown names.
+ */
+static int
+listen_on(const char *spec, int *ipv6, char *shown, size_t shownlen)
+{
+	struct sockaddr_storage	 ss;
+	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&ss;
+	socklen_t		 len;
+	char			 addr[64];
+	unsigned		 port;
+	int			 fd, one = 1;
+
+	if (conf_parse_listen(spec, addr, sizeof(addr), &port) == -1 ||
+	    addr[0] == '\0')
+		fatalx(CW_EXIT_USAGE, "-l %s: not ADDRESS:PORT (an IPv4 "
+		    "address or [IPv6] address and a port)", spec);
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)port);
+		len = sizeof(*sin);
+		*ipv6 = 0;
+	} else if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((uint16_t)port);
+		len = sizeof(*sin6);
+		*ipv6 = 1;
+	} else
+		fatalx(CW_EXIT_USAGE, "-l %s: bad address", spec);
+	if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC |
+	    SOCK_NONBLOCK, 0)) == -1)
+		fatal(CW_EXIT_SYSTEM, "socket");
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (*ipv6)
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+		    sizeof(one));
+	/* Taken, perhaps for a moment: chainwatchd retries with backoff. */
+	if (bind(fd, (struct sockaddr *)&ss, len) == -1)
+		fatal(CW_EXIT_SYSTEM, "cannot listen on %s", spec);
+	if (listen(fd, MTR_BACKLOG) == -1)
+		fatal(CW_EXIT_SYSTEM, "listen %s", spec);
+	len = sizeof(ss);
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) == -1)
+		fatal(CW_EXIT_SYSTEM, "getsockname");
+	port = ntohs(*ipv6 ? sin6->sin6_port : sin->sin_port);
+	snprintf(shown, shownlen, *ipv6 ? "[%s]:%u" : "%s:%u", addr, port);
+	return fd;
+}
+
+/* PORT and a newline, complete or not at all. */
+static void
+write_portfile(const char *path, const char *shown)
+{
+	char	 tmp[4096];
+	FILE	*fp;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		fatalx(CW_EXIT_USAGE, "-p %s: path too long", path);
+	if ((fp = fopen(tmp, "w")) == NULL)
+		fatal(CW_EXIT_SYSTEM, "%s", tmp);
+	fprintf(fp, "%s\n", strrchr(shown, ':') + 1);
+	if (fclose(fp) == EOF || rename(tmp, path) == -1)
+		fatal(CW_EXIT_SYSTEM, "%s", path);
+}
+
+/*
+ * Run as user from now on, with group as a supplementary group: the
+ * group the control socket is given, so that it can still be reached.
+ * The store and the listening socket are open already.
+ */
+static void
+drop_privileges(const char *user, const char *group)
+{
+	struct passwd	*pw;
+	struct group	*gr;
+	gid_t		 groups[2];
+	int		 n = 1;
+
+	if (geteuid() != 0) {
+		log_debug("not root: staying uid %d", (int)geteuid());
+		return;
+	}
+	if ((pw = getpwnam(user)) == NULL)
+		fatalx(CW_EXIT_SETUP, "user %s does not exist", user);
+	groups[0] = pw->pw_gid;
+	if (group != NULL) {
+		if ((gr = getgrnam(group)) == NULL)
+			fatalx(CW_EXIT_SETUP, "group %s does not exist", group);
+		if (gr->gr_gid != pw->pw_gid)
+			groups[n++] = gr->gr_gid;
+	}
+	if (setgroups((size_t)n, groups) == -1 ||
+	    setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) == -1 ||
+	    setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) == -1)
+		fatal(CW_EXIT_SETUP, "cannot drop privileges to %s", user);
+	if (setuid(0) != -1 || geteuid() != pw->pw_uid)
+		fatalx(CW_EXIT_SETUP, "privileges not dropped to %s", user);
+	log_debug("running as %s%s%s", user, group != NULL ? " with group " :
+	    "", group != NULL ? group : "");
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct mtr_source	 src = { NULL, NULL };
+	const char		*listen_spec = NULL, *portfile = NULL;
+	const char		*user = NULL, *group = NULL;
+	enum log_level		 level = LOG_LEVEL_INFO;
+	char			 shown[96];
+	sigset_t		 set;
+	pid_t			 parent = getppid();
+	int			 ch, fd, ipv6, sig, foreground = 0;
+
+	while ((ch = getopt(argc, argv, "d:fg:hL:l:p:s:u:")) != -1) {
+		switch (ch) {
+		case 'd':
+			src.database = optarg;
+			break;
+		case 'f':
+			foreground = 1;
+			break;
+		case 'g':
+			group = optarg;
+			break;
+		case 'L':
+			if (log_level_parse(optarg, &level) == -1)
+				usage();
+			break;
+		case 'l':
+			listen_spec = optarg;
+			break;
+		case 'p':
+			portfile = optarg;
+			break;
+		case 's':
+			src.control_socket = optarg;
+			break;
+		case 'u':
+			user = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc || listen_spec == NULL || src.database == NULL ||
+	    src.control_socket == NULL || (group != NULL && user == NULL))
+		usage();
+	log_init(foreground, level, "chainwatch-metrics");
+	log_procinit("metrics");
+
+	/* Threads inherit this mask: signals reach sigwait() below only. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
+		fatal(CW_EXIT_SYSTEM, "sigprocmask");
+	signal(SIGPIPE, SIG_IGN);
+
+	fd = listen_on(listen_spec, &ipv6, shown, sizeof(shown));
+	if (portfile != NULL)
+		write_portfile(portfile, shown);
+	mtr_gather_init(&src);
+	/* Open before the drop; a failure is retried at every scrape. */
+	(void)mtr_gather_open_store();
+	if (user != NULL)
+		drop_privileges(user, group);
+	/* After the drop, which clears it; then check we did not miss it. */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1)
+		log_warn("prctl PR_SET_PDEATHSIG");
+	if (getppid() != parent)
+		fatalx(CW_EXIT_OK, "parent already gone");
+
+	if (mtr_http_start(fd, ipv6) == -1)
+		fatalx(CW_EXIT_SYSTEM, "libmicrohttpd did not start on %s",
+		    shown);
+	log_info("listening on %s", shown);
+
+	for (;;) {
+		if (sigwait(&set, &sig) != 0)
+			fatal(CW_EXIT_SYSTEM, "sigwait");
+		if (sig != SIGHUP)
+			break;
+		log_debug("SIGHUP: nothing to reload (chainwatchd restarts "
+		    "this process when its settings change)");
+	}
+	log_info("signal %d: stopping", sig);
+	mtr_http_stop();	/* which closes fd */
+	mtr_gather_close();
+	return CW_EXIT_OK;
+}

@@ -1,0 +1,10 @@
+# tests/metrics.mk: chainwatch-metrics alone (a crafted store and a fake
+# control socket), then under chainwatchd with devnodes and faults.
+METRICS_TESTS = \
+	tests/integration/metrics_render.sh \
+	tests/integration/metrics.sh
+TESTS += $(METRICS_TESTS)
+EXTRA_DIST += $(METRICS_TESTS) \
+	tests/integration/promparse.py \
+	tests/integration/fake_ctl.py \
+	tests/integration/slow_client.py
