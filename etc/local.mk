@@ -1,6 +1,6 @@
 # etc/: the sample configuration, the LSB init script and the systemd unit.
 # The script and the unit name installation paths, filled in by $(edit).
-dist_doc_DATA = etc/chainwatch.conf.sample README
+dist_doc_DATA = etc/chainwatch.conf.sample README.md
 initddir = $(sysconfdir)/init.d
 initd_SCRIPTS = etc/init.d/chainwatch
 systemdunitdir = $(prefix)/lib/systemd/system

@@ -24,7 +24,8 @@ tests_unit_test_chain_CFLAGS = $(UNIT_CFLAGS) $(SQLITE_CFLAGS) \
 	-I$(top_srcdir)/supervisor
 tests_unit_test_chain_SOURCES = tests/unit/test_chain.c \
 	supervisor/sup_chain.c supervisor/sup_store.c supervisor/sup_queue.c \
-	supervisor/sup_lease.c supervisor/sup_health.c supervisor/sup_breaker.c
+	supervisor/sup_lease.c supervisor/sup_health.c supervisor/sup_breaker.c \
+	supervisor/sup_stats.c supervisor/sup_fsm.c
 tests_unit_test_chain_LDADD = $(UNIT_LIBS) $(SQLITE_LIBS) $(EV_LIBS) \
 	$(JANSSON_LIBS) $(SODIUM_LIBS) $(XXHASH_LIBS)
 TESTS += tests/unit/test_conf tests/unit/test_conf_keys \
@@ -41,12 +42,17 @@ SUP_TESTS = tests/integration/conf_check.sh \
 	tests/integration/sup_setup.sh \
 	tests/integration/initd.sh \
 	tests/integration/man_lint.sh \
+	tests/integration/systemd_verify.sh \
 	tests/integration/store_follow.sh \
 	tests/integration/store_crash.sh \
 	tests/integration/health_breaker.sh \
-	tests/integration/health_pruned.sh
+	tests/integration/health_pruned.sh \
+	tests/integration/health_failover.sh
 TESTS += $(SUP_TESTS)
+# The lock that keeps the tests' "make install" runs apart (install_lib.sh).
+CLEANFILES += tests/install.lock
 EXTRA_DIST += $(SUP_TESTS) tests/integration/lib.sh \
+	tests/integration/install_lib.sh \
 	tests/integration/fake_worker.py \
 	tests/integration/store_check.py \
 	tests/conf/credentials.in tests/conf/credentials.ok \
@@ -68,3 +74,6 @@ include tests/devnode.mk
 include tests/worker.mk
 include tests/cli.mk
 include tests/breaker.mk
+include tests/metrics.mk
+include tests/control.mk
+include tests/chaos.mk

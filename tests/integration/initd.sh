@@ -4,9 +4,10 @@
 # into the programs keep the configured prefix, so the test's
 # configuration names the worker and the pidfile.)
 . "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/install_lib.sh"
 
 P=$T/prefix
-env -u MAKEFLAGS -u MFLAGS make -s -C "$top_builddir" install prefix="$P" \
+cw_install prefix="$P" \
     >"$T/install.log" 2>&1 || { cat "$T/install.log"; fail "make install failed"; }
 INIT=$P/etc/init.d/chainwatch
 [ -x "$INIT" ] || fail "no init script installed"
@@ -26,6 +27,8 @@ pidfile = $P/var/run/chainwatchd.pid
 worker = $P/libexec/chainwatch-worker
 user = $(cw_user)
 heartbeat_interval = 500ms
+control_socket = $P/var/run/chainwatchd.sock
+metrics_listen = none
 
 [chain devchain]
 CONF
