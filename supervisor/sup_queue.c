@@ -33,6 +33,8 @@
 #define QUEUE_STATE_RANGE	50	/* blocks per state item (2 reads) */
 #define QUEUE_TICK		0.05	/* seconds */
 #define LIVE_BLOCKS		100	/* the top of the chain: failover */
+#define HEDGES_MAX		3	/* hedge requests for one request */
+#define ABSENT_RETRY_MS		250	/* a live block not there yet */
 
 enum item_kind { K_HEADERS, K_PARENT, K_STATE, K_RUNTIME };
 static const char *const kind_names[] = { "headers", "parent", "state",
@@ -66,8 +68,9 @@ struct inflight {
 	uint64_t	 sent;		/* wall ms */
 	int		 live;		/* a state read of a live block */
 	int		 is_hedge;
-	int		 hedge_tried;	/* hedged once already, or nothing
-					   was left to hedge */
+	unsigned	 hedges;	/* hedge requests sent for it */
+	uint64_t	 hedge_at;	/* the next not before; 0: by delay */
+	int		 hedge_done;	/* nothing was left to hedge */
 	struct inflight	*twin;
 	size_t		 n;		/* state: blocks asked about */
 	uint8_t		 (*hashes)[32];
@@ -340,6 +343,17 @@ is_live(const struct chain *ch, const struct qitem *it)
 }
 
 /*
+ * How long a request of this kind may be out before it is hedged:
+ * hedge_after, or sooner, the chain's latency quantile of such requests.
+ */
+static uint64_t
+hedge_delay(const struct chain *ch, enum item_kind kind)
+{
+	return hedge_delay_ms(ch->lat[kind], ch->n_lat[kind],
+	    ch->hedge_quantile, ch->hedge_after);
+}
+
+/*
  * The answer to f settles its item (done), or does not.  A request whose
  * twin is still out leaves the item to it; a live read that failed goes
  * to another endpoint at once, twice, before it backs off like the rest.
@@ -360,14 +374,30 @@ settle(struct inflight *f, int done, enum outcome o, const char *why,
 		return;
 	}
 	if (f->twin != NULL) {
-		/* One hedge a request: the other one settles it. */
-		f->twin->hedge_tried = 1;
+		/*
+		 * The other one settles it.  A hedge that failed (often: that
+		 * endpoint has not seen the block yet) may be followed by
+		 * another, one hedging delay later.
+		 */
+		f->twin->hedge_at = now_wall_ms() + hedge_delay(f->ch, f->kind);
 		f->twin->twin = NULL;
 		f->twin = NULL;
 		return;
 	}
 	if (at_once || (f->live && f->attempts <= 2))
 		item_back(f->item, now_wall_ms(), o, why, f->w->endpoint_id);
+	else if (f->live && o == OUTCOME_ABSENT) {
+		/*
+		 * Not there yet: the head came from a faster endpoint.  Ask
+		 * again soon, not after a backoff meant for failures.
+		 */
+		uint64_t d = ABSENT_RETRY_MS * f->attempts;
+
+		if (d > f->ch->block_time)
+			d = f->ch->block_time;
+		item_back(f->item, now_wall_ms() + d, o, why,
+		    f->w->endpoint_id);
+	}
 	else
 		item_fail(f->item, f->attempts, o, why, f->w->endpoint_id);
 }
@@ -749,17 +779,6 @@ schedule(void)
 	}
 }
 
-/*
- * How long a request of this kind may be out before it is hedged:
- * hedge_after, or sooner, the chain's latency quantile of such requests.
- */
-static uint64_t
-hedge_delay(const struct chain *ch, enum item_kind kind)
-{
-	return hedge_delay_ms(ch->lat[kind], ch->n_lat[kind],
-	    ch->hedge_quantile, ch->hedge_after);
-}
-
 static void
 latency_note(struct chain *ch, enum item_kind kind, uint64_t ms)
 {
@@ -799,16 +818,18 @@ hedge(void)
 		uint32_t	 deadline;
 
 		if (f->item == 0 || f->twin != NULL || f->is_hedge ||
-		    f->hedge_tried || now - f->sent < hedge_delay(f->ch, f->kind) ||
-		    (h = hedge_target(f, now)) == NULL)
+		    f->hedge_done || f->hedges >= HEDGES_MAX ||
+		    now - f->sent < hedge_delay(f->ch, f->kind) ||
+		    now < f->hedge_at || (h = hedge_target(f, now)) == NULL)
 			continue;
 		deadline = (uint32_t)f->ch->request_timeout;
 		/* New requests go to the head of the list: f->next stays. */
 		if ((g = item_send(h, f->ch, &f->it, deadline)) == NULL) {
 			/* Read meanwhile in full: f's answer will settle. */
-			f->hedge_tried = 1;
+			f->hedge_done = 1;
 			continue;
 		}
+		f->hedges++;
 		g->is_hedge = 1;
 		g->twin = f;
 		f->twin = g;
