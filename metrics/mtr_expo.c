@@ -169,90 +169,180 @@ val_d(struct mtr_buf *b, double v)
 	mtr_buf_printf(b, "%s\n", num);
 }
 
+/*
+ * Most families have one sample per chain or endpoint and no label of
+ * their own: a table says which struct members hold the flag that they
+ * have one (an int) and its value.
+ */
+enum fam_val {
+	VAL_I64,	/* int64_t */
+	VAL_U64,	/* uint64_t */
+	VAL_FLAG,	/* int: 1 when not 0 */
+	VAL_MS,		/* int64_t milliseconds, in seconds */
+	VAL_AGE,	/* int64_t wall clock ms, in seconds before now */
+};
+
+struct fam {
+	const char	*name, *type, *help;
+	size_t		 when;		/* offset of the int flag */
+	size_t		 value;		/* offset of the value */
+	enum fam_val	 kind;
+};
+
+#define CHAIN_FAM(name, type, help, when, value, kind)			\
+	{ name, type, help, offsetof(struct mtr_chain, when),		\
+	    offsetof(struct mtr_chain, value), kind }
+#define EP_FAM(name, type, help, when, value, kind)			\
+	{ name, type, help, offsetof(struct mtr_endpoint, when),	\
+	    offsetof(struct mtr_endpoint, value), kind }
+
+static int
+fam_has(const struct fam *f, const void *p)
+{
+	return *(const int *)((const char *)p + f->when) != 0;
+}
+
 static void
-expo_chains(const struct mtr_snap *s, struct mtr_buf *b)
+fam_value(struct mtr_buf *b, const struct fam *f, const void *p, int64_t now)
+{
+	const char	*v = (const char *)p + f->value;
+
+	switch (f->kind) {
+	case VAL_I64:
+		val_i(b, *(const int64_t *)v);
+		break;
+	case VAL_U64:
+		val_u(b, *(const uint64_t *)v);
+		break;
+	case VAL_FLAG:
+		val_u(b, *(const int *)v != 0);
+		break;
+	case VAL_MS:
+		val_d(b, (double)*(const int64_t *)v / 1000.0);
+		break;
+	case VAL_AGE:
+		val_d(b, (double)(now - *(const int64_t *)v) / 1000.0);
+		break;
+	}
+}
+
+/* The families f[0..n), each over every chain that has it. */
+static void
+chain_fams(const struct mtr_snap *s, struct mtr_buf *b, const struct fam *f,
+    size_t n)
+{
+	const struct mtr_chain	*c;
+	size_t			 i;
+
+	for (; n > 0; f++, n--) {
+		family(b, f->name, f->type, f->help);
+		for (i = 0; i < s->n_chains; i++) {
+			c = &s->chains[i];
+			if (!fam_has(f, c))
+				continue;
+			series(b, f->name, c->name, NULL, NULL);
+			fam_value(b, f, c, s->now);
+		}
+	}
+}
+
+/* The families f[0..n), each over every endpoint that has it. */
+static void
+ep_fams(const struct mtr_snap *s, struct mtr_buf *b, const struct fam *f,
+    size_t n)
+{
+	const struct mtr_endpoint	*e;
+	size_t				 i;
+
+	for (; n > 0; f++, n--) {
+		family(b, f->name, f->type, f->help);
+		for (i = 0; i < s->n_eps; i++) {
+			e = &s->eps[i];
+			if (!fam_has(f, e))
+				continue;
+			series(b, f->name, e->chain, e->name, NULL);
+			fam_value(b, f, e, s->now);
+		}
+	}
+}
+
+#define NFAMS(a)	(sizeof(a) / sizeof((a)[0]))
+
+static const struct fam chain_heads[] = {
+	CHAIN_FAM("chainwatch_chain_head_height", "gauge",
+	    "Number of the chain's best block.",
+	    has_best, best_number, VAL_I64),
+	CHAIN_FAM("chainwatch_chain_finalized_height", "gauge",
+	    "Number of the chain's last final block.",
+	    has_final, final_number, VAL_I64),
+	CHAIN_FAM("chainwatch_chain_head_age_seconds", "gauge",
+	    "Seconds since the store took the chain's last new head.",
+	    has_updated, updated_at, VAL_AGE),
+};
+
+static const struct fam chain_ingest[] = {
+	CHAIN_FAM("chainwatch_chain_blocks_ingested_total", "counter",
+	    "Blocks stored since chainwatchd started.",
+	    in_sup, blocks_ingested, VAL_U64),
+	CHAIN_FAM("chainwatch_chain_hedges_total", "counter",
+	    "Catch-up requests also sent to a second endpoint.",
+	    in_sup, hedges, VAL_U64),
+	CHAIN_FAM("chainwatch_chain_hedges_won_total", "counter",
+	    "Hedged requests that the second endpoint answered first.",
+	    in_sup, hedges_won, VAL_U64),
+};
+
+/* Queue items, or the blocks they cover, by kind and state. */
+static void
+chain_queue(const struct mtr_snap *s, struct mtr_buf *b, const char *name,
+    const char *help, int blocks)
 {
 	const struct mtr_chain	*c;
 	size_t			 i;
 	int			 k, q;
 
-#define EACH_CHAIN(cond)	for (i = 0; i < s->n_chains; i++) \
-	if ((c = &s->chains[i]), (cond))
+	family(b, name, "gauge", help);
+	for (i = 0; i < s->n_chains; i++) {
+		c = &s->chains[i];
+		if (!c->in_store)
+			continue;
+		for (k = 0; k < MTR_NKINDS; k++)
+			for (q = 0; q < MTR_NQSTATES; q++) {
+				series(b, name, c->name, NULL, "kind",
+				    mtr_queue_kinds[k], "state",
+				    mtr_queue_states[q], NULL);
+				val_u(b, blocks ? c->q_blocks[k][q] :
+				    c->q_items[k][q]);
+			}
+	}
+}
 
-	family(b, "chainwatch_chain_head_height", "gauge",
-	    "Number of the chain's best block.");
-	EACH_CHAIN(c->has_best) {
-		series(b, "chainwatch_chain_head_height", c->name, NULL, NULL);
-		val_i(b, c->best_number);
-	}
-	family(b, "chainwatch_chain_finalized_height", "gauge",
-	    "Number of the chain's last final block.");
-	EACH_CHAIN(c->has_final) {
-		series(b, "chainwatch_chain_finalized_height", c->name, NULL,
-		    NULL);
-		val_i(b, c->final_number);
-	}
-	family(b, "chainwatch_chain_head_age_seconds", "gauge",
-	    "Seconds since the store took the chain's last new head.");
-	EACH_CHAIN(c->has_updated) {
-		series(b, "chainwatch_chain_head_age_seconds", c->name, NULL,
-		    NULL);
-		val_d(b, (double)(s->now - c->updated_at) / 1000.0);
-	}
+static void
+expo_chains(const struct mtr_snap *s, struct mtr_buf *b)
+{
+	const struct mtr_chain	*c;
+	size_t			 i;
+	int			 k;
+
+	chain_fams(s, b, chain_heads, NFAMS(chain_heads));
 	family(b, "chainwatch_chain_status", "gauge",
 	    "1 for the chain's status (ok, degraded, stalled, unreachable), "
 	    "0 for the others.");
-	EACH_CHAIN(c->status >= 0) {
+	for (i = 0; i < s->n_chains; i++) {
+		c = &s->chains[i];
+		if (c->status < 0)
+			continue;
 		for (k = 0; mtr_chain_statuses[k] != NULL; k++) {
 			series(b, "chainwatch_chain_status", c->name, NULL,
 			    "status", mtr_chain_statuses[k], NULL);
 			val_u(b, c->status == k);
 		}
 	}
-	family(b, "chainwatch_chain_blocks_ingested_total", "counter",
-	    "Blocks stored since chainwatchd started.");
-	EACH_CHAIN(c->in_sup) {
-		series(b, "chainwatch_chain_blocks_ingested_total", c->name,
-		    NULL, NULL);
-		val_u(b, c->blocks_ingested);
-	}
-	family(b, "chainwatch_chain_hedges_total", "counter",
-	    "Catch-up requests also sent to a second endpoint.");
-	EACH_CHAIN(c->in_sup) {
-		series(b, "chainwatch_chain_hedges_total", c->name, NULL,
-		    NULL);
-		val_u(b, c->hedges);
-	}
-	family(b, "chainwatch_chain_hedges_won_total", "counter",
-	    "Hedged requests that the second endpoint answered first.");
-	EACH_CHAIN(c->in_sup) {
-		series(b, "chainwatch_chain_hedges_won_total", c->name, NULL,
-		    NULL);
-		val_u(b, c->hedges_won);
-	}
-	family(b, "chainwatch_chain_queue_items", "gauge",
-	    "Catch-up queue items by kind and state.");
-	EACH_CHAIN(c->in_store) {
-		for (k = 0; k < MTR_NKINDS; k++)
-			for (q = 0; q < MTR_NQSTATES; q++) {
-				series(b, "chainwatch_chain_queue_items",
-				    c->name, NULL, "kind", mtr_queue_kinds[k],
-				    "state", mtr_queue_states[q], NULL);
-				val_u(b, c->q_items[k][q]);
-			}
-	}
-	family(b, "chainwatch_chain_queue_blocks", "gauge",
-	    "Blocks the catch-up queue items cover, by kind and state.");
-	EACH_CHAIN(c->in_store) {
-		for (k = 0; k < MTR_NKINDS; k++)
-			for (q = 0; q < MTR_NQSTATES; q++) {
-				series(b, "chainwatch_chain_queue_blocks",
-				    c->name, NULL, "kind", mtr_queue_kinds[k],
-				    "state", mtr_queue_states[q], NULL);
-				val_u(b, c->q_blocks[k][q]);
-			}
-	}
-#undef EACH_CHAIN
+	chain_fams(s, b, chain_ingest, NFAMS(chain_ingest));
+	chain_queue(s, b, "chainwatch_chain_queue_items",
+	    "Catch-up queue items by kind and state.", 0);
+	chain_queue(s, b, "chainwatch_chain_queue_blocks",
+	    "Blocks the catch-up queue items cover, by kind and state.", 1);
 }
 
 static void
@@ -276,6 +366,44 @@ expo_histogram(const struct mtr_endpoint *e, struct mtr_buf *b)
 	series(b, n, e->chain, e->name, NULL);
 	val_u(b, e->cumulative[e->n_le]);
 }
+
+static const struct fam ep_store[] = {
+	EP_FAM("chainwatch_endpoint_queue_leased", "gauge",
+	    "Catch-up queue items leased to the endpoint.",
+	    in_store, leased, VAL_I64),
+	EP_FAM("chainwatch_endpoint_inflight_requests", "gauge",
+	    "Catch-up requests sent to the endpoint and not answered yet.",
+	    in_sup, inflight, VAL_U64),
+	EP_FAM("chainwatch_endpoint_head_height", "gauge",
+	    "Number of the last head the endpoint delivered.",
+	    has_best, best_number, VAL_I64),
+	EP_FAM("chainwatch_endpoint_head_lag_blocks", "gauge",
+	    "Chain head height minus the endpoint's head height, as stored.",
+	    has_lag_blocks, lag_blocks, VAL_I64),
+	EP_FAM("chainwatch_endpoint_head_lag_seconds", "gauge",
+	    "How long after the first endpoint this one delivered its last "
+	    "head.",
+	    has_lag, lag_ms, VAL_MS),
+	EP_FAM("chainwatch_endpoint_heads_seen_total", "counter",
+	    "Heads the endpoint delivered.",
+	    in_store, heads_seen, VAL_I64),
+	EP_FAM("chainwatch_endpoint_heads_first_total", "counter",
+	    "Heads the endpoint delivered before any other endpoint.",
+	    in_store, heads_first, VAL_I64),
+};
+
+static const struct fam ep_worker[] = {
+	EP_FAM("chainwatch_endpoint_worker_rss_bytes", "gauge",
+	    "Resident memory of the endpoint's worker at its last heartbeat.",
+	    in_sup, rss_bytes, VAL_U64),
+	EP_FAM("chainwatch_endpoint_worker_ready", "gauge",
+	    "1 when the endpoint's worker runs and its endpoint serves the "
+	    "chain's genesis.",
+	    in_sup, ready, VAL_FLAG),
+	EP_FAM("chainwatch_endpoint_hedges_total", "counter",
+	    "Hedge requests sent to the endpoint.",
+	    in_sup, hedges, VAL_U64),
+};
 
 static void
 expo_endpoints(const struct mtr_snap *s, struct mtr_buf *b)
@@ -321,49 +449,7 @@ expo_endpoints(const struct mtr_snap *s, struct mtr_buf *b)
 			val_u(b, strcmp(e->breaker, mtr_breaker_states[k]) == 0);
 		}
 	}
-	family(b, "chainwatch_endpoint_queue_leased", "gauge",
-	    "Catch-up queue items leased to the endpoint.");
-	EACH_EP(e->in_store) {
-		SERIES("chainwatch_endpoint_queue_leased", NULL);
-		val_i(b, e->leased);
-	}
-	family(b, "chainwatch_endpoint_inflight_requests", "gauge",
-	    "Catch-up requests sent to the endpoint and not answered yet.");
-	EACH_EP(e->in_sup) {
-		SERIES("chainwatch_endpoint_inflight_requests", NULL);
-		val_u(b, e->inflight);
-	}
-	family(b, "chainwatch_endpoint_head_height", "gauge",
-	    "Number of the last head the endpoint delivered.");
-	EACH_EP(e->has_best) {
-		SERIES("chainwatch_endpoint_head_height", NULL);
-		val_i(b, e->best_number);
-	}
-	family(b, "chainwatch_endpoint_head_lag_blocks", "gauge",
-	    "Chain head height minus the endpoint's head height, as stored.");
-	EACH_EP(e->has_lag_blocks) {
-		SERIES("chainwatch_endpoint_head_lag_blocks", NULL);
-		val_i(b, e->lag_blocks);
-	}
-	family(b, "chainwatch_endpoint_head_lag_seconds", "gauge",
-	    "How long after the first endpoint this one delivered its last "
-	    "head.");
-	EACH_EP(e->has_lag) {
-		SERIES("chainwatch_endpoint_head_lag_seconds", NULL);
-		val_d(b, (double)e->lag_ms / 1000.0);
-	}
-	family(b, "chainwatch_endpoint_heads_seen_total", "counter",
-	    "Heads the endpoint delivered.");
-	EACH_EP(e->in_store) {
-		SERIES("chainwatch_endpoint_heads_seen_total", NULL);
-		val_i(b, e->heads_seen);
-	}
-	family(b, "chainwatch_endpoint_heads_first_total", "counter",
-	    "Heads the endpoint delivered before any other endpoint.");
-	EACH_EP(e->in_store) {
-		SERIES("chainwatch_endpoint_heads_first_total", NULL);
-		val_i(b, e->heads_first);
-	}
+	ep_fams(s, b, ep_store, NFAMS(ep_store));
 	family(b, "chainwatch_endpoint_worker_restarts_total", "counter",
 	    "Unplanned deaths of the endpoint's worker since chainwatchd "
 	    "started.");
@@ -374,25 +460,7 @@ expo_endpoints(const struct mtr_snap *s, struct mtr_buf *b)
 		else
 			val_i(b, e->restarts_stored);
 	}
-	family(b, "chainwatch_endpoint_worker_rss_bytes", "gauge",
-	    "Resident memory of the endpoint's worker at its last heartbeat.");
-	EACH_EP(e->in_sup) {
-		SERIES("chainwatch_endpoint_worker_rss_bytes", NULL);
-		val_u(b, e->rss_bytes);
-	}
-	family(b, "chainwatch_endpoint_worker_ready", "gauge",
-	    "1 when the endpoint's worker runs and its endpoint serves the "
-	    "chain's genesis.");
-	EACH_EP(e->in_sup) {
-		SERIES("chainwatch_endpoint_worker_ready", NULL);
-		val_u(b, e->ready != 0);
-	}
-	family(b, "chainwatch_endpoint_hedges_total", "counter",
-	    "Hedge requests sent to the endpoint.");
-	EACH_EP(e->in_sup) {
-		SERIES("chainwatch_endpoint_hedges_total", NULL);
-		val_u(b, e->hedges);
-	}
+	ep_fams(s, b, ep_worker, NFAMS(ep_worker));
 #undef SERIES
 #undef EACH_EP
 }

@@ -148,6 +148,24 @@ col_text(sqlite3_stmt *st, int col)
 	return t != NULL ? (const char *)t : "";
 }
 
+static const char q_endpoints[] =
+    "SELECT c.name, e.name, e.state, e.best_number,"
+    "  c.best_number - e.best_number, e.lag_ms, e.heads_seen,"
+    "  e.heads_first, e.restarts"
+    " FROM endpoints e JOIN chains c ON c.id = e.chain_id"
+    " WHERE e.configured = 1 ORDER BY c.name, e.position, e.name";
+static const char q_leases[] =
+    "SELECT e.name, count(*) FROM queue q"
+    " JOIN endpoints e ON e.id = q.lease_endpoint_id"
+    " WHERE q.state = 'leased' AND e.configured = 1"
+    " GROUP BY q.lease_endpoint_id";
+static const char q_queue[] =
+    "SELECT c.name, q.kind, q.state, count(*),"
+    "  sum(CASE WHEN q.range_from IS NOT NULL"
+    "    THEN q.range_to - q.range_from + 1 ELSE 1 END)"
+    " FROM queue q JOIN chains c ON c.id = q.chain_id"
+    " GROUP BY q.chain_id, q.kind, q.state";
+
 static int
 store_endpoints(struct mtr_snap *s)
 {
@@ -155,38 +173,22 @@ store_endpoints(struct mtr_snap *s)
 	struct mtr_endpoint	*e;
 	int			 rc;
 
-	if (sqlite3_prepare_v2(db.db, "SELECT c.name, e.name, e.state, "
-	    "e.best_number, c.best_number - e.best_number, e.lag_ms, "
-	    "e.heads_seen, e.heads_first, e.restarts "
-	    "FROM endpoints e JOIN chains c ON c.id = e.chain_id "
-	    "WHERE e.configured = 1 ORDER BY c.name, e.position, e.name", -1,
-	    &st, NULL) != SQLITE_OK) {
-		cli_db_err(&db, "reading endpoints");
+	if (cli_db_prepare(&db, "reading endpoints", q_endpoints, &st) == -1)
 		return -1;
-	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		e = snap_ep(s, col_text(st, 1), col_text(st, 0));
 		e->in_store = 1;
 		snprintf(e->state, sizeof(e->state), "%s", col_text(st, 2));
 		if (name_index(mtr_endpoint_states, e->state) == -1)
 			snprintf(e->state, sizeof(e->state), "unknown");
-		if ((e->has_best = sqlite3_column_type(st, 3) != SQLITE_NULL))
-			e->best_number = sqlite3_column_int64(st, 3);
-		if ((e->has_lag_blocks = sqlite3_column_type(st, 4) !=
-		    SQLITE_NULL))
-			e->lag_blocks = sqlite3_column_int64(st, 4);
-		if ((e->has_lag = sqlite3_column_type(st, 5) != SQLITE_NULL))
-			e->lag_ms = sqlite3_column_int64(st, 5);
+		e->has_best = cli_col_int(st, 3, &e->best_number);
+		e->has_lag_blocks = cli_col_int(st, 4, &e->lag_blocks);
+		e->has_lag = cli_col_int(st, 5, &e->lag_ms);
 		e->heads_seen = sqlite3_column_int64(st, 6);
 		e->heads_first = sqlite3_column_int64(st, 7);
 		e->restarts_stored = sqlite3_column_int64(st, 8);
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		cli_db_err(&db, "reading endpoints");
-		return -1;
-	}
-	return 0;
+	return cli_db_finish(&db, "reading endpoints", st, rc == SQLITE_DONE);
 }
 
 /* Queue items leased to each endpoint: one pass over the queue. */
@@ -196,23 +198,13 @@ store_leases(struct mtr_snap *s)
 	sqlite3_stmt	*st;
 	int		 rc;
 
-	if (sqlite3_prepare_v2(db.db, "SELECT e.name, count(*) FROM queue q "
-	    "JOIN endpoints e ON e.id = q.lease_endpoint_id "
-	    "WHERE q.state = 'leased' AND e.configured = 1 "
-	    "GROUP BY q.lease_endpoint_id", -1, &st, NULL) != SQLITE_OK) {
-		cli_db_err(&db, "reading the queue");
+	if (cli_db_prepare(&db, "reading the queue", q_leases, &st) == -1)
 		return -1;
-	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		for (size_t i = 0; i < s->n_eps; i++)
 			if (strcmp(s->eps[i].name, col_text(st, 0)) == 0)
 				s->eps[i].leased = sqlite3_column_int64(st, 1);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		cli_db_err(&db, "reading the queue");
-		return -1;
-	}
-	return 0;
+	return cli_db_finish(&db, "reading the queue", st, rc == SQLITE_DONE);
 }
 
 static int
@@ -222,15 +214,8 @@ store_queue(struct mtr_snap *s)
 	struct mtr_chain	*c;
 	int			 rc, k, q;
 
-	if (sqlite3_prepare_v2(db.db, "SELECT c.name, q.kind, q.state, "
-	    "count(*), sum(CASE WHEN q.range_from IS NOT NULL THEN "
-	    "q.range_to - q.range_from + 1 ELSE 1 END) FROM queue q "
-	    "JOIN chains c ON c.id = q.chain_id "
-	    "GROUP BY q.chain_id, q.kind, q.state", -1, &st,
-	    NULL) != SQLITE_OK) {
-		cli_db_err(&db, "reading the queue");
+	if (cli_db_prepare(&db, "reading the queue", q_queue, &st) == -1)
 		return -1;
-	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		k = name_index(mtr_queue_kinds, col_text(st, 1));
 		q = -1;
@@ -243,12 +228,7 @@ store_queue(struct mtr_snap *s)
 		c->q_items[k][q] = (uint64_t)sqlite3_column_int64(st, 3);
 		c->q_blocks[k][q] = (uint64_t)sqlite3_column_int64(st, 4);
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		cli_db_err(&db, "reading the queue");
-		return -1;
-	}
-	return 0;
+	return cli_db_finish(&db, "reading the queue", st, rc == SQLITE_DONE);
 }
 
 static int

@@ -122,34 +122,86 @@ static const struct option blocks_longopts[] = {
 	{ NULL,		0,			NULL,	0 },
 };
 
-/* verify, status, endpoints and queue take the same options. */
-static const struct option verify_longopts[] = {
+/* verify, status, endpoints, queue and reload: --json alone. */
+static const struct option json_longopts[] = {
 	{ "json",	no_argument,		NULL,	OPT_JSON },
 	{ "help",	no_argument,		NULL,	OPT_HELP },
 	{ NULL,		0,			NULL,	0 },
 };
 
 /*
- * getopt_long over the words after the command name.  Long options only;
- * getopt's own messages name the option, ours name the value.
+ * What each command takes after its name: its long options, and a chain
+ * named (standings, blocks), perhaps named (the other views) or none
+ * (reload).  run is NULL for reload, which needs the daemon, not the
+ * store.  note: status and standings are shared with the metrics server,
+ * which has no daemon to miss, so main() says when it is not running; the
+ * other views say so themselves, and put it in their --json.
  */
-static void
-standings_args(int argc, char **argv, struct standings_opts *o)
+enum cmd_chain {
+	CHAIN_NAMED,
+	CHAIN_ANY,
+	CHAIN_NONE,
+};
+
+struct cmd {
+	const char		*name;
+	int			(*run)(struct cli_db *,
+				    const struct cli_opts *);
+	const struct option	*longopts;
+	enum cmd_chain		 chain;
+	int			 note;
+};
+
+static const struct cmd cmds[] = {
+	{ "standings",	cli_standings,	standings_longopts, CHAIN_NAMED, 1 },
+	{ "verify",	cli_verify,	json_longopts,	    CHAIN_ANY,	 0 },
+	{ "status",	cli_status,	json_longopts,	    CHAIN_ANY,	 1 },
+	{ "endpoints",	cli_endpoints,	json_longopts,	    CHAIN_ANY,	 0 },
+	{ "queue",	cli_queue,	json_longopts,	    CHAIN_ANY,	 0 },
+	{ "blocks",	cli_blocks,	blocks_longopts,    CHAIN_NAMED, 0 },
+	{ "reload",	NULL,		json_longopts,	    CHAIN_NONE,	 0 },
+};
+
+/* --limit and --last: a number of what, 1 or more. */
+static int64_t
+parse_count(const struct cmd *cmd, const char *opt, const char *what,
+    const char *s)
 {
 	char		*end;
 	long long	 n;
-	int		 ch;
+
+	errno = 0;
+	n = strtoll(s, &end, 10);
+	if (s[0] < '0' || s[0] > '9' || *end != '\0' || errno == ERANGE ||
+	    n < 1) {
+		cli_err("%s: --%s '%s': use a number of %s, 1 or more",
+		    cmd->name, opt, s, what);
+		exit(CW_EXIT_USAGE);
+	}
+	return n;
+}
+
+/*
+ * getopt_long over the words after the command name.  Long options only,
+ * those of cmd; getopt's own messages name the option, ours name the
+ * value.
+ */
+static void
+cmd_args(const struct cmd *cmd, int argc, char **argv, struct cli_opts *o)
+{
+	int	 ch;
 
 	memset(o, 0, sizeof(*o));
 	o->window = WINDOW_ALL;
+	o->last = 20;
 	optind = 0;
-	while ((ch = getopt_long(argc, argv, "h", standings_longopts,
+	while ((ch = getopt_long(argc, argv, "h", cmd->longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case OPT_WINDOW:
 			if (parse_window(optarg, &o->window) == -1) {
-				cli_err("standings: --window '%s': use 1h, "
-				    "24h, 7d or all", optarg);
+				cli_err("%s: --window '%s': use 1h, 24h, 7d "
+				    "or all", cmd->name, optarg);
 				exit(CW_EXIT_USAGE);
 			}
 			break;
@@ -157,59 +209,10 @@ standings_args(int argc, char **argv, struct standings_opts *o)
 			o->final_only = 1;
 			break;
 		case OPT_LIMIT:
-			errno = 0;
-			n = strtoll(optarg, &end, 10);
-			if (optarg[0] < '0' || optarg[0] > '9' ||
-			    *end != '\0' || errno == ERANGE || n < 1) {
-				cli_err("standings: --limit '%s': use a "
-				    "number of miners, 1 or more", optarg);
-				exit(CW_EXIT_USAGE);
-			}
-			o->limit = n;
+			o->limit = parse_count(cmd, "limit", "miners", optarg);
 			break;
-		case OPT_JSON:
-			o->json = 1;
-			break;
-		case 'h':
-		case OPT_HELP:
-			usage_to(stdout);
-			exit(CW_EXIT_OK);
-		default:
-			usage();
-		}
-	}
-	if (argc - optind != 1) {
-		cli_err("standings: %s", argc == optind ? "name the chain" :
-		    "one chain only");
-		usage();
-	}
-	o->chain = argv[optind];
-}
-
-/* blocks chain [--last n] [--json]. */
-static void
-blocks_args(int argc, char **argv, struct blocks_opts *o)
-{
-	char		*end;
-	long long	 n;
-	int		 ch;
-
-	memset(o, 0, sizeof(*o));
-	o->last = 20;
-	optind = 0;
-	while ((ch = getopt_long(argc, argv, "h", blocks_longopts,
-	    NULL)) != -1) {
-		switch (ch) {
 		case OPT_LAST:
-			errno = 0;
-			n = strtoll(optarg, &end, 10);
-			if (optarg[0] < '0' || optarg[0] > '9' ||
-			    *end != '\0' || errno == ERANGE || n < 1) {
-				cli_err("blocks: --last '%s': use a number of "
-				    "heights, 1 or more", optarg);
-				exit(CW_EXIT_USAGE);
-			}
-			o->last = n;
+			o->last = parse_count(cmd, "last", "heights", optarg);
 			break;
 		case OPT_JSON:
 			o->json = 1;
@@ -222,72 +225,28 @@ blocks_args(int argc, char **argv, struct blocks_opts *o)
 			usage();
 		}
 	}
-	if (argc - optind != 1) {
-		cli_err("blocks: %s", argc == optind ? "name the chain" :
-		    "one chain only");
-		usage();
-	}
-	o->chain = argv[optind];
-}
-
-/* verify, status, endpoints, queue: [chain] [--json]. */
-static void
-chain_json_args(const char *cmd, int argc, char **argv, const char **chain,
-    int *json)
-{
-	int	 ch;
-
-	*chain = NULL;
-	*json = 0;
-	optind = 0;
-	while ((ch = getopt_long(argc, argv, "h", verify_longopts,
-	    NULL)) != -1) {
-		switch (ch) {
-		case OPT_JSON:
-			*json = 1;
-			break;
-		case 'h':
-		case OPT_HELP:
-			usage_to(stdout);
-			exit(CW_EXIT_OK);
-		default:
+	switch (cmd->chain) {
+	case CHAIN_NAMED:
+		if (argc - optind != 1) {
+			cli_err("%s: %s", cmd->name, argc == optind ?
+			    "name the chain" : "one chain only");
 			usage();
 		}
-	}
-	if (argc - optind > 1) {
-		cli_err("%s: one chain at most", cmd);
-		usage();
-	}
-	*chain = argc > optind ? argv[optind] : NULL;
-}
-
-/* reload [--json]: it needs the daemon, not the store. */
-static int
-reload_cmd(int argc, char **argv, const char *conf_path,
-    const char *sock_path)
-{
-	int	ch, json = 0;
-
-	optind = 0;
-	while ((ch = getopt_long(argc, argv, "h", verify_longopts,
-	    NULL)) != -1) {
-		switch (ch) {
-		case OPT_JSON:
-			json = 1;
-			break;
-		case 'h':
-		case OPT_HELP:
-			usage_to(stdout);
-			exit(CW_EXIT_OK);
-		default:
+		break;
+	case CHAIN_ANY:
+		if (argc - optind > 1) {
+			cli_err("%s: one chain at most", cmd->name);
 			usage();
 		}
+		break;
+	case CHAIN_NONE:
+		if (argc > optind) {
+			cli_err("%s: no arguments", cmd->name);
+			usage();
+		}
+		break;
 	}
-	if (argc > optind) {
-		cli_err("reload: no arguments");
-		usage();
-	}
-	return cli_reload(conf_path, sock_path, json);
+	o->chain = argc > optind ? argv[optind] : NULL;
 }
 
 /*
@@ -321,18 +280,14 @@ main(int argc, char *argv[])
 		{ "help",	no_argument,	NULL,	'h' },
 		{ NULL,		0,		NULL,	0 },
 	};
-	struct standings_opts	 so;
-	struct verify_opts	 vo;
-	struct status_opts	 sto;
-	struct endpoints_opts	 eo;
-	struct queue_opts	 qo;
-	struct blocks_opts	 bo;
+	const struct cmd	*cmd = NULL;
+	struct cli_opts		 o;
 	struct cli_db		 db;
 	const char		*conf_path = DEFAULT_CONF, *db_path = NULL;
 	const char		*sock_path = NULL;
-	const char		*cmd;
 	char			 conf_db[CONF_URL_MAX + 1];
 	char			 conf_sock[CONF_URL_MAX + 1];
+	size_t			 i;
 	int			 ch, rc;
 
 	log_init(1, LOG_LEVEL_WARN, "chainwatch");
@@ -365,30 +320,17 @@ main(int argc, char *argv[])
 		    "blocks or verify)");
 		usage();
 	}
-	cmd = argv[0];
-	if (strcmp(cmd, "reload") == 0)
-		return reload_cmd(argc, argv, conf_path, sock_path);
-	if (strcmp(cmd, "standings") == 0)
-		standings_args(argc, argv, &so);
-	else if (strcmp(cmd, "verify") == 0) {
-		memset(&vo, 0, sizeof(vo));
-		chain_json_args(cmd, argc, argv, &vo.chain, &vo.json);
-	} else if (strcmp(cmd, "status") == 0) {
-		memset(&sto, 0, sizeof(sto));
-		chain_json_args(cmd, argc, argv, &sto.chain, &sto.json);
-	} else if (strcmp(cmd, "endpoints") == 0) {
-		memset(&eo, 0, sizeof(eo));
-		chain_json_args(cmd, argc, argv, &eo.chain, &eo.json);
-	} else if (strcmp(cmd, "queue") == 0) {
-		memset(&qo, 0, sizeof(qo));
-		chain_json_args(cmd, argc, argv, &qo.chain, &qo.json);
-	} else if (strcmp(cmd, "blocks") == 0)
-		blocks_args(argc, argv, &bo);
-	else {
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (strcmp(argv[0], cmds[i].name) == 0)
+			cmd = &cmds[i];
+	if (cmd == NULL) {
 		cli_err("unknown command '%s' (status, endpoints, standings, "
-		    "queue, blocks or verify)", cmd);
+		    "queue, blocks or verify)", argv[0]);
 		usage();
 	}
+	cmd_args(cmd, argc, argv, &o);
+	if (cmd->run == NULL)
+		return cli_reload(conf_path, sock_path, o.json);
 
 	if (db_path == NULL) {
 		if (database_from_conf(conf_path, conf_db,
@@ -407,25 +349,9 @@ main(int argc, char *argv[])
 	else if (cli_socket_path(conf_path, conf_sock, sizeof(conf_sock),
 	    1) == 0)
 		db.socket = conf_sock;
-	/*
-	 * status and standings are shared with the metrics server, which
-	 * has no daemon to miss: say here when it is not running.  The
-	 * other views say so themselves, and put it in their --json.
-	 */
-	if (strcmp(cmd, "standings") == 0 || strcmp(cmd, "status") == 0)
+	if (cmd->note)
 		(void)cli_daemon_note(&db);
-	if (strcmp(cmd, "standings") == 0)
-		rc = cli_standings(&db, &so);
-	else if (strcmp(cmd, "verify") == 0)
-		rc = cli_verify(&db, &vo);
-	else if (strcmp(cmd, "endpoints") == 0)
-		rc = cli_endpoints(&db, &eo);
-	else if (strcmp(cmd, "queue") == 0)
-		rc = cli_queue(&db, &qo);
-	else if (strcmp(cmd, "blocks") == 0)
-		rc = cli_blocks(&db, &bo);
-	else
-		rc = cli_status(&db, &sto);
+	rc = cmd->run(&db, &o);
 	cli_db_close(&db);
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		cli_err("standard output: %s", strerror(errno));

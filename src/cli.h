@@ -41,39 +41,14 @@ enum cli_window {
 	WINDOW_7D,
 };
 
-struct standings_opts {
-	const char	*chain;
-	enum cli_window	 window;
-	int		 final_only;
-	int64_t		 limit;		/* 0: every miner */
-	int		 json;
-};
-
-struct status_opts {
+/* The command line of a view; each reads the options it takes. */
+struct cli_opts {
 	const char	*chain;		/* NULL: every chain */
 	int		 json;
-};
-
-struct verify_opts {
-	const char	*chain;		/* NULL: every chain */
-	int		 json;
-};
-
-/* endpoints and queue: [chain] [--json]. */
-struct endpoints_opts {
-	const char	*chain;		/* NULL: every chain */
-	int		 json;
-};
-
-struct queue_opts {
-	const char	*chain;		/* NULL: every chain */
-	int		 json;
-};
-
-struct blocks_opts {
-	const char	*chain;
-	int64_t		 last;		/* heights, 1 or more */
-	int		 json;
+	enum cli_window	 window;	/* standings */
+	int		 final_only;	/* standings */
+	int64_t		 limit;		/* standings; 0: every miner */
+	int64_t		 last;		/* blocks: heights, 1 or more */
 };
 
 /* "chainwatch: " + message on stderr. */
@@ -90,6 +65,16 @@ int	cli_db_begin(struct cli_db *);
 void	cli_db_end(struct cli_db *);
 /* Report the last SQLite error of what, with the file's path. */
 void	cli_db_err(const struct cli_db *, const char *what);
+/* Prepare sql.  Returns 0, or -1 after cli_db_err(what). */
+int	cli_db_prepare(struct cli_db *, const char *what, const char *sql,
+	    sqlite3_stmt **);
+/*
+ * Finalize a statement; ok says whether its last step ended as it should
+ * (SQLITE_DONE after rows, SQLITE_ROW for one).  Returns 0, or -1 after
+ * cli_db_err(what).
+ */
+int	cli_db_finish(struct cli_db *, const char *what, sqlite3_stmt *,
+	    int ok);
 
 /*
  * Every stored chain, by name.  Returns CW_EXIT_OK or an exit code; *out
@@ -103,6 +88,20 @@ void	cli_chains_free(struct cli_chain *, size_t);
  */
 const struct cli_chain *cli_chain_find(const struct cli_db *,
 	    const struct cli_chain *, size_t, const char *name);
+/*
+ * How every view starts: cli_db_begin, cli_chains_load, and with a name
+ * (not NULL) cli_chain_find, whose chain goes in *one (NULL: every chain
+ * is shown).  Returns CW_EXIT_OK inside the transaction, or an exit code
+ * (CW_EXIT_USAGE for a chain not found) with the transaction ended and
+ * nothing to free.
+ */
+int	cli_chains_begin(struct cli_db *, const char *name,
+	    struct cli_chain **out, size_t *n, const struct cli_chain **one);
+
+/* A text column as a string to free, or NULL for NULL. */
+char	*cli_col_dup(sqlite3_stmt *, int col);
+/* An integer column that may be NULL: 1 and *v when it is not. */
+int	 cli_col_int(sqlite3_stmt *, int col, int64_t *v);
 
 /* "2025-01-02T03:04:05Z"; out must hold 32 bytes. */
 void	cli_time_iso(int64_t ms, char *out, size_t outlen);
@@ -117,12 +116,12 @@ void	cli_time_iso(int64_t ms, char *out, size_t outlen);
 void	cli_ago(int64_t ms, char *out, size_t outlen);
 void	cli_span(int64_t ms, char *out, size_t outlen);
 
-int	cli_standings(struct cli_db *, const struct standings_opts *);
-int	cli_verify(struct cli_db *, const struct verify_opts *);
-int	cli_status(struct cli_db *, const struct status_opts *);
-int	cli_endpoints(struct cli_db *, const struct endpoints_opts *);
-int	cli_queue(struct cli_db *, const struct queue_opts *);
-int	cli_blocks(struct cli_db *, const struct blocks_opts *);
+int	cli_standings(struct cli_db *, const struct cli_opts *);
+int	cli_verify(struct cli_db *, const struct cli_opts *);
+int	cli_status(struct cli_db *, const struct cli_opts *);
+int	cli_endpoints(struct cli_db *, const struct cli_opts *);
+int	cli_queue(struct cli_db *, const struct cli_opts *);
+int	cli_blocks(struct cli_db *, const struct cli_opts *);
 /*
  * What `chainwatch status --json` prints, for one chain or all (name
  * NULL): {"chains": [...]}.  Returns CW_EXIT_OK or an exit code after

@@ -17,7 +17,6 @@
 #include "u512.h"
 #include "util.h"
 
-#define ACCOUNT_MAX	32
 
 struct blk {
 	int64_t		 number;
@@ -49,14 +48,6 @@ static const char q_blocks[] =
     "   FROM blocks WHERE chain_id = ?1 ORDER BY number DESC LIMIT ?2)"
     " ORDER BY b.number DESC, b.canonical DESC, b.first_seen, b.hash";
 
-static char *
-col_dup(sqlite3_stmt *st, int col)
-{
-	const unsigned char *t = sqlite3_column_text(st, col);
-
-	return t != NULL ? xstrdup((const char *)t) : NULL;
-}
-
 static void
 blks_free(struct blks *b)
 {
@@ -75,17 +66,17 @@ blks_free(struct blks *b)
 static void
 blk_miner(struct blk *p, sqlite3_stmt *st)
 {
-	char	 hex[2 * ACCOUNT_MAX + 3];
+	char	 hex[2 * CLI_ACCOUNT_MAX + 3];
 	size_t	 len;
 
 	if (sqlite3_column_type(st, 3) == SQLITE_BLOB &&
 	    (len = (size_t)sqlite3_column_bytes(st, 3)) > 0 &&
-	    len <= ACCOUNT_MAX) {
+	    len <= CLI_ACCOUNT_MAX) {
 		hex_encode(sqlite3_column_blob(st, 3), len, hex);
 		p->account = xstrdup(hex);
 	}
 	/* A miner not in the miners table is shown by its account. */
-	if ((p->miner = col_dup(st, 4)) == NULL)
+	if ((p->miner = cli_col_dup(st, 4)) == NULL)
 		p->miner = xstrdup(p->account != NULL ? p->account :
 		    "unknown");
 }
@@ -98,19 +89,17 @@ blks_load(struct cli_db *c, const struct cli_chain *ch, int64_t last,
 	struct blk	*p;
 	int		 rc;
 
-	if (sqlite3_prepare_v2(c->db, q_blocks, -1, &st, NULL) != SQLITE_OK) {
-		cli_db_err(c, "reading blocks");
+	if (cli_db_prepare(c, "reading blocks", q_blocks, &st) == -1)
 		return CW_EXIT_SYSTEM;
-	}
 	sqlite3_bind_int64(st, 1, ch->id);
 	sqlite3_bind_int64(st, 2, last);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		b->v = xrealloc(b->v, (b->n + 1) * sizeof(*b->v));
 		p = &b->v[b->n++];
 		memset(p, 0, sizeof(*p));
-		p->hash = col_dup(st, 0);
+		p->hash = cli_col_dup(st, 0);
 		p->number = sqlite3_column_int64(st, 1);
-		p->parent = col_dup(st, 2);
+		p->parent = cli_col_dup(st, 2);
 		blk_miner(p, st);
 		if (sqlite3_column_type(st, 5) == SQLITE_BLOB &&
 		    sqlite3_column_bytes(st, 5) == U512_BYTES) {
@@ -123,7 +112,7 @@ blks_load(struct cli_db *c, const struct cli_chain *ch, int64_t last,
 		p->canonical = sqlite3_column_int(st, 7);
 		p->final = sqlite3_column_int(st, 8);
 		p->runtime_updated = sqlite3_column_int(st, 9);
-		p->endpoint = col_dup(st, 10);
+		p->endpoint = cli_col_dup(st, 10);
 		p->first_seen = sqlite3_column_int64(st, 11);
 		if ((p->has_state_at = sqlite3_column_type(st, 12) !=
 		    SQLITE_NULL))
@@ -132,11 +121,8 @@ blks_load(struct cli_db *c, const struct cli_chain *ch, int64_t last,
 			b->heights++;
 		b->reorged += !p->canonical;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		cli_db_err(c, "reading blocks");
+	if (cli_db_finish(c, "reading blocks", st, rc == SQLITE_DONE) == -1)
 		return CW_EXIT_SYSTEM;
-	}
 	return CW_EXIT_OK;
 }
 
@@ -176,13 +162,8 @@ print_human(const struct cli_chain *ch, const struct blks *b, int64_t now)
 	}
 	putchar('\n');
 	cli_table_init(&t, "rlllrrl", 0, 2);
-	cli_table_cell(&t, "number");
-	cli_table_cell(&t, "state");
-	cli_table_cell(&t, "hash");
-	cli_table_cell(&t, "miner");
-	cli_table_cell(&t, "diff");
-	cli_table_cell(&t, "age");
-	cli_table_cell(&t, "first");
+	cli_table_head(&t, "number", "state", "hash", "miner", "diff", "age",
+	    "first", NULL);
 	for (i = 0; i < b->n; i++) {
 		p = &b->v[i];
 		cli_table_cell(&t, "%lld", (long long)p->number);
@@ -248,7 +229,7 @@ blk_json(const struct blk *p)
 }
 
 static void
-print_json(const struct cli_chain *ch, const struct blocks_opts *o,
+print_json(const struct cli_chain *ch, const struct cli_opts *o,
     const struct blks *b, int running)
 {
 	json_t	*root, *arr;
@@ -256,8 +237,7 @@ print_json(const struct cli_chain *ch, const struct blocks_opts *o,
 
 	root = json_object();
 	json_object_set_new(root, "chain", cli_jstr(ch->name));
-	json_object_set_new(root, "daemon_running", running == -1 ?
-	    json_null() : json_boolean(running));
+	json_object_set_new(root, "daemon_running", cli_jrunning(running));
 	json_object_set_new(root, "best_number",
 	    cli_jint(ch->has_best, ch->best_number));
 	json_object_set_new(root, "final_number",
@@ -272,13 +252,11 @@ print_json(const struct cli_chain *ch, const struct blocks_opts *o,
 	for (i = 0; i < b->n; i++)
 		json_array_append_new(arr, blk_json(&b->v[i]));
 	json_object_set_new(root, "blocks", arr);
-	json_dumpf(root, stdout, JSON_INDENT(2));
-	putchar('\n');
-	json_decref(root);
+	cli_json_print(root);
 }
 
 int
-cli_blocks(struct cli_db *c, const struct blocks_opts *o)
+cli_blocks(struct cli_db *c, const struct cli_opts *o)
 {
 	struct cli_chain	*chains;
 	const struct cli_chain	*ch;
@@ -287,17 +265,9 @@ cli_blocks(struct cli_db *c, const struct blocks_opts *o)
 	int			 rc, running = -1;
 
 	memset(&b, 0, sizeof(b));
-	if (cli_db_begin(c) == -1)
-		return CW_EXIT_SYSTEM;
-	if ((rc = cli_chains_load(c, &chains, &n)) != CW_EXIT_OK) {
-		cli_db_end(c);
+	if ((rc = cli_chains_begin(c, o->chain, &chains, &n, &ch)) !=
+	    CW_EXIT_OK)
 		return rc;
-	}
-	if ((ch = cli_chain_find(c, chains, n, o->chain)) == NULL) {
-		cli_chains_free(chains, n);
-		cli_db_end(c);
-		return CW_EXIT_USAGE;
-	}
 	if ((rc = blks_load(c, ch, o->last, &b)) == CW_EXIT_OK)
 		running = cli_daemon_note(c);
 	cli_db_end(c);

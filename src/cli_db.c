@@ -73,6 +73,28 @@ cli_db_err(const struct cli_db *c, const char *what)
 	    sqlite3_errmsg(c->db) : "out of memory");
 }
 
+int
+cli_db_prepare(struct cli_db *c, const char *what, const char *sql,
+    sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(c->db, sql, -1, st, NULL) != SQLITE_OK) {
+		cli_db_err(c, what);
+		return -1;
+	}
+	return 0;
+}
+
+int
+cli_db_finish(struct cli_db *c, const char *what, sqlite3_stmt *st, int ok)
+{
+	sqlite3_finalize(st);
+	if (!ok) {
+		cli_db_err(c, what);
+		return -1;
+	}
+	return 0;
+}
+
 /* A file: URI for path, with every byte that could mean something escaped. */
 static char *
 path_uri(const char *path, const char *query)
@@ -309,6 +331,45 @@ cli_chain_find(const struct cli_db *c, const struct cli_chain *v, size_t n,
 	cli_err("%s: no chain '%s' (known: %s)", c->path, name, known);
 	free(known);
 	return NULL;
+}
+
+int
+cli_chains_begin(struct cli_db *c, const char *name, struct cli_chain **out,
+    size_t *n, const struct cli_chain **one)
+{
+	int	 rc;
+
+	*one = NULL;
+	if (cli_db_begin(c) == -1)
+		return CW_EXIT_SYSTEM;
+	if ((rc = cli_chains_load(c, out, n)) != CW_EXIT_OK) {
+		cli_db_end(c);
+		return rc;
+	}
+	if (name != NULL &&
+	    (*one = cli_chain_find(c, *out, *n, name)) == NULL) {
+		cli_chains_free(*out, *n);
+		cli_db_end(c);
+		return CW_EXIT_USAGE;
+	}
+	return CW_EXIT_OK;
+}
+
+char *
+cli_col_dup(sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+
+	return t != NULL ? xstrdup((const char *)t) : NULL;
+}
+
+int
+cli_col_int(sqlite3_stmt *st, int col, int64_t *v)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return 0;
+	*v = sqlite3_column_int64(st, col);
+	return 1;
 }
 
 void

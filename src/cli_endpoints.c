@@ -32,24 +32,6 @@ struct eps {
 	size_t		 n;
 };
 
-static char *
-col_dup(sqlite3_stmt *st, int col)
-{
-	const unsigned char *t = sqlite3_column_text(st, col);
-
-	return t != NULL ? xstrdup((const char *)t) : NULL;
-}
-
-/* An integer column that may be NULL: 1 and *v when it is not. */
-static int
-col_int(sqlite3_stmt *st, int col, int64_t *v)
-{
-	if (sqlite3_column_type(st, col) == SQLITE_NULL)
-		return 0;
-	*v = sqlite3_column_int64(st, col);
-	return 1;
-}
-
 static void
 eps_free(struct eps *e)
 {
@@ -68,6 +50,13 @@ eps_free(struct eps *e)
 }
 
 /* Endpoints no longer configured are history, as in status. */
+static const char q_endpoints[] =
+    "SELECT name, state, state_since, state_reason, best_number, best_at,"
+    "  lag_ms, heads_first, heads_seen, pruning_bound, restarts, rpc_url,"
+    "  ws_url, position, spec_name, spec_version, system_chain"
+    " FROM endpoints WHERE chain_id = ?1 AND configured = 1"
+    " ORDER BY position, name";
+
 static int
 eps_load(struct cli_db *c, const struct cli_chain *ch, struct eps *e)
 {
@@ -75,52 +64,42 @@ eps_load(struct cli_db *c, const struct cli_chain *ch, struct eps *e)
 	struct ep	*p;
 	int		 rc;
 
-	if (sqlite3_prepare_v2(c->db, "SELECT name, state, state_since, "
-	    "state_reason, best_number, best_at, lag_ms, heads_first, "
-	    "heads_seen, pruning_bound, restarts, rpc_url, ws_url, position, "
-	    "spec_name, spec_version, system_chain FROM endpoints "
-	    "WHERE chain_id = ?1 AND configured = 1 ORDER BY position, name",
-	    -1, &st, NULL) != SQLITE_OK) {
-		cli_db_err(c, "reading endpoints");
+	if (cli_db_prepare(c, "reading endpoints", q_endpoints, &st) == -1)
 		return CW_EXIT_SYSTEM;
-	}
 	sqlite3_bind_int64(st, 1, ch->id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		e->v = xrealloc(e->v, (e->n + 1) * sizeof(*e->v));
 		p = &e->v[e->n++];
 		memset(p, 0, sizeof(*p));
 		p->ch = ch;
-		if ((p->name = col_dup(st, 0)) == NULL)
+		if ((p->name = cli_col_dup(st, 0)) == NULL)
 			p->name = xstrdup("?");
-		if ((p->state = col_dup(st, 1)) == NULL)
+		if ((p->state = cli_col_dup(st, 1)) == NULL)
 			p->state = xstrdup("unknown");
-		p->has_since = col_int(st, 2, &p->since);
-		p->reason = col_dup(st, 3);
+		p->has_since = cli_col_int(st, 2, &p->since);
+		p->reason = cli_col_dup(st, 3);
 		if (p->reason != NULL && p->reason[0] == '\0') {
 			free(p->reason);
 			p->reason = NULL;
 		}
-		p->has_best = col_int(st, 4, &p->best);
-		p->has_best_at = col_int(st, 5, &p->best_at);
-		p->has_lag = col_int(st, 6, &p->lag_ms);
+		p->has_best = cli_col_int(st, 4, &p->best);
+		p->has_best_at = cli_col_int(st, 5, &p->best_at);
+		p->has_lag = cli_col_int(st, 6, &p->lag_ms);
 		p->heads_first = sqlite3_column_int64(st, 7);
 		p->heads_seen = sqlite3_column_int64(st, 8);
-		p->has_bound = col_int(st, 9, &p->pruning_bound);
+		p->has_bound = cli_col_int(st, 9, &p->pruning_bound);
 		p->restarts = sqlite3_column_int64(st, 10);
-		if ((p->rpc_url = col_dup(st, 11)) == NULL)
+		if ((p->rpc_url = cli_col_dup(st, 11)) == NULL)
 			p->rpc_url = xstrdup("");
-		if ((p->ws_url = col_dup(st, 12)) == NULL)
+		if ((p->ws_url = cli_col_dup(st, 12)) == NULL)
 			p->ws_url = xstrdup("");
 		p->position = sqlite3_column_int64(st, 13);
-		p->spec_name = col_dup(st, 14);
-		p->has_spec = col_int(st, 15, &p->spec_version);
-		p->system_chain = col_dup(st, 16);
+		p->spec_name = cli_col_dup(st, 14);
+		p->has_spec = cli_col_int(st, 15, &p->spec_version);
+		p->system_chain = cli_col_dup(st, 16);
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		cli_db_err(c, "reading endpoints");
+	if (cli_db_finish(c, "reading endpoints", st, rc == SQLITE_DONE) == -1)
 		return CW_EXIT_SYSTEM;
-	}
 	return CW_EXIT_OK;
 }
 
@@ -163,15 +142,8 @@ print_chain(const struct cli_chain *ch, const struct eps *e, int64_t now)
 
 	cli_table_init(&t, "llrrrrrrr", 2, 2);
 	cli_table_line(&t, "endpoint  rpc url  ws url");
-	cli_table_cell(&t, "state");
-	cli_table_cell(&t, "since");
-	cli_table_cell(&t, "best");
-	cli_table_cell(&t, "behind");
-	cli_table_cell(&t, "lag");
-	cli_table_cell(&t, "first");
-	cli_table_cell(&t, "seen");
-	cli_table_cell(&t, "pruned");
-	cli_table_cell(&t, "restarts");
+	cli_table_head(&t, "state", "since", "best", "behind", "lag", "first",
+	    "seen", "pruned", "restarts", NULL);
 	for (i = 0; i < e->n; i++) {
 		p = &e->v[i];
 		/*
@@ -256,28 +228,19 @@ ep_json(const struct ep *p)
 }
 
 int
-cli_endpoints(struct cli_db *c, const struct endpoints_opts *o)
+cli_endpoints(struct cli_db *c, const struct cli_opts *o)
 {
 	struct cli_chain	*chains;
-	const struct cli_chain	*ch = NULL;
+	const struct cli_chain	*ch;
 	struct eps		*e;
-	json_t			*root, *arr;
+	json_t			*arr;
 	int64_t			 now = (int64_t)now_wall_ms();
 	size_t			 nc, i, k, shown = 0;
 	int			 rc, running;
 
-	if (cli_db_begin(c) == -1)
-		return CW_EXIT_SYSTEM;
-	if ((rc = cli_chains_load(c, &chains, &nc)) != CW_EXIT_OK) {
-		cli_db_end(c);
+	if ((rc = cli_chains_begin(c, o->chain, &chains, &nc, &ch)) !=
+	    CW_EXIT_OK)
 		return rc;
-	}
-	if (o->chain != NULL &&
-	    (ch = cli_chain_find(c, chains, nc, o->chain)) == NULL) {
-		cli_chains_free(chains, nc);
-		cli_db_end(c);
-		return CW_EXIT_USAGE;
-	}
 	e = xcalloc(nc > 0 ? nc : 1, sizeof(*e));
 	for (i = 0; i < nc && rc == CW_EXIT_OK; i++)
 		if (ch == NULL || &chains[i] == ch)
@@ -286,17 +249,11 @@ cli_endpoints(struct cli_db *c, const struct endpoints_opts *o)
 	cli_db_end(c);
 
 	if (rc == CW_EXIT_OK && o->json) {
-		root = json_object();
-		json_object_set_new(root, "daemon_running", running == -1 ?
-		    json_null() : json_boolean(running));
 		arr = json_array();
 		for (i = 0; i < nc; i++)
 			for (k = 0; k < e[i].n; k++)
 				json_array_append_new(arr, ep_json(&e[i].v[k]));
-		json_object_set_new(root, "endpoints", arr);
-		json_dumpf(root, stdout, JSON_INDENT(2));
-		putchar('\n');
-		json_decref(root);
+		cli_json_list(running, "endpoints", arr);
 	} else if (rc == CW_EXIT_OK) {
 		if (nc == 0)
 			printf("no chains stored yet\n");

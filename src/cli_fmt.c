@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "cli_fmt.h"
+#include "hex.h"
 #include "util.h"
 
 #define ADDR_COLS	17	/* 8 + "..." + 6 */
@@ -143,6 +144,18 @@ cli_table_cell(struct cli_table *t, const char *fmt, ...)
 }
 
 void
+cli_table_head(struct cli_table *t, ...)
+{
+	const char	*s;
+	va_list		 ap;
+
+	va_start(ap, t);
+	while ((s = va_arg(ap, const char *)) != NULL)
+		cli_table_cell(t, "%s", s);
+	va_end(ap);
+}
+
+void
 cli_table_line(struct cli_table *t, const char *fmt, ...)
 {
 	struct cli_row	*r;
@@ -266,6 +279,45 @@ cli_jtime(json_t *o, const char *name, int has, int64_t ms)
 	json_object_set_new(o, name, has ? json_string(iso) : json_null());
 	snprintf(key, sizeof(key), "%s_ms", name);
 	json_object_set_new(o, key, cli_jint(has, ms));
+}
+
+json_t *
+cli_jrunning(int running)
+{
+	return running == -1 ? json_null() : json_boolean(running);
+}
+
+void
+cli_json_print(json_t *root)
+{
+	json_dumpf(root, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(root);
+}
+
+void
+cli_json_list(int running, const char *key, json_t *arr)
+{
+	json_t	*root = json_object();
+
+	json_object_set_new(root, "daemon_running", cli_jrunning(running));
+	json_object_set_new(root, key, arr);
+	cli_json_print(root);
+}
+
+char *
+cli_miner_name(const uint8_t *account, size_t len, const unsigned char *ss58)
+{
+	char	 hex[2 * CLI_ACCOUNT_MAX + 3];
+
+	if (ss58 != NULL)
+		return xstrdup((const char *)ss58);
+	if (len == 0)
+		return xstrdup("unknown");
+	if (len > CLI_ACCOUNT_MAX)
+		len = CLI_ACCOUNT_MAX;
+	hex_encode(account, len, hex);
+	return xstrdup(hex);
 }
 
 /*

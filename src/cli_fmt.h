@@ -15,6 +15,7 @@
 #include "u512.h"
 
 #define CLI_COLS	80	/* no line for people is wider */
+#define CLI_ACCOUNT_MAX	32	/* bytes of a miner's account */
 
 /* (Ages, cli_ago and cli_span, are in cli.h: the metrics server has them.) */
 /* A short duration: "150 ms", "1.2 s", then as cli_span. */
@@ -53,6 +54,8 @@ void	cli_table_init(struct cli_table *, const char *align, int indent,
 /* The next cell of the current row; a new row after the last column. */
 void	cli_table_cell(struct cli_table *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
+/* A row of column heads, one string a column, then NULL. */
+void	cli_table_head(struct cli_table *, ...) __attribute__((sentinel));
 /* A line of its own after the current row. */
 void	cli_table_line(struct cli_table *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
@@ -73,6 +76,19 @@ json_t	*cli_jint(int has, int64_t);
  * milliseconds since the epoch; both null when has is 0.
  */
 void	cli_jtime(json_t *o, const char *name, int has, int64_t ms);
+/* daemon_running as cli_daemon_note() said it: true, false, or null. */
+json_t	*cli_jrunning(int running);
+/* What --json prints: root, indented, and a newline; root is freed. */
+void	cli_json_print(json_t *root);
+/* cli_json_print of {"daemon_running": ..., key: arr}; arr is taken over. */
+void	cli_json_list(int running, const char *key, json_t *arr);
+
+/*
+ * A miner as the views name it, to free: its SS58 address when the miners
+ * table has one, else its account in hex, "unknown" for the empty one.
+ */
+char	*cli_miner_name(const uint8_t *account, size_t len,
+	    const unsigned char *ss58);
 
 /*
  * When chainwatchd does not answer on its control socket, say so on

@@ -49,23 +49,6 @@ struct qchain {
 	size_t		 nfail;
 };
 
-static char *
-col_dup(sqlite3_stmt *st, int col)
-{
-	const unsigned char *t = sqlite3_column_text(st, col);
-
-	return t != NULL ? xstrdup((const char *)t) : NULL;
-}
-
-static int
-col_int(sqlite3_stmt *st, int col, int64_t *v)
-{
-	if (sqlite3_column_type(st, col) == SQLITE_NULL)
-		return 0;
-	*v = sqlite3_column_int64(st, col);
-	return 1;
-}
-
 static void
 qchain_free(struct qchain *q)
 {
@@ -83,6 +66,30 @@ qchain_free(struct qchain *q)
 	free(q->fail);
 }
 
+/* ?2: now, to tell the items due from those waiting out a backoff. */
+static const char q_kinds[] =
+    "SELECT kind, sum(state = 'pending'), sum(state = 'leased'),"
+    "  sum(CASE WHEN range_from IS NOT NULL"
+    "    THEN range_to - range_from + 1 ELSE 1 END),"
+    "  sum(state = 'pending' AND next_attempt <= ?2),"
+    "  sum(state = 'pending' AND next_attempt > ?2), max(attempts),"
+    "  min(created_at)"
+    " FROM queue WHERE chain_id = ?1 GROUP BY kind";
+static const char q_failing[] =
+    "SELECT count(*) FROM queue WHERE chain_id = ?1 AND"
+    "  (last_outcome IS NOT NULL OR last_error IS NOT NULL)";
+/* ?2: how many. */
+static const char q_failed[] =
+    "SELECT q.id, q.kind, q.state, q.range_from, q.range_to,"
+    "  '0x' || lower(hex(q.block_hash)), q.block_number, q.attempts,"
+    "  q.next_attempt, q.last_outcome, q.last_error, e.name, l.name,"
+    "  q.lease_deadline, q.created_at"
+    " FROM queue q LEFT JOIN endpoints e ON e.id = q.last_endpoint_id"
+    " LEFT JOIN endpoints l ON l.id = q.lease_endpoint_id"
+    " WHERE q.chain_id = ?1 AND"
+    "  (q.last_outcome IS NOT NULL OR q.last_error IS NOT NULL)"
+    " ORDER BY q.next_attempt DESC, q.id DESC LIMIT ?2";
+
 static int
 qkinds_load(struct cli_db *c, struct qchain *q, int64_t now)
 {
@@ -91,16 +98,8 @@ qkinds_load(struct cli_db *c, struct qchain *q, int64_t now)
 	const char	*name;
 	int		 rc, i;
 
-	if (sqlite3_prepare_v2(c->db, "SELECT kind, sum(state = 'pending'), "
-	    "sum(state = 'leased'), sum(CASE WHEN range_from IS NOT NULL "
-	    "THEN range_to - range_from + 1 ELSE 1 END), "
-	    "sum(state = 'pending' AND next_attempt <= ?2), "
-	    "sum(state = 'pending' AND next_attempt > ?2), max(attempts), "
-	    "min(created_at) FROM queue WHERE chain_id = ?1 GROUP BY kind",
-	    -1, &st, NULL) != SQLITE_OK) {
-		cli_db_err(c, "reading the queue");
+	if (cli_db_prepare(c, "reading the queue", q_kinds, &st) == -1)
 		return CW_EXIT_SYSTEM;
-	}
 	sqlite3_bind_int64(st, 1, q->ch->id);
 	sqlite3_bind_int64(st, 2, now);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -123,11 +122,8 @@ qkinds_load(struct cli_db *c, struct qchain *q, int64_t now)
 		q->leased += k->leased;
 		q->blocks += k->blocks;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		cli_db_err(c, "reading the queue");
+	if (cli_db_finish(c, "reading the queue", st, rc == SQLITE_DONE) == -1)
 		return CW_EXIT_SYSTEM;
-	}
 	q->items = q->pending + q->leased;
 	return CW_EXIT_OK;
 }
@@ -143,33 +139,16 @@ qfail_load(struct cli_db *c, struct qchain *q)
 	struct qfail	*f;
 	int		 rc;
 
-	if (sqlite3_prepare_v2(c->db, "SELECT count(*) FROM queue WHERE "
-	    "chain_id = ?1 AND (last_outcome IS NOT NULL OR "
-	    "last_error IS NOT NULL)", -1, &st, NULL) != SQLITE_OK) {
-		cli_db_err(c, "reading the queue");
+	if (cli_db_prepare(c, "reading the queue", q_failing, &st) == -1)
 		return CW_EXIT_SYSTEM;
-	}
 	sqlite3_bind_int64(st, 1, q->ch->id);
 	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		q->failing = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW) {
-		cli_db_err(c, "reading the queue");
+	if (cli_db_finish(c, "reading the queue", st, rc == SQLITE_ROW) == -1)
 		return CW_EXIT_SYSTEM;
-	}
 
-	if (sqlite3_prepare_v2(c->db, "SELECT q.id, q.kind, q.state, "
-	    "q.range_from, q.range_to, '0x' || lower(hex(q.block_hash)), "
-	    "q.block_number, q.attempts, q.next_attempt, q.last_outcome, "
-	    "q.last_error, e.name, l.name, q.lease_deadline, q.created_at "
-	    "FROM queue q LEFT JOIN endpoints e ON e.id = q.last_endpoint_id "
-	    "LEFT JOIN endpoints l ON l.id = q.lease_endpoint_id "
-	    "WHERE q.chain_id = ?1 AND (q.last_outcome IS NOT NULL OR "
-	    "q.last_error IS NOT NULL) ORDER BY q.next_attempt DESC, q.id DESC "
-	    "LIMIT ?2", -1, &st, NULL) != SQLITE_OK) {
-		cli_db_err(c, "reading the queue");
+	if (cli_db_prepare(c, "reading the queue", q_failed, &st) == -1)
 		return CW_EXIT_SYSTEM;
-	}
 	sqlite3_bind_int64(st, 1, q->ch->id);
 	sqlite3_bind_int(st, 2, FAILING_SHOWN);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -177,30 +156,27 @@ qfail_load(struct cli_db *c, struct qchain *q)
 		f = &q->fail[q->nfail++];
 		memset(f, 0, sizeof(*f));
 		f->id = sqlite3_column_int64(st, 0);
-		if ((f->kind = col_dup(st, 1)) == NULL)
+		if ((f->kind = cli_col_dup(st, 1)) == NULL)
 			f->kind = xstrdup("?");
-		if ((f->state = col_dup(st, 2)) == NULL)
+		if ((f->state = cli_col_dup(st, 2)) == NULL)
 			f->state = xstrdup("?");
-		f->has_range = col_int(st, 3, &f->from) &
-		    col_int(st, 4, &f->to);
+		f->has_range = cli_col_int(st, 3, &f->from) &
+		    cli_col_int(st, 4, &f->to);
 		if (sqlite3_column_type(st, 5) != SQLITE_NULL &&
 		    sqlite3_column_bytes(st, 5) > 2)
-			f->hash = col_dup(st, 5);
-		f->has_number = col_int(st, 6, &f->number);
+			f->hash = cli_col_dup(st, 5);
+		f->has_number = cli_col_int(st, 6, &f->number);
 		f->attempts = sqlite3_column_int64(st, 7);
 		f->next_attempt = sqlite3_column_int64(st, 8);
-		f->outcome = col_dup(st, 9);
-		f->error = col_dup(st, 10);
-		f->endpoint = col_dup(st, 11);
-		f->lease_endpoint = col_dup(st, 12);
-		f->has_deadline = col_int(st, 13, &f->lease_deadline);
+		f->outcome = cli_col_dup(st, 9);
+		f->error = cli_col_dup(st, 10);
+		f->endpoint = cli_col_dup(st, 11);
+		f->lease_endpoint = cli_col_dup(st, 12);
+		f->has_deadline = cli_col_int(st, 13, &f->lease_deadline);
 		f->created_at = sqlite3_column_int64(st, 14);
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		cli_db_err(c, "reading the queue");
+	if (cli_db_finish(c, "reading the queue", st, rc == SQLITE_DONE) == -1)
 		return CW_EXIT_SYSTEM;
-	}
 	return CW_EXIT_OK;
 }
 
@@ -242,14 +218,8 @@ print_chain(const struct qchain *q, int64_t now)
 	    (long long)q->pending, (long long)q->leased, (long long)q->blocks,
 	    q->blocks == 1 ? "" : "s");
 	cli_table_init(&t, "lrrrrrrl", 2, 2);
-	cli_table_cell(&t, "kind");
-	cli_table_cell(&t, "pending");
-	cli_table_cell(&t, "leased");
-	cli_table_cell(&t, "blocks");
-	cli_table_cell(&t, "due");
-	cli_table_cell(&t, "waiting");
-	cli_table_cell(&t, "attempts");
-	cli_table_cell(&t, "oldest");
+	cli_table_head(&t, "kind", "pending", "leased", "blocks", "due",
+	    "waiting", "attempts", "oldest", NULL);
 	for (i = 0; i < NKINDS; i++) {
 		k = &q->k[i];
 		cli_table_cell(&t, "%s", kind_name[i]);
@@ -280,12 +250,8 @@ print_chain(const struct qchain *q, int64_t now)
 		printf("  %lld item%s failed:\n", (long long)q->failing,
 		    q->failing == 1 ? "" : "s");
 	cli_table_init(&t, "llrlll", 2, 2);
-	cli_table_cell(&t, "kind");
-	cli_table_cell(&t, "blocks");
-	cli_table_cell(&t, "tries");
-	cli_table_cell(&t, "outcome");
-	cli_table_cell(&t, "endpoint");
-	cli_table_cell(&t, "next");
+	cli_table_head(&t, "kind", "blocks", "tries", "outcome", "endpoint",
+	    "next", NULL);
 	for (i = 0; i < q->nfail; i++) {
 		f = &q->fail[i];
 		qfail_what(f, what, sizeof(what));
@@ -374,28 +340,19 @@ qchain_json(const struct qchain *q)
 }
 
 int
-cli_queue(struct cli_db *c, const struct queue_opts *o)
+cli_queue(struct cli_db *c, const struct cli_opts *o)
 {
 	struct cli_chain	*chains;
-	const struct cli_chain	*ch = NULL;
+	const struct cli_chain	*ch;
 	struct qchain		*q;
-	json_t			*root, *arr;
+	json_t			*arr;
 	int64_t			 now = (int64_t)now_wall_ms();
 	size_t			 nc, i, n = 0;
 	int			 rc, running;
 
-	if (cli_db_begin(c) == -1)
-		return CW_EXIT_SYSTEM;
-	if ((rc = cli_chains_load(c, &chains, &nc)) != CW_EXIT_OK) {
-		cli_db_end(c);
+	if ((rc = cli_chains_begin(c, o->chain, &chains, &nc, &ch)) !=
+	    CW_EXIT_OK)
 		return rc;
-	}
-	if (o->chain != NULL &&
-	    (ch = cli_chain_find(c, chains, nc, o->chain)) == NULL) {
-		cli_chains_free(chains, nc);
-		cli_db_end(c);
-		return CW_EXIT_USAGE;
-	}
 	q = xcalloc(nc > 0 ? nc : 1, sizeof(*q));
 	for (i = 0; i < nc && rc == CW_EXIT_OK; i++) {
 		if (ch != NULL && &chains[i] != ch)
@@ -409,16 +366,10 @@ cli_queue(struct cli_db *c, const struct queue_opts *o)
 	cli_db_end(c);
 
 	if (rc == CW_EXIT_OK && o->json) {
-		root = json_object();
-		json_object_set_new(root, "daemon_running", running == -1 ?
-		    json_null() : json_boolean(running));
 		arr = json_array();
 		for (i = 0; i < n; i++)
 			json_array_append_new(arr, qchain_json(&q[i]));
-		json_object_set_new(root, "chains", arr);
-		json_dumpf(root, stdout, JSON_INDENT(2));
-		putchar('\n');
-		json_decref(root);
+		cli_json_list(running, "chains", arr);
 	} else if (rc == CW_EXIT_OK) {
 		if (n == 0)
 			printf("no chains stored yet\n");

@@ -17,13 +17,11 @@
 #include "u512.h"
 #include "util.h"
 
-#define ACCOUNT_MAX	32
 
 struct srow {
-	uint8_t		 account[ACCOUNT_MAX];
+	uint8_t		 account[CLI_ACCOUNT_MAX];
 	size_t		 account_len;	/* 0: the unknown miner, x'' */
 	char		*name;		/* SS58, "unknown", or hex */
-	int		 named;		/* name came from miners.ss58 */
 	int64_t		 blocks, final_blocks;
 	struct u512	 work;
 	int		 has_range;
@@ -67,22 +65,6 @@ static const char q_blocks[] =
     "  GROUP BY 1) g"
     " LEFT JOIN miners m ON m.account = g.miner";
 
-static void
-srow_name(struct srow *r, const unsigned char *ss58)
-{
-	char	 hex[2 * ACCOUNT_MAX + 3];
-
-	r->named = ss58 != NULL;
-	if (ss58 != NULL)
-		r->name = xstrdup((const char *)ss58);
-	else if (r->account_len == 0)
-		r->name = xstrdup("unknown");
-	else {
-		hex_encode(r->account, r->account_len, hex);
-		r->name = xstrdup(hex);
-	}
-}
-
 static int
 srow_cmp(const void *pa, const void *pb)
 {
@@ -108,7 +90,7 @@ standings_free(struct standings *s)
 
 static int
 standings_load(struct cli_db *c, const struct cli_chain *ch,
-    const struct standings_opts *o, struct standings *s)
+    const struct cli_opts *o, struct standings *s)
 {
 	sqlite3_stmt	*st;
 	struct srow	*r;
@@ -125,10 +107,8 @@ standings_load(struct cli_db *c, const struct cli_chain *ch,
 		    o->final_only ? " AND final = 1" : "");
 	else
 		snprintf(sql, sizeof(sql), "%s", q_all);
-	if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		cli_db_err(c, "reading standings");
+	if (cli_db_prepare(c, "reading standings", sql, &st) == -1)
 		return CW_EXIT_SYSTEM;
-	}
 	sqlite3_bind_int64(st, 1, ch->id);
 	if (o->window != WINDOW_ALL)
 		sqlite3_bind_int64(st, 2,
@@ -140,11 +120,12 @@ standings_load(struct cli_db *c, const struct cli_chain *ch,
 		memset(r, 0, sizeof(*r));
 		blob = sqlite3_column_blob(st, 0);
 		r->account_len = (size_t)sqlite3_column_bytes(st, 0);
-		if (r->account_len > ACCOUNT_MAX)
-			r->account_len = ACCOUNT_MAX;
+		if (r->account_len > CLI_ACCOUNT_MAX)
+			r->account_len = CLI_ACCOUNT_MAX;
 		if (r->account_len > 0)
 			memcpy(r->account, blob, r->account_len);
-		srow_name(r, sqlite3_column_text(st, 1));
+		r->name = cli_miner_name(r->account, r->account_len,
+		    sqlite3_column_text(st, 1));
 		r->blocks = sqlite3_column_int64(st, 2);
 		r->final_blocks = sqlite3_column_int64(st, 3);
 		if (o->final_only)
@@ -165,11 +146,8 @@ standings_load(struct cli_db *c, const struct cli_chain *ch,
 		}
 		s->total_blocks += r->blocks;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		cli_db_err(c, "reading standings");
+	if (cli_db_finish(c, "reading standings", st, rc == SQLITE_DONE) == -1)
 		return CW_EXIT_SYSTEM;
-	}
 	if (s->n > 1)	/* never the NULL of an empty list */
 		qsort(s->rows, s->n, sizeof(*s->rows), srow_cmp);
 	return CW_EXIT_OK;
@@ -232,7 +210,7 @@ print_row(char cell[NCOLS][CELL_MAX], const int width[NCOLS])
 }
 
 static void
-print_human(const struct cli_chain *ch, const struct standings_opts *o,
+print_human(const struct cli_chain *ch, const struct cli_opts *o,
     const struct standings *s, size_t shown, int stale, const char *last)
 {
 	char	 cell[NCOLS][CELL_MAX], age[CLI_AGE_LEN];
@@ -288,41 +266,24 @@ print_human(const struct cli_chain *ch, const struct standings_opts *o,
 	putchar('\n');
 }
 
-/* A JSON string, or null for text that is not valid UTF-8. */
-static json_t *
-jstr(const char *s)
-{
-	json_t	*j = json_string(s);
-
-	return j != NULL ? j : json_null();
-}
-
 static void
-print_json(const struct cli_chain *ch, const struct standings_opts *o,
+print_json(const struct cli_chain *ch, const struct cli_opts *o,
     const struct standings *s, size_t shown, int stale, const char *last)
 {
 	json_t		*root, *rows, *row;
 	const struct srow *r;
-	char		 iso[32], dec[U512_DEC_LEN], hex[2 * ACCOUNT_MAX + 3];
+	char		 dec[U512_DEC_LEN], hex[2 * CLI_ACCOUNT_MAX + 3];
 	size_t		 k;
 
 	root = json_object();
-	json_object_set_new(root, "chain", jstr(ch->name));
+	json_object_set_new(root, "chain", cli_jstr(ch->name));
 	json_object_set_new(root, "window", json_string(window_name[o->window]));
 	json_object_set_new(root, "final_only", json_boolean(o->final_only));
-	if (ch->has_updated) {
-		cli_time_iso(ch->updated_at, iso, sizeof(iso));
-		json_object_set_new(root, "as_of", json_string(iso));
-		json_object_set_new(root, "as_of_ms",
-		    json_integer(ch->updated_at));
-	} else {
-		json_object_set_new(root, "as_of", json_null());
-		json_object_set_new(root, "as_of_ms", json_null());
-	}
-	json_object_set_new(root, "best_number", ch->has_best ?
-	    json_integer(ch->best_number) : json_null());
-	json_object_set_new(root, "final_number", ch->has_final ?
-	    json_integer(ch->final_number) : json_null());
+	cli_jtime(root, "as_of", ch->has_updated, ch->updated_at);
+	json_object_set_new(root, "best_number",
+	    cli_jint(ch->has_best, ch->best_number));
+	json_object_set_new(root, "final_number",
+	    cli_jint(ch->has_final, ch->final_number));
 	json_object_set_new(root, "stale", json_boolean(stale));
 	json_object_set_new(root, "last_endpoint", last[0] != '\0' ?
 	    json_string(last) : json_null());
@@ -333,7 +294,7 @@ print_json(const struct cli_chain *ch, const struct standings_opts *o,
 		r = &s->rows[k];
 		row = json_object();
 		json_object_set_new(row, "rank", json_integer((json_int_t)k + 1));
-		json_object_set_new(row, "miner", jstr(r->name));
+		json_object_set_new(row, "miner", cli_jstr(r->name));
 		if (r->account_len > 0) {
 			hex_encode(r->account, r->account_len, hex);
 			json_object_set_new(row, "account", json_string(hex));
@@ -349,20 +310,18 @@ print_json(const struct cli_chain *ch, const struct standings_opts *o,
 		json_object_set_new(row, "work_f",
 		    json_real(u512_to_double(&r->work)));
 		json_object_set_new(row, "share", json_real(share(s, r)));
-		json_object_set_new(row, "first_number", r->has_range ?
-		    json_integer(r->first) : json_null());
-		json_object_set_new(row, "last_number", r->has_range ?
-		    json_integer(r->last) : json_null());
+		json_object_set_new(row, "first_number",
+		    cli_jint(r->has_range, r->first));
+		json_object_set_new(row, "last_number",
+		    cli_jint(r->has_range, r->last));
 		json_array_append_new(rows, row);
 	}
 	json_object_set_new(root, "rows", rows);
-	json_dumpf(root, stdout, JSON_INDENT(2));
-	putchar('\n');
-	json_decref(root);
+	cli_json_print(root);
 }
 
 int
-cli_standings(struct cli_db *c, const struct standings_opts *o)
+cli_standings(struct cli_db *c, const struct cli_opts *o)
 {
 	struct cli_chain	*chains;
 	const struct cli_chain	*ch;
@@ -371,17 +330,9 @@ cli_standings(struct cli_db *c, const struct standings_opts *o)
 	int			 rc, stale = 0;
 	char			 last[64];
 
-	if (cli_db_begin(c) == -1)
-		return CW_EXIT_SYSTEM;
-	if ((rc = cli_chains_load(c, &chains, &n)) != CW_EXIT_OK) {
-		cli_db_end(c);
+	if ((rc = cli_chains_begin(c, o->chain, &chains, &n, &ch)) !=
+	    CW_EXIT_OK)
 		return rc;
-	}
-	if ((ch = cli_chain_find(c, chains, n, o->chain)) == NULL) {
-		cli_chains_free(chains, n);
-		cli_db_end(c);
-		return CW_EXIT_USAGE;
-	}
 	rc = standings_load(c, ch, o, &s);
 	if (rc == CW_EXIT_OK &&
 	    (stale = cli_chain_stale(c, ch, last, sizeof(last))) == -1)

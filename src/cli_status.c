@@ -13,9 +13,9 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "cli_fmt.h"
 #include "util.h"
 
-#define LINE_COLS	80
 #define STALL_BLOCKS	10	/* block times without a head: stalled */
 #define TROUBLE_SHOWN	(15 * 60 * 1000)	/* ms: a worker's hang or death */
 
@@ -69,13 +69,14 @@ schain_free(struct schain *s)
 	free(s->eps);
 }
 
-static char *
-col_dup(sqlite3_stmt *st, int col)
-{
-	const unsigned char *t = sqlite3_column_text(st, col);
-
-	return t != NULL ? xstrdup((const char *)t) : NULL;
-}
+/* ?2: since when a worker's hang or death is shown. */
+static const char q_endpoints[] =
+    "SELECT name, state, state_since, state_reason, pruning_bound, t.kind,"
+    "  t.detail, t.at"
+    " FROM endpoints e LEFT JOIN endpoint_events t ON t.id ="
+    "  (SELECT id FROM endpoint_events WHERE endpoint_id = e.id AND"
+    "   kind IN ('hung', 'died') AND at >= ?2 ORDER BY at DESC LIMIT 1)"
+    " WHERE chain_id = ?1 AND configured = 1 ORDER BY position, name";
 
 static int
 schain_load(struct cli_db *c, const struct cli_chain *ch, struct schain *s)
@@ -86,56 +87,39 @@ schain_load(struct cli_db *c, const struct cli_chain *ch, struct schain *s)
 
 	memset(s, 0, sizeof(*s));
 	s->ch = ch;
-	if (sqlite3_prepare_v2(c->db, "SELECT block_time FROM chains "
-	    "WHERE id = ?1", -1, &st, NULL) != SQLITE_OK) {
-		cli_db_err(c, "reading chains");
+	if (cli_db_prepare(c, "reading chains", "SELECT block_time FROM "
+	    "chains WHERE id = ?1", &st) == -1)
 		return CW_EXIT_SYSTEM;
-	}
 	sqlite3_bind_int64(st, 1, ch->id);
 	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		s->block_time = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW) {
-		cli_db_err(c, "reading chains");
+	if (cli_db_finish(c, "reading chains", st, rc == SQLITE_ROW) == -1)
 		return CW_EXIT_SYSTEM;
-	}
 
 	/* Endpoints no longer configured are history, not health. */
-	if (sqlite3_prepare_v2(c->db, "SELECT name, state, state_since, "
-	    "state_reason, pruning_bound, t.kind, t.detail, t.at "
-	    "FROM endpoints e LEFT JOIN endpoint_events t ON t.id = "
-	    "(SELECT id FROM endpoint_events WHERE endpoint_id = e.id AND "
-	    "kind IN ('hung', 'died') AND at >= ?2 ORDER BY at DESC LIMIT 1) "
-	    "WHERE chain_id = ?1 AND configured = 1 ORDER BY position, name",
-	    -1, &st,
-	    NULL) != SQLITE_OK) {
-		cli_db_err(c, "reading endpoints");
+	if (cli_db_prepare(c, "reading endpoints", q_endpoints, &st) == -1)
 		return CW_EXIT_SYSTEM;
-	}
 	sqlite3_bind_int64(st, 1, ch->id);
 	sqlite3_bind_int64(st, 2, (int64_t)now_wall_ms() - TROUBLE_SHOWN);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		s->eps = xrealloc(s->eps, (s->n_eps + 1) * sizeof(*s->eps));
 		e = &s->eps[s->n_eps++];
 		memset(e, 0, sizeof(*e));
-		e->name = col_dup(st, 0);
+		e->name = cli_col_dup(st, 0);
 		if (e->name == NULL)
 			e->name = xstrdup("?");
-		e->state = col_dup(st, 1);
+		e->state = cli_col_dup(st, 1);
 		if (e->state == NULL)
 			e->state = xstrdup("unknown");
-		if ((e->has_since = sqlite3_column_type(st, 2) != SQLITE_NULL))
-			e->since = sqlite3_column_int64(st, 2);
-		e->reason = col_dup(st, 3);
+		e->has_since = cli_col_int(st, 2, &e->since);
+		e->reason = cli_col_dup(st, 3);
 		if (e->reason != NULL && e->reason[0] == '\0') {
 			free(e->reason);
 			e->reason = NULL;
 		}
-		if ((e->has_bound = sqlite3_column_type(st, 4) !=
-		    SQLITE_NULL))
-			e->pruning_bound = sqlite3_column_int64(st, 4);
-		e->trouble_kind = col_dup(st, 5);
-		e->trouble_detail = col_dup(st, 6);
+		e->has_bound = cli_col_int(st, 4, &e->pruning_bound);
+		e->trouble_kind = cli_col_dup(st, 5);
+		e->trouble_detail = cli_col_dup(st, 6);
 		e->trouble_at = sqlite3_column_int64(st, 7);
 		e->down = strcmp(e->state, "open") == 0 ||
 		    strcmp(e->state, "half-open") == 0 ||
@@ -143,11 +127,8 @@ schain_load(struct cli_db *c, const struct cli_chain *ch, struct schain *s)
 		    strcmp(e->state, "quarantined") == 0;
 		s->n_down += e->down;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		cli_db_err(c, "reading endpoints");
+	if (cli_db_finish(c, "reading endpoints", st, rc == SQLITE_DONE) == -1)
 		return CW_EXIT_SYSTEM;
-	}
 	return CW_EXIT_OK;
 }
 
@@ -267,16 +248,6 @@ schain_judge(struct schain *s, int64_t now)
 	}
 }
 
-/* One line, cut to 80 columns with "..." rather than wrapped by a terminal. */
-static void
-put_line(const char *line)
-{
-	if (strlen(line) <= LINE_COLS)
-		printf("%s\n", line);
-	else
-		printf("%.*s...\n", LINE_COLS - 3, line);
-}
-
 static void
 print_human(const struct schain *s, int64_t now)
 {
@@ -295,10 +266,10 @@ print_human(const struct schain *s, int64_t now)
 		if (!e->down || s->status == STATUS_STALLED)
 			continue;
 		down_item(e, now, item, sizeof(item));
-		if (len + 2 + strlen(item) > LINE_COLS) {
+		if (len + 2 + strlen(item) > CLI_COLS) {
 			if (first && len < sizeof(line) - 1)
 				strcat(line, ":");
-			put_line(line);
+			cli_put_line(line);
 			len = (size_t)snprintf(line, sizeof(line), "    %s",
 			    item);
 		} else
@@ -308,7 +279,7 @@ print_human(const struct schain *s, int64_t now)
 			len = sizeof(line) - 1;
 		first = 0;
 	}
-	put_line(line);
+	cli_put_line(line);
 
 	if (ch->has_best) {
 		len = (size_t)snprintf(line, sizeof(line), "  best #%lld",
@@ -321,17 +292,17 @@ print_human(const struct schain *s, int64_t now)
 		if (ch->has_final)
 			snprintf(line + len, sizeof(line) - len,
 			    ", final #%lld", (long long)ch->final_number);
-		put_line(line);
+		cli_put_line(line);
 	} else
-		put_line("  no best block yet");
+		cli_put_line("  no best block yet");
 	if (s->status == STATUS_UNREACHABLE) {
 		if (ch->has_updated) {
 			time_local(ch->updated_at, now, t, sizeof(t));
 			snprintf(line, sizeof(line), "  standings served from "
 			    "the store as of %s", t);
-			put_line(line);
+			cli_put_line(line);
 		} else
-			put_line("  no standings: no head stored yet");
+			cli_put_line("  no standings: no head stored yet");
 	}
 
 	for (i = 0; i < s->n_eps; i++) {
@@ -350,16 +321,16 @@ print_human(const struct schain *s, int64_t now)
 		len = (size_t)snprintf(line, sizeof(line), "  %-*s  %-*s  %s",
 		    (int)w, e->name, (int)sw, e->state, a);
 		if (e->reason == NULL)
-			put_line(line);
-		else if (len + 2 + strlen(e->reason) <= LINE_COLS) {
+			cli_put_line(line);
+		else if (len + 2 + strlen(e->reason) <= CLI_COLS) {
 			snprintf(line + len, sizeof(line) - len, "  %s",
 			    e->reason);
-			put_line(line);
+			cli_put_line(line);
 		} else {
 			/* A long reason gets a line of its own. */
-			put_line(line);
+			cli_put_line(line);
 			snprintf(line, sizeof(line), "    %s", e->reason);
-			put_line(line);
+			cli_put_line(line);
 		}
 		if (e->trouble_kind != NULL) {
 			cli_ago(now - e->trouble_at, a, sizeof(a));
@@ -367,18 +338,9 @@ print_human(const struct schain *s, int64_t now)
 			    e->trouble_kind, a, e->trouble_detail != NULL ?
 			    ": " : "", e->trouble_detail != NULL ?
 			    e->trouble_detail : "");
-			put_line(line);
+			cli_put_line(line);
 		}
 	}
-}
-
-/* A JSON string, or null for text that is not valid UTF-8. */
-static json_t *
-jstr(const char *s)
-{
-	json_t	*j = s != NULL ? json_string(s) : NULL;
-
-	return j != NULL ? j : json_null();
 }
 
 static json_t *
@@ -401,16 +363,16 @@ schain_json(const struct schain *s)
 	size_t			 i;
 
 	o = json_object();
-	json_object_set_new(o, "name", jstr(ch->name));
+	json_object_set_new(o, "name", cli_jstr(ch->name));
 	json_object_set_new(o, "status",
 	    json_string(status_name[s->status]));
-	json_object_set_new(o, "message", jstr(s->headline));
-	json_object_set_new(o, "best", ch->has_best ?
-	    json_integer(ch->best_number) : json_null());
-	json_object_set_new(o, "final", ch->has_final ?
-	    json_integer(ch->final_number) : json_null());
-	json_object_set_new(o, "updated_at", ch->has_updated ?
-	    json_integer(ch->updated_at) : json_null());
+	json_object_set_new(o, "message", cli_jstr(s->headline));
+	json_object_set_new(o, "best", cli_jint(ch->has_best,
+	    ch->best_number));
+	json_object_set_new(o, "final", cli_jint(ch->has_final,
+	    ch->final_number));
+	json_object_set_new(o, "updated_at", cli_jint(ch->has_updated,
+	    ch->updated_at));
 	json_object_set_new(o, "updated_at_iso",
 	    jtime_iso(ch->has_updated, ch->updated_at));
 	json_object_set_new(o, "block_time", json_integer(s->block_time));
@@ -420,21 +382,22 @@ schain_json(const struct schain *s)
 	for (i = 0; i < s->n_eps; i++) {
 		e = &s->eps[i];
 		j = json_object();
-		json_object_set_new(j, "name", jstr(e->name));
-		json_object_set_new(j, "state", jstr(e->state));
-		json_object_set_new(j, "since", e->has_since ?
-		    json_integer(e->since) : json_null());
+		json_object_set_new(j, "name", cli_jstr(e->name));
+		json_object_set_new(j, "state", cli_jstr(e->state));
+		json_object_set_new(j, "since", cli_jint(e->has_since,
+		    e->since));
 		json_object_set_new(j, "since_iso",
 		    jtime_iso(e->has_since, e->since));
-		json_object_set_new(j, "reason", jstr(e->reason));
-		json_object_set_new(j, "pruning_bound", e->has_bound ?
-		    json_integer(e->pruning_bound) : json_null());
+		json_object_set_new(j, "reason", cli_jstr(e->reason));
+		json_object_set_new(j, "pruning_bound",
+		    cli_jint(e->has_bound, e->pruning_bound));
 		if (e->trouble_kind != NULL) {
 			json_t *t = json_object();
 
-			json_object_set_new(t, "kind", jstr(e->trouble_kind));
+			json_object_set_new(t, "kind",
+			    cli_jstr(e->trouble_kind));
 			json_object_set_new(t, "detail",
-			    jstr(e->trouble_detail));
+			    cli_jstr(e->trouble_detail));
 			json_object_set_new(t, "at", json_integer(
 			    e->trouble_at));
 			json_object_set_new(t, "at_iso", jtime_iso(1,
@@ -457,7 +420,7 @@ schains_judge(struct cli_db *c, const char *name, struct cli_chain **chainsp,
     size_t *nchains, struct schain **out, size_t *n)
 {
 	struct cli_chain	*chains;
-	const struct cli_chain	*ch = NULL;
+	const struct cli_chain	*ch;
 	struct schain		*ss;
 	size_t			 nc, i, shown = 0;
 	int64_t			 now = (int64_t)now_wall_ms();
@@ -465,18 +428,8 @@ schains_judge(struct cli_db *c, const char *name, struct cli_chain **chainsp,
 
 	*out = NULL;
 	*n = 0;
-	if (cli_db_begin(c) == -1)
-		return CW_EXIT_SYSTEM;
-	if ((rc = cli_chains_load(c, &chains, &nc)) != CW_EXIT_OK) {
-		cli_db_end(c);
+	if ((rc = cli_chains_begin(c, name, &chains, &nc, &ch)) != CW_EXIT_OK)
 		return rc;
-	}
-	if (name != NULL &&
-	    (ch = cli_chain_find(c, chains, nc, name)) == NULL) {
-		cli_chains_free(chains, nc);
-		cli_db_end(c);
-		return CW_EXIT_USAGE;
-	}
 	ss = xcalloc(nc > 0 ? nc : 1, sizeof(*ss));
 	for (i = 0; i < nc && rc == CW_EXIT_OK; i++) {
 		if (ch != NULL && &chains[i] != ch)
@@ -534,7 +487,7 @@ cli_status_json(struct cli_db *c, const char *name, json_t **out)
 }
 
 int
-cli_status(struct cli_db *c, const struct status_opts *o)
+cli_status(struct cli_db *c, const struct cli_opts *o)
 {
 	struct cli_chain	*chains;
 	struct schain		*ss;
@@ -551,9 +504,7 @@ cli_status(struct cli_db *c, const struct status_opts *o)
 			bad |= strcmp(json_string_value(json_object_get(
 			    json_array_get(json_object_get(root, "chains"), i),
 			    "status")), "ok") != 0;
-		json_dumpf(root, stdout, JSON_INDENT(2));
-		putchar('\n');
-		json_decref(root);
+		cli_json_print(root);
 		return bad ? CLI_EXIT_NOT_OK : CW_EXIT_OK;
 	}
 	if ((rc = schains_judge(c, o->chain, &chains, &nc, &ss, &n)) !=

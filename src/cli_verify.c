@@ -13,18 +13,18 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "cli_fmt.h"
 #include "hex.h"
 #include "log.h"
 #include "u512.h"
 #include "util.h"
 
-#define ACCOUNT_MAX	32
 #define HASH_HEX	(2 * 32 + 3)
 /* work_f is a float kept beside the exact work: allow its rounding. */
 #define WORK_F_TOLERANCE	1e-6
 
 struct vrow {
-	uint8_t		 account[ACCOUNT_MAX];
+	uint8_t		 account[CLI_ACCOUNT_MAX];
 	size_t		 account_len;
 	char		*name;
 	/* Recomputed from the canonical blocks. */
@@ -44,7 +44,7 @@ struct vrow {
 
 struct verify {
 	struct cli_db	*c;
-	const struct verify_opts *o;
+	const struct cli_opts *o;
 	const struct cli_chain *ch;
 	json_t		*diffs;		/* --json: every difference */
 	size_t		 ndiffs;
@@ -133,10 +133,8 @@ diff_add(struct verify *v, const char *kind, json_t *detail,
 static int
 prepare(struct verify *v, const char *sql, sqlite3_stmt **st)
 {
-	if (sqlite3_prepare_v2(v->c->db, sql, -1, st, NULL) != SQLITE_OK) {
-		cli_db_err(v->c, "verify");
+	if (cli_db_prepare(v->c, "verify", sql, st) == -1)
 		return -1;
-	}
 	sqlite3_bind_int64(*st, 1, v->ch->id);
 	return 0;
 }
@@ -144,20 +142,7 @@ prepare(struct verify *v, const char *sql, sqlite3_stmt **st)
 static int
 finish(struct verify *v, sqlite3_stmt *st, int rc)
 {
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		cli_db_err(v->c, "verify");
-		return -1;
-	}
-	return 0;
-}
-
-static char *
-text_dup(sqlite3_stmt *st, int col)
-{
-	const unsigned char *t = sqlite3_column_text(st, col);
-
-	return t != NULL ? xstrdup((const char *)t) : NULL;
+	return cli_db_finish(v->c, "verify", st, rc == SQLITE_DONE);
 }
 
 static int
@@ -190,22 +175,6 @@ vrow_cmp_name(const void *pa, const void *pb)
 	return vrow_cmp_account(pa, pb);
 }
 
-static void
-miner_name(char **out, const uint8_t *account, size_t len,
-    const unsigned char *ss58)
-{
-	char	 hex[2 * ACCOUNT_MAX + 3];
-
-	if (ss58 != NULL)
-		*out = xstrdup((const char *)ss58);
-	else if (len == 0)
-		*out = xstrdup("unknown");
-	else {
-		hex_encode(account, len, hex);
-		*out = xstrdup(hex);
-	}
-}
-
 /* The row of this miner, made if it is not there yet. */
 static struct vrow *
 vrow_get(struct verify *v, sqlite3_stmt *st, size_t sorted)
@@ -215,8 +184,8 @@ vrow_get(struct verify *v, sqlite3_stmt *st, size_t sorted)
 
 	memset(&key, 0, sizeof(key));
 	key.account_len = (size_t)sqlite3_column_bytes(st, 0);
-	if (key.account_len > ACCOUNT_MAX)
-		key.account_len = ACCOUNT_MAX;
+	if (key.account_len > CLI_ACCOUNT_MAX)
+		key.account_len = CLI_ACCOUNT_MAX;
 	if (key.account_len > 0)
 		memcpy(key.account, blob, key.account_len);
 	if (sorted > 0 && (r = bsearch(&key, v->rows, sorted,
@@ -225,7 +194,7 @@ vrow_get(struct verify *v, sqlite3_stmt *st, size_t sorted)
 	v->rows = xrealloc(v->rows, (v->nrows + 1) * sizeof(*v->rows));
 	r = &v->rows[v->nrows++];
 	*r = key;
-	miner_name(&r->name, r->account, r->account_len,
+	r->name = cli_miner_name(r->account, r->account_len,
 	    sqlite3_column_text(st, 1));
 	return r;
 }
@@ -245,8 +214,8 @@ load_rows(struct verify *v)
 		r->in_blocks = 1;
 		r->b_blocks = sqlite3_column_int64(st, 2);
 		r->b_final = sqlite3_column_int64(st, 3);
-		r->b_work = text_dup(st, 4);
-		r->b_final_work = text_dup(st, 5);
+		r->b_work = cli_col_dup(st, 4);
+		r->b_final_work = cli_col_dup(st, 5);
 		r->b_range = 1;
 		r->b_first = sqlite3_column_int64(st, 6);
 		r->b_last = sqlite3_column_int64(st, 7);
@@ -265,15 +234,11 @@ load_rows(struct verify *v)
 		r->in_standings = 1;
 		r->s_blocks = sqlite3_column_int64(st, 2);
 		r->s_final = sqlite3_column_int64(st, 3);
-		r->s_work = text_dup(st, 4);
-		r->s_final_work = text_dup(st, 5);
+		r->s_work = cli_col_dup(st, 4);
+		r->s_final_work = cli_col_dup(st, 5);
 		r->s_work_f = sqlite3_column_double(st, 6);
-		if ((r->s_has_first = sqlite3_column_type(st, 7) !=
-		    SQLITE_NULL))
-			r->s_first = sqlite3_column_int64(st, 7);
-		if ((r->s_has_last = sqlite3_column_type(st, 8) !=
-		    SQLITE_NULL))
-			r->s_last = sqlite3_column_int64(st, 8);
+		r->s_has_first = cli_col_int(st, 7, &r->s_first);
+		r->s_has_last = cli_col_int(st, 8, &r->s_last);
 	}
 	if (finish(v, st, rc) == -1)
 		return -1;
@@ -441,7 +406,7 @@ check_blocks(struct verify *v)
 {
 	sqlite3_stmt	*st;
 	char		 hash[HASH_HEX], parent[HASH_HEX], phash[HASH_HEX];
-	char		 name[2 * ACCOUNT_MAX + 3];
+	char		 name[2 * CLI_ACCOUNT_MAX + 3];
 	uint8_t		 prev_hash[32];
 	const char	*ss;
 	int64_t		 num, prev_num = 0;
@@ -559,10 +524,10 @@ verify_chain(struct verify *v, const struct cli_chain *ch, int64_t *blocks)
 }
 
 int
-cli_verify(struct cli_db *c, const struct verify_opts *o)
+cli_verify(struct cli_db *c, const struct cli_opts *o)
 {
 	struct cli_chain	*chains;
-	const struct cli_chain	*one = NULL;
+	const struct cli_chain	*one;
 	struct verify		 v;
 	json_t			*root, *names;
 	int64_t			 blocks = 0;
@@ -572,18 +537,9 @@ cli_verify(struct cli_db *c, const struct verify_opts *o)
 	memset(&v, 0, sizeof(v));
 	v.c = c;
 	v.o = o;
-	if (cli_db_begin(c) == -1)
-		return CW_EXIT_SYSTEM;
-	if ((rc = cli_chains_load(c, &chains, &n)) != CW_EXIT_OK) {
-		cli_db_end(c);
+	if ((rc = cli_chains_begin(c, o->chain, &chains, &n, &one)) !=
+	    CW_EXIT_OK)
 		return rc;
-	}
-	if (o->chain != NULL &&
-	    (one = cli_chain_find(c, chains, n, o->chain)) == NULL) {
-		cli_chains_free(chains, n);
-		cli_db_end(c);
-		return CW_EXIT_USAGE;
-	}
 	v.diffs = json_array();
 	names = json_array();
 	rc = CW_EXIT_OK;
@@ -605,9 +561,7 @@ cli_verify(struct cli_db *c, const struct verify_opts *o)
 		json_object_set_new(root, "blocks", json_integer(blocks));
 		json_object_set_new(root, "differences", v.diffs);
 		json_object_set_new(root, "ok", json_boolean(v.ndiffs == 0));
-		json_dumpf(root, stdout, JSON_INDENT(2));
-		putchar('\n');
-		json_decref(root);
+		cli_json_print(root);
 	} else {
 		if (rc == CW_EXIT_OK)
 			printf("verify: %zu chain%s, %lld block%s, %zu "

@@ -13,6 +13,7 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/sup_metrics.c \
 	supervisor/sup_queue.c \
 	supervisor/sup_reload.c \
+	supervisor/sup_reload_result.c \
 	supervisor/sup_spawn.c \
 	supervisor/sup_stats.c \
 	supervisor/sup_store.c

@@ -165,6 +165,11 @@ void		 sup_worker_config(const struct conf *,
 		    void **, size_t *);
 void		 sup_send(struct worker *, struct msgbuf *);
 void		 sup_stop_all(void);
+/*
+ * In a child between fork and exec: close every descriptor above last,
+ * and give the program a clean signal state.
+ */
+void		 sup_child_reset(int last);
 
 /* sup_dispatch.c */
 void		 sup_dispatch_worker(struct worker *, const void *, long);
@@ -238,7 +243,10 @@ void		 sup_stats_request(struct worker *, enum outcome,
 struct json_t	*sup_stats_json(void);
 struct json_t	*sup_chains_json(void);	/* sup_chain.c */
 
-/* sup_reload.c: SIGHUP and the control socket's reload share it. */
+/*
+ * sup_reload.c: SIGHUP and the control socket's reload share it;
+ * sup_reload_result.c frees what it returns.
+ */
 struct reload_result {
 	int		 ok;		/* 0: the file has errors */
 	unsigned	 added, changed, removed, kept;

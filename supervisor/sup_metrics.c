@@ -8,7 +8,6 @@
  */
 #include "config.h"
 
-#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -134,26 +133,7 @@ timer_arm(struct mproc *m, uint64_t ms)
 static void __attribute__((noreturn))
 mproc_exec(struct mproc *m)
 {
-	sigset_t	set;
-
-#ifdef HAVE_CLOSE_RANGE
-	if (close_range(STDERR_FILENO + 1, ~0U, 0) == -1)
-#endif
-	{
-		struct rlimit	rl;
-		int		maxfd = 1024;
-
-		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
-		    rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 65536)
-			maxfd = (int)rl.rlim_cur;
-		for (int i = STDERR_FILENO + 1; i < maxfd; i++)
-			(void)close(i);
-	}
-	sigemptyset(&set);
-	sigprocmask(SIG_SETMASK, &set, NULL);
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, SIG_DFL);
+	sup_child_reset(STDERR_FILENO);
 	execv(m->argv[0], m->argv);
 	log_warn("metrics: exec %s", m->argv[0]);
 	_exit(CW_EXIT_SETUP);

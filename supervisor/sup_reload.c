@@ -64,18 +64,6 @@ restart_key(struct reload_result *r, const char *key, char *new,
 }
 
 void
-sup_reload_result_free(struct reload_result *r)
-{
-	for (size_t i = 0; i < r->n_errors; i++)
-		free(r->errors[i]);
-	for (size_t i = 0; i < r->n_warnings; i++)
-		free(r->warnings[i]);
-	free(r->errors);
-	free(r->warnings);
-	memset(r, 0, sizeof(*r));
-}
-
-void
 sup_reload(struct reload_result *r)
 {
 	struct conf		*conf;

@@ -119,21 +119,17 @@ timer_arm(struct worker *w, uint64_t ms)
 	ev_timer_start(sup_loop, &w->timer);
 }
 
-/* The child: put the socket on MSG_FD, close everything else, exec. */
-static void __attribute__((noreturn))
-worker_exec(struct worker *w, int fd)
+/*
+ * Workers and chainwatch-metrics alike: a child must not hold the
+ * daemon's sockets and files open, nor inherit its blocked signals.
+ */
+void
+sup_child_reset(int last)
 {
-	const char	*path = sup_conf->daemon.worker;
-	char		*argv[3];
 	sigset_t	 set;
 
-	if (fd == MSG_FD) {
-		if (fcntl(fd, F_SETFD, 0) == -1)
-			_exit(CW_EXIT_SYSTEM);
-	} else if (dup2(fd, MSG_FD) == -1)
-		_exit(CW_EXIT_SYSTEM);
 #ifdef HAVE_CLOSE_RANGE
-	if (close_range(MSG_FD + 1, ~0U, 0) == -1)
+	if (close_range((unsigned)last + 1, ~0U, 0) == -1)
 #endif
 	{
 		struct rlimit	rl;
@@ -142,15 +138,30 @@ worker_exec(struct worker *w, int fd)
 		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
 		    rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 65536)
 			maxfd = (int)rl.rlim_cur;
-		for (int i = MSG_FD + 1; i < maxfd; i++)
+		for (int i = last + 1; i < maxfd; i++)
 			(void)close(i);
 	}
-	/* A clean signal state: exec keeps ignored signals and the mask. */
+	/* Exec keeps ignored signals and the mask. */
 	sigemptyset(&set);
 	sigprocmask(SIG_SETMASK, &set, NULL);
 	for (int sig = 1; sig < NSIG; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
 			signal(sig, SIG_DFL);
+}
+
+/* The child: put the socket on MSG_FD, close everything else, exec. */
+static void __attribute__((noreturn))
+worker_exec(struct worker *w, int fd)
+{
+	const char	*path = sup_conf->daemon.worker;
+	char		*argv[3];
+
+	if (fd == MSG_FD) {
+		if (fcntl(fd, F_SETFD, 0) == -1)
+			_exit(CW_EXIT_SYSTEM);
+	} else if (dup2(fd, MSG_FD) == -1)
+		_exit(CW_EXIT_SYSTEM);
+	sup_child_reset(MSG_FD);
 	argv[0] = "chainwatch-worker";
 	argv[1] = w->name;
 	argv[2] = NULL;

@@ -78,17 +78,6 @@ sup_reload(struct reload_result *r)
 	r->n_warnings = 1;
 }
 
-void
-sup_reload_result_free(struct reload_result *r)
-{
-	for (size_t i = 0; i < r->n_errors; i++)
-		free(r->errors[i]);
-	for (size_t i = 0; i < r->n_warnings; i++)
-		free(r->warnings[i]);
-	free(r->errors);
-	free(r->warnings);
-}
-
 static char	dir[64];
 
 static void
