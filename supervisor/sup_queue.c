@@ -375,12 +375,22 @@ settle(struct inflight *f, int done, enum outcome o, const char *why,
 	}
 	if (f->twin != NULL) {
 		/*
-		 * The other one settles it.  A hedge that failed (often: that
-		 * endpoint has not seen the block yet) may be followed by
-		 * another, one hedging delay later.
+		 * The other one settles it.  A hedge that failed may be
+		 * followed by another one hedging delay later; one that found
+		 * the block not there yet (the head came from a faster
+		 * endpoint) is not counted against the limit, and the next
+		 * waits ABSENT_RETRY_MS.
 		 */
-		f->twin->hedge_at = now_wall_ms() + hedge_delay(f->ch, f->kind);
-		f->twin->twin = NULL;
+		struct inflight *t = f->twin;
+
+		if (f->is_hedge && o == OUTCOME_ABSENT) {
+			if (t->hedges > 0)
+				t->hedges--;
+			t->hedge_at = now_wall_ms() + ABSENT_RETRY_MS;
+		} else
+			t->hedge_at = now_wall_ms() + hedge_delay(f->ch,
+			    f->kind);
+		t->twin = NULL;
 		f->twin = NULL;
 		return;
 	}

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <ev.h>
 #include <curl/curl.h>
@@ -484,6 +485,18 @@ scenario_devnode(const char *ctl)
 		wrk_rpc_free(rpc);
 	}
 	devnode_fault(ctl, "");
+	/*
+	 * The devnode reopens its port in its event loop, just after it
+	 * answered the control request: wait for that, as a client would.
+	 */
+	for (int i = 0; i < 30; i++) {
+		rpc = rpc_for("/", 1 << 20);
+		o = call1(rpc, "system_health", NULL, 0, 1000, g);
+		wrk_rpc_free(rpc);
+		if (o == OUTCOME_OK)
+			break;
+		usleep(100000);
+	}
 
 	/* backfill's shape: 100 block hashes in one batch */
 	rpc = rpc_for("/", 4 << 20);
