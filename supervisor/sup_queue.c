@@ -407,8 +407,7 @@ settle(struct inflight *f, int done, enum outcome o, const char *why,
 			d = f->ch->block_time;
 		item_back(f->item, now_wall_ms() + d, o, why,
 		    f->w->endpoint_id);
-	}
-	else
+	} else
 		item_fail(f->item, f->attempts, o, why, f->w->endpoint_id);
 }
 
