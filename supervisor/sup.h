@@ -100,6 +100,7 @@ struct chain {
 	 * for the hedging delay. */
 	uint32_t		 lat[4][LAT_RING];
 	unsigned		 n_lat[4];
+	uint64_t		 hedge_ms[4];	/* from lat[], when it changes */
 	/* Counters for monitoring (sup_stats.c). */
 	uint64_t		 blocks_ingested;
 	uint64_t		 hedges, hedges_won;
@@ -235,6 +236,7 @@ int		 sup_queue_result(struct worker *, const struct msg *, char *,
 		    size_t);
 void		 sup_queue_worker_gone(struct worker *);
 void		 sup_queue_endpoint_back(struct worker *);
+void		 sup_queue_hedge_update(struct chain *);
 
 /* sup_stats.c */
 struct json_t;

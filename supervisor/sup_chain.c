@@ -905,6 +905,7 @@ sup_chains_load(const struct conf *conf)
 		ch->hedge_after = cc->hedge_after;
 		ch->max_inflight = (unsigned)cc->max_inflight;
 		ch->hedge_quantile = (unsigned)cc->hedge_quantile;
+		sup_queue_hedge_update(ch);
 		store_run(store_bind(&s_chain_conf, "tiiii",
 		    chain_format_name(cc->format), (int64_t)cc->block_time,
 		    (int64_t)cc->backfill_from, depth, ch->id));

@@ -345,12 +345,21 @@ is_live(const struct chain *ch, const struct qitem *it)
 /*
  * How long a request of this kind may be out before it is hedged:
  * hedge_after, or sooner, the chain's latency quantile of such requests.
+ * It changes only with a new latency (latency_note) or a reload
+ * (sup_queue_hedge_update), not with every tick that looks at it.
  */
 static uint64_t
 hedge_delay(const struct chain *ch, enum item_kind kind)
 {
-	return hedge_delay_ms(ch->lat[kind], ch->n_lat[kind],
-	    ch->hedge_quantile, ch->hedge_after);
+	return ch->hedge_ms[kind];
+}
+
+void
+sup_queue_hedge_update(struct chain *ch)
+{
+	for (size_t k = 0; k < nitems(ch->hedge_ms); k++)
+		ch->hedge_ms[k] = hedge_delay_ms(ch->lat[k], ch->n_lat[k],
+		    ch->hedge_quantile, ch->hedge_after);
 }
 
 /*
@@ -794,6 +803,8 @@ latency_note(struct chain *ch, enum item_kind kind, uint64_t ms)
 	ch->lat[kind][ch->n_lat[kind] % LAT_RING] = ms > UINT32_MAX ?
 	    UINT32_MAX : (uint32_t)ms;
 	ch->n_lat[kind]++;
+	ch->hedge_ms[kind] = hedge_delay_ms(ch->lat[kind], ch->n_lat[kind],
+	    ch->hedge_quantile, ch->hedge_after);
 }
 
 /* Another healthy endpoint of f's chain with room, first in order. */
