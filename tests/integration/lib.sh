@@ -150,6 +150,22 @@ devnode() {
 }
 
 # sql 'QUERY': one answer from the store, read-only.
+# stall_clients PORT: on 127.0.0.1:PORT, one client that never reads its
+# answers, one that stops halfway through its request and twenty that sit
+# idle; returns once all are connected, their pids in STALL_PIDS.
+stall_clients() {
+	STALL_PIDS=
+	for _how in noread half "idle 20"; do
+		# shellcheck disable=SC2086
+		python3 "$top_srcdir/tests/integration/slow_client.py" $_how "$1" \
+		    >"$T/slow-${_how%% *}" 2>&1 &
+		STALL_PIDS="$STALL_PIDS $!"
+		CW_PIDS="$CW_PIDS $!"
+	done
+	wait_for 20 'grep -q ready "$T/slow-noread" && grep -q ready "$T/slow-half" && grep -q ready "$T/slow-idle"' ||
+	    fail "the stalling clients did not connect"
+}
+
 sql() {
 	sqlite3 -readonly "$T/chainwatch.db" "$1"
 }

@@ -14,7 +14,6 @@ export PYTHONDONTWRITEBYTECODE
 METRICS=$top_builddir/metrics/chainwatch-metrics
 CHAINWATCH=$top_builddir/src/chainwatch
 PROMPARSE=$top_srcdir/tests/integration/promparse.py
-SLOW=$top_srcdir/tests/integration/slow_client.py
 
 # The port of the running server: the last "listening on" line.
 mport() {
@@ -146,15 +145,7 @@ ok "faults cleared: /health 200 ok again"
 
 # Clients that stall: one never reads, one sends half a request, twenty
 # sit idle.  The daemon stores heads, chainwatch status and scrapes answer.
-python3 "$SLOW" noread "$PORT" >"$T/slow1" 2>&1 &
-S1=$!
-python3 "$SLOW" half "$PORT" >"$T/slow2" 2>&1 &
-S2=$!
-python3 "$SLOW" idle 20 "$PORT" >"$T/slow3" 2>&1 &
-S3=$!
-CW_PIDS="$CW_PIDS $S1 $S2 $S3"
-wait_for 20 'grep -q ready "$T/slow1" && grep -q ready "$T/slow2" && grep -q ready "$T/slow3"' ||
-    fail "the stalling clients did not connect"
+stall_clients "$PORT"
 best=$(sql "SELECT best_number FROM chains")
 wait_for 20 'test "$(sql "SELECT best_number FROM chains")" -gt $((best + 3))' ||
     fail "the daemon stopped storing heads"
@@ -168,7 +159,7 @@ for i in 1 2 3; do
 done
 [ "$(val "$T/m3" chainwatch_up)" = 1 ] || fail "chainwatch_up is not 1"
 alive "$DAEMON_PID" || fail "daemon gone"
-kill "$S1" "$S2" "$S3"
+kill $STALL_PIDS
 ok "stalling clients: heads stored, chainwatch status and scrapes answered"
 
 # kill -9: chainwatchd restarts it.

@@ -16,7 +16,6 @@ METRICS=$top_builddir/metrics/chainwatch-metrics
 MKSCHEMA=$top_builddir/tests/integration/mkschema
 PROMPARSE=$top_srcdir/tests/integration/promparse.py
 FAKE_CTL=$top_srcdir/tests/integration/fake_ctl.py
-SLOW=$top_srcdir/tests/integration/slow_client.py
 
 python3 "$PROMPARSE" --selftest || fail "promparse self-test"
 
@@ -213,22 +212,14 @@ ok "404 for other paths, 405 for POST, HEAD works"
 
 # Hostile clients: one never reads its answers, one stops mid-request,
 # twenty sit idle.  Everyone else is served meanwhile.
-python3 "$SLOW" noread "$PORT" >"$T/slow1" 2>&1 &
-S1=$!
-python3 "$SLOW" half "$PORT" >"$T/slow2" 2>&1 &
-S2=$!
-python3 "$SLOW" idle 20 "$PORT" >"$T/slow3" 2>&1 &
-S3=$!
-CW_PIDS="$CW_PIDS $S1 $S2 $S3"
-wait_for 20 'grep -q ready "$T/slow1" && grep -q ready "$T/slow2" && grep -q ready "$T/slow3"' ||
-    fail "hostile clients did not connect"
+stall_clients "$PORT"
 for i in 1 2 3 4 5; do
 	scrape "$T/m2"
 	sleep 0.3
 done
 expect "$T/m2" chainwatch_up 1
 ok "5 scrapes answered while clients stall"
-kill "$S1" "$S2" "$S3"
+kill $STALL_PIDS
 
 # chainwatchd not answering: the store's figures, chainwatch_up 0.
 kill "$FAKE_PID"
