@@ -278,7 +278,7 @@ main(int argc, char *argv[])
 	for (size_t i = 0; i < conf->n_chains; i++)
 		for (size_t j = 0; j < conf->chains[i].n_endpoints; j++)
 			sup_worker_event(sup_worker_new(conf, &conf->chains[i],
-			    &conf->chains[i].endpoints[j]), WE_START);
+			    &conf->chains[i].endpoints[j]), CE_START);
 
 	sup_metrics_start(conf);
 

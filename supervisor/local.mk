@@ -7,7 +7,7 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/sup_control.c \
 	supervisor/sup_dispatch.c \
 	supervisor/sup_breaker.c supervisor/sup_breaker.h \
-	supervisor/sup_fsm.c \
+	supervisor/sup_fsm.c supervisor/sup_fsm.h \
 	supervisor/sup_health.c \
 	supervisor/sup_lease.c \
 	supervisor/sup_metrics.c \

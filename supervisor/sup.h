@@ -15,57 +15,7 @@
 #include "msg.h"
 #include "proto.h"
 #include "sup_breaker.h"
-
-/* The worker lifecycle (sup_fsm.c); see the table there. */
-enum wstate {
-	WS_IDLE,	/* not running; a spawn is scheduled */
-	WS_STARTING,	/* running, its hello not yet received */
-	WS_RUNNING,	/* running and set up */
-	WS_STOPPING,	/* TERM or KILL sent, waiting for its exit */
-	WS_FAILED,	/* failed its setup: parked until the config changes */
-	WS_DEAD,	/* removed and reaped: to be freed */
-};
-
-enum wevent {
-	WE_START,	/* a new endpoint */
-	WE_SPAWN_DUE,	/* its backoff is over */
-	WE_HELLO,	/* it finished its setup */
-	WE_HANG,	/* missed 3 heartbeats */
-	WE_BAD_MSG,	/* sent a malformed, unknown or oversized message */
-	WE_EXIT,	/* exited or was killed */
-	WE_EXIT_SETUP,	/* exited with CW_EXIT_SETUP */
-	WE_STOP,	/* removed from the config, or shutdown */
-	WE_RESTART,	/* its configuration changed */
-	WE_GRACE_OVER,	/* stop_timeout passed after TERM */
-};
-
-/* Actions a transition asks for, carried out by sup_worker_event(). */
-#define A_SPAWN		0x01
-#define A_SCHEDULE	0x02	/* arm the spawn timer (backoff) */
-#define A_TERM		0x04	/* SIGTERM, arm the grace timer */
-#define A_KILL		0x08	/* SIGKILL */
-#define A_COUNT_FAIL	0x10	/* an unplanned death: backoff grows */
-#define A_FREE		0x20
-#define A_PARK		0x40	/* log once that it is not respawned */
-#define A_RESET_FAILS	0x80	/* a config change: start afresh */
-
-struct wfsm {
-	enum wstate	state;
-	int		removing;	/* WE_STOP seen: free after exit */
-};
-
-unsigned	sup_fsm(struct wfsm *, enum wevent);
-const char	*sup_wstate_name(enum wstate);
-const char	*sup_wevent_name(enum wevent);
-
-#define SPAWN_MIN_GAP_MS	1000	/* between two spawns of one endpoint */
-#define BACKOFF_MAX_MS		60000
-#define FAILS_RESET_MS		60000	/* a worker that lived this long */
-#define HEARTBEATS_MISSED	3
-
-uint64_t	sup_backoff_ms(unsigned fails);
-uint64_t	sup_spawn_delay(uint64_t now, uint64_t last_spawn,
-		    unsigned fails);
+#include "sup_fsm.h"
 
 #define LAT_RING	64
 
@@ -122,7 +72,7 @@ struct worker {
 	char		 chain[CONF_NAME_MAX + 1];
 	void		*cfg;		/* encoded MSG_CONFIG body */
 	size_t		 cfg_len;
-	struct wfsm	 fsm;
+	struct cfsm	 fsm;
 	pid_t		 pid;
 	int		 fd;
 	uint32_t	 gen;
@@ -160,7 +110,7 @@ extern struct ev_loop	*sup_loop;
 /* sup_spawn.c */
 struct worker	*sup_worker_new(const struct conf *, const struct conf_chain *,
 		    const struct conf_endpoint *);
-void		 sup_worker_event(struct worker *, enum wevent);
+void		 sup_worker_event(struct worker *, enum cevent);
 void		 sup_worker_config(const struct conf *,
 		    const struct conf_chain *, const struct conf_endpoint *,
 		    void **, size_t *);

@@ -19,7 +19,7 @@ bad_message(struct worker *w, const char *why)
 	log_warnx("w/%s: pid %d sent a bad message (%s); killing it", w->name,
 	    (int)w->pid, why);
 	sup_health_down(w, "worker sent a bad message");
-	sup_worker_event(w, WE_BAD_MSG);
+	sup_worker_event(w, CE_BAD_MSG);
 }
 
 /* A short form of a hash for logs: 0x1234abcd... */
@@ -143,7 +143,7 @@ sup_dispatch_worker(struct worker *w, const void *buf, long len)
 	w->last_msg = now_mono_ms();
 	switch (m.type) {
 	case MSG_HELLO:
-		if (w->fsm.state != WS_STARTING) {
+		if (w->fsm.state != CS_STARTING) {
 			msg_free(&m);
 			bad_message(w, "a second hello");
 			return;
@@ -151,7 +151,7 @@ sup_dispatch_worker(struct worker *w, const void *buf, long len)
 		log_info("w/%s: worker pid %d ready (generation %u)", w->name,
 		    (int)w->pid, w->gen);
 		msg_free(&m);
-		sup_worker_event(w, WE_HELLO);
+		sup_worker_event(w, CE_HELLO);
 		return;
 	case MSG_HEARTBEAT:
 		if (msg_get_uint(&m, "rss_kb", &v) == -1) {
@@ -163,9 +163,9 @@ sup_dispatch_worker(struct worker *w, const void *buf, long len)
 		break;
 	default:
 		/* A worker asked to stop may still be answering: drop it. */
-		if (w->fsm.state == WS_STOPPING)
+		if (w->fsm.state == CS_STOPPING)
 			break;
-		if (w->fsm.state != WS_RUNNING)
+		if (w->fsm.state != CS_RUNNING)
 			snprintf(err, sizeof(err), "%s before hello",
 			    msg_type_name(m.type));
 		else if (dispatch_report(w, &m, err, sizeof(err)) == 0)

@@ -24,95 +24,95 @@
  */
 #include "config.h"
 
-#include "sup.h"
+#include "sup_fsm.h"
 
 unsigned
-sup_fsm(struct wfsm *f, enum wevent ev)
+sup_fsm(struct cfsm *f, enum cevent ev)
 {
 	switch (f->state) {
-	case WS_IDLE:
+	case CS_IDLE:
 		switch (ev) {
-		case WE_START:
-			return A_SCHEDULE;
-		case WE_SPAWN_DUE:
-			f->state = WS_STARTING;
-			return A_SPAWN;
-		case WE_RESTART:
-			return A_RESET_FAILS | A_SCHEDULE;
-		case WE_STOP:
+		case CE_START:
+			return CA_SCHEDULE;
+		case CE_SPAWN_DUE:
+			f->state = CS_STARTING;
+			return CA_SPAWN;
+		case CE_RESTART:
+			return CA_RESET_FAILS | CA_SCHEDULE;
+		case CE_STOP:
 			f->removing = 1;
-			f->state = WS_DEAD;
-			return A_FREE;
+			f->state = CS_DEAD;
+			return CA_FREE;
 		default:
 			return 0;
 		}
-	case WS_STARTING:
-	case WS_RUNNING:
+	case CS_STARTING:
+	case CS_RUNNING:
 		switch (ev) {
-		case WE_HELLO:
-			if (f->state == WS_STARTING)
-				f->state = WS_RUNNING;
+		case CE_HELLO:
+			if (f->state == CS_STARTING)
+				f->state = CS_RUNNING;
 			return 0;
-		case WE_HANG:
-		case WE_BAD_MSG:
-			f->state = WS_STOPPING;
-			return A_KILL | A_COUNT_FAIL;
-		case WE_EXIT:
-			f->state = WS_IDLE;
-			return A_COUNT_FAIL | A_SCHEDULE;
-		case WE_EXIT_SETUP:
-			f->state = WS_FAILED;
-			return A_PARK;
-		case WE_STOP:
+		case CE_HANG:
+		case CE_BAD_MSG:
+			f->state = CS_STOPPING;
+			return CA_KILL | CA_COUNT_FAIL;
+		case CE_EXIT:
+			f->state = CS_IDLE;
+			return CA_COUNT_FAIL | CA_SCHEDULE;
+		case CE_EXIT_SETUP:
+			f->state = CS_FAILED;
+			return CA_PARK;
+		case CE_STOP:
 			f->removing = 1;
-			f->state = WS_STOPPING;
-			return A_TERM;
-		case WE_RESTART:
-			f->state = WS_STOPPING;
-			return A_TERM | A_RESET_FAILS;
+			f->state = CS_STOPPING;
+			return CA_TERM;
+		case CE_RESTART:
+			f->state = CS_STOPPING;
+			return CA_TERM | CA_RESET_FAILS;
 		default:
 			return 0;
 		}
-	case WS_STOPPING:
+	case CS_STOPPING:
 		switch (ev) {
-		case WE_EXIT:
-		case WE_EXIT_SETUP:
+		case CE_EXIT:
+		case CE_EXIT_SETUP:
 			if (f->removing) {
-				f->state = WS_DEAD;
-				return A_FREE;
+				f->state = CS_DEAD;
+				return CA_FREE;
 			}
-			f->state = WS_IDLE;
-			return A_SCHEDULE;
-		case WE_GRACE_OVER:
-			return A_KILL;
-		case WE_STOP:
+			f->state = CS_IDLE;
+			return CA_SCHEDULE;
+		case CE_GRACE_OVER:
+			return CA_KILL;
+		case CE_STOP:
 			f->removing = 1;
 			return 0;
-		case WE_RESTART:
-			return A_RESET_FAILS;
+		case CE_RESTART:
+			return CA_RESET_FAILS;
 		default:
 			return 0;
 		}
-	case WS_FAILED:
+	case CS_FAILED:
 		switch (ev) {
-		case WE_RESTART:
-			f->state = WS_IDLE;
-			return A_RESET_FAILS | A_SCHEDULE;
-		case WE_STOP:
+		case CE_RESTART:
+			f->state = CS_IDLE;
+			return CA_RESET_FAILS | CA_SCHEDULE;
+		case CE_STOP:
 			f->removing = 1;
-			f->state = WS_DEAD;
-			return A_FREE;
+			f->state = CS_DEAD;
+			return CA_FREE;
 		default:
 			return 0;
 		}
-	case WS_DEAD:
+	case CS_DEAD:
 		return 0;
 	}
 	return 0;
 }
 
 const char *
-sup_wstate_name(enum wstate s)
+sup_cstate_name(enum cstate s)
 {
 	static const char *const names[] = { "idle", "starting", "running",
 	    "stopping", "failed", "dead" };
@@ -121,7 +121,7 @@ sup_wstate_name(enum wstate s)
 }
 
 const char *
-sup_wevent_name(enum wevent e)
+sup_cevent_name(enum cevent e)
 {
 	static const char *const names[] = { "start", "spawn_due", "hello",
 	    "hang", "bad_msg", "exit", "exit_setup", "stop", "restart",

@@ -30,7 +30,7 @@
  */
 struct mproc {
 	struct mproc	*next;
-	struct wfsm	 fsm;
+	struct cfsm	 fsm;
 	char		*argv[MPROC_ARGS];	/* argv[0]: the program */
 	char		 cmdline[6 * CONF_URL_MAX];	/* to compare and show */
 	pid_t		 pid;
@@ -43,7 +43,7 @@ struct mproc {
 
 static struct mproc	*mprocs;
 
-static void	mproc_event(struct mproc *, enum wevent);
+static void	mproc_event(struct mproc *, enum cevent);
 
 /*
  * Its command line from the configuration.  The user and group go only to
@@ -96,7 +96,7 @@ mproc_new(const struct conf *conf)
 	struct mproc	*m = xcalloc(1, sizeof(*m)), **pp;
 
 	mproc_args(m, conf);
-	m->fsm.state = WS_IDLE;
+	m->fsm.state = CS_IDLE;
 	ev_init(&m->timer, mproc_timer_cb);
 	m->timer.data = m;
 	for (pp = &mprocs; *pp != NULL; pp = &(*pp)->next)
@@ -149,7 +149,7 @@ mproc_spawn(struct mproc *m)
 	case -1:
 		log_warn("metrics: fork");
 		/* An immediate death, so that the backoff applies. */
-		mproc_event(m, WE_EXIT);
+		mproc_event(m, CE_EXIT);
 		return;
 	case 0:
 		mproc_exec(m);
@@ -162,7 +162,7 @@ mproc_spawn(struct mproc *m)
 	ev_child_start(sup_loop, &m->child);
 	log_debug("metrics: spawned pid %d: %s", (int)pid, m->cmdline);
 	/* It has no hello to send: forked is running. */
-	mproc_event(m, WE_HELLO);
+	mproc_event(m, CE_HELLO);
 }
 
 static void
@@ -170,19 +170,19 @@ mproc_child_cb(struct ev_loop *loop, ev_child *c, int revents)
 {
 	struct mproc	*m = c->data;
 	int		 status = c->rstatus, stopping;
-	enum wevent	 ev = WE_EXIT;
+	enum cevent	 ev = CE_EXIT;
 
 	ev_child_stop(loop, c);
-	stopping = m->fsm.state == WS_STOPPING;
+	stopping = m->fsm.state == CS_STOPPING;
 	if (WIFEXITED(status)) {
 		if (WEXITSTATUS(status) == CW_EXIT_SETUP)
-			ev = WE_EXIT_SETUP;
+			ev = CE_EXIT_SETUP;
 		if (stopping)
 			log_info("metrics: pid %d stopped", (int)m->pid);
 		else
 			log_warnx("metrics: pid %d exited with status %d%s",
 			    (int)m->pid, WEXITSTATUS(status),
-			    ev == WE_EXIT_SETUP ? " (setup failed)" : "");
+			    ev == CE_EXIT_SETUP ? " (setup failed)" : "");
 	} else if (WIFSIGNALED(status)) {
 		if (stopping && WTERMSIG(status) == SIGTERM)
 			log_info("metrics: pid %d stopped by signal %d",
@@ -203,43 +203,43 @@ mproc_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 {
 	struct mproc	*m = t->data;
 
-	if (m->fsm.state == WS_IDLE)
-		mproc_event(m, WE_SPAWN_DUE);
-	else if (m->fsm.state == WS_STOPPING)
-		mproc_event(m, WE_GRACE_OVER);
+	if (m->fsm.state == CS_IDLE)
+		mproc_event(m, CE_SPAWN_DUE);
+	else if (m->fsm.state == CS_STOPPING)
+		mproc_event(m, CE_GRACE_OVER);
 }
 
 /* One event through the worker state machine; carry out its actions. */
 static void
-mproc_event(struct mproc *m, enum wevent ev)
+mproc_event(struct mproc *m, enum cevent ev)
 {
-	enum wstate	from = m->fsm.state;
+	enum cstate	from = m->fsm.state;
 	unsigned	act = sup_fsm(&m->fsm, ev);
 
-	log_debug("metrics: %s + %s -> %s", sup_wstate_name(from),
-	    sup_wevent_name(ev), sup_wstate_name(m->fsm.state));
-	if (act & A_RESET_FAILS)
+	log_debug("metrics: %s + %s -> %s", sup_cstate_name(from),
+	    sup_cevent_name(ev), sup_cstate_name(m->fsm.state));
+	if (act & CA_RESET_FAILS)
 		m->fails = 0;
-	if (act & A_COUNT_FAIL) {
+	if (act & CA_COUNT_FAIL) {
 		m->fails++;
 		m->restarts++;
 	}
-	if ((act & A_KILL) && m->pid > 0) {
+	if ((act & CA_KILL) && m->pid > 0) {
 		if (kill(m->pid, SIGKILL) == -1 && errno != ESRCH)
 			log_warn("metrics: kill %d", (int)m->pid);
 		ev_timer_stop(sup_loop, &m->timer);
 	}
-	if ((act & A_TERM) && m->pid > 0) {
+	if ((act & CA_TERM) && m->pid > 0) {
 		if (kill(m->pid, SIGTERM) == -1 && errno != ESRCH)
 			log_warn("metrics: kill %d", (int)m->pid);
 		timer_arm(m, sup_conf->daemon.stop_timeout);
 	}
-	if (act & A_PARK) {
+	if (act & CA_PARK) {
 		ev_timer_stop(sup_loop, &m->timer);
 		log_warnx("metrics: chainwatch-metrics failed its setup; not "
 		    "restarting it until its settings change");
 	}
-	if (act & A_SCHEDULE) {
+	if (act & CA_SCHEDULE) {
 		uint64_t delay = sup_spawn_delay(now_mono_ms(), m->last_spawn,
 		    m->fails);
 
@@ -252,9 +252,9 @@ mproc_event(struct mproc *m, enum wevent ev)
 			timer_arm(m, delay);
 		}
 	}
-	if (act & A_SPAWN)
+	if (act & CA_SPAWN)
 		mproc_spawn(m);
-	if (act & A_FREE)
+	if (act & CA_FREE)
 		mproc_free(m);
 }
 
@@ -274,7 +274,7 @@ sup_metrics_start(const struct conf *conf)
 		log_debug("metrics: metrics_listen is none: no metrics server");
 		return;
 	}
-	mproc_event(mproc_new(conf), WE_START);
+	mproc_event(mproc_new(conf), CE_START);
 }
 
 /* After a reload: start, stop or restart it as its settings now say. */
@@ -297,7 +297,7 @@ sup_metrics_reload(const struct conf *conf)
 	if (!wanted) {
 		log_info("metrics: metrics_listen is none now; stopping the "
 		    "metrics server");
-		mproc_event(m, WE_STOP);
+		mproc_event(m, CE_STOP);
 		return;
 	}
 	snprintf(was, sizeof(was), "%s", m->cmdline);
@@ -305,7 +305,7 @@ sup_metrics_reload(const struct conf *conf)
 	if (strcmp(was, m->cmdline) == 0)
 		return;
 	log_info("metrics: settings changed; restarting the metrics server");
-	mproc_event(m, WE_RESTART);
+	mproc_event(m, CE_RESTART);
 }
 
 void
@@ -315,7 +315,7 @@ sup_metrics_stop(void)
 
 	for (m = mprocs; m != NULL; m = next) {
 		next = m->next;
-		mproc_event(m, WE_STOP);
+		mproc_event(m, CE_STOP);
 	}
 }
 

@@ -672,7 +672,7 @@ has_due(struct chain *ch)
 static int
 usable(const struct worker *w, const char *chain)
 {
-	return w->fsm.state == WS_RUNNING && w->ready &&
+	return w->fsm.state == CS_RUNNING && w->ready &&
 	    strcmp(w->chain, chain) == 0;
 }
 
@@ -753,7 +753,7 @@ schedule(void)
 		unsigned	 limit = 1;
 		uint32_t	 deadline;
 
-		if (w->fsm.state != WS_RUNNING || !w->ready || w->inflight > 0 ||
+		if (w->fsm.state != CS_RUNNING || !w->ready || w->inflight > 0 ||
 		    breaker_peek(&w->brk, now_wall_ms()) != BRK_TRIAL ||
 		    (ch = sup_chain_find(w->chain)) == NULL ||
 		    (!ch->have_best && !has_due(ch)))
@@ -778,7 +778,7 @@ schedule(void)
 			uint32_t	 deadline;
 			uint64_t	 now = now_wall_ms();
 
-			if (w->fsm.state != WS_RUNNING || !w->ready ||
+			if (w->fsm.state != CS_RUNNING || !w->ready ||
 			    (ch = sup_chain_find(w->chain)) == NULL ||
 			    w->inflight >= ch->max_inflight)
 				continue;

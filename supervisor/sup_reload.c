@@ -117,7 +117,7 @@ sup_reload(struct reload_result *r)
 			log_info("w/%s: endpoint removed; stopping it",
 			    w->name);
 			r->removed++;
-			sup_worker_event(w, WE_STOP);
+			sup_worker_event(w, CE_STOP);
 			continue;
 		}
 		sup_health_reconf(w, ch);
@@ -135,7 +135,7 @@ sup_reload(struct reload_result *r)
 		w->cfg_len = len;
 		snprintf(w->chain, sizeof(w->chain), "%s", ch->name);
 		r->changed++;
-		sup_worker_event(w, WE_RESTART);
+		sup_worker_event(w, CE_RESTART);
 	}
 	for (size_t i = 0; i < conf->n_chains; i++)
 		for (size_t j = 0; j < conf->chains[i].n_endpoints; j++) {
@@ -148,7 +148,7 @@ sup_reload(struct reload_result *r)
 			    conf->chains[i].name);
 			r->added++;
 			sup_worker_event(sup_worker_new(conf, &conf->chains[i],
-			    ep), WE_START);
+			    ep), CE_START);
 		}
 	sup_metrics_reload(conf);
 	conf_free(sup_conf);

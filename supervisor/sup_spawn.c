@@ -77,7 +77,7 @@ sup_worker_new(const struct conf *conf, const struct conf_chain *ch,
 	w->position = (int)(ep - ch->endpoints);
 	w->pruning_bound = sup_endpoint_pruning_bound(w->endpoint_id);
 	sup_health_init(w, ch);
-	w->fsm.state = WS_IDLE;
+	w->fsm.state = CS_IDLE;
 	w->fd = -1;
 	msgq_init(&w->outq);
 	ev_init(&w->timer, worker_timer_cb);
@@ -225,8 +225,8 @@ worker_spawn(struct worker *w)
 	return;
 fail:
 	/* Treated as an immediate death, so the backoff applies. */
-	w->fsm.state = WS_RUNNING;
-	sup_worker_event(w, WE_EXIT);
+	w->fsm.state = CS_RUNNING;
+	sup_worker_event(w, CE_EXIT);
 }
 
 void
@@ -282,7 +282,7 @@ worker_read_cb(struct ev_loop *loop, ev_io *io, int revents)
 			return;
 		}
 		sup_dispatch_worker(w, buf, n);
-		if (w->fsm.state != WS_STARTING && w->fsm.state != WS_RUNNING)
+		if (w->fsm.state != CS_STARTING && w->fsm.state != CS_RUNNING)
 			return;
 	}
 }
@@ -303,7 +303,7 @@ worker_child_cb(struct ev_loop *loop, ev_child *c, int revents)
 {
 	struct worker	*w = c->data;
 	int		 status = c->rstatus;
-	enum wevent	 ev = WE_EXIT;
+	enum cevent	 ev = CE_EXIT;
 
 	ev_child_stop(loop, c);
 	worker_close(w);
@@ -312,15 +312,15 @@ worker_child_cb(struct ev_loop *loop, ev_child *c, int revents)
 		int code = WEXITSTATUS(status);
 
 		if (code == CW_EXIT_SETUP)
-			ev = WE_EXIT_SETUP;
-		if (code == 0 && w->fsm.state == WS_STOPPING)
+			ev = CE_EXIT_SETUP;
+		if (code == 0 && w->fsm.state == CS_STOPPING)
 			log_info("w/%s: pid %d stopped", w->name, (int)w->pid);
-		else if (w->fsm.state != WS_STOPPING)
+		else if (w->fsm.state != CS_STOPPING)
 			log_warnx("w/%s: pid %d exited with status %d%s",
 			    w->name, (int)w->pid, code, code == CW_EXIT_SETUP ?
 			    " (setup failed)" : "");
 	} else if (WIFSIGNALED(status)) {
-		if (w->fsm.state == WS_STOPPING && WTERMSIG(status) == SIGTERM)
+		if (w->fsm.state == CS_STOPPING && WTERMSIG(status) == SIGTERM)
 			log_info("w/%s: pid %d stopped by signal %d", w->name,
 			    (int)w->pid, WTERMSIG(status));
 		else
@@ -337,18 +337,18 @@ worker_child_cb(struct ev_loop *loop, ev_child *c, int revents)
 		else
 			snprintf(how, sizeof(how), "status %d",
 			    WEXITSTATUS(status));
-		sup_endpoint_event(w, w->fsm.state == WS_STOPPING ?
+		sup_endpoint_event(w, w->fsm.state == CS_STOPPING ?
 		    "stopped" : "died", how);
 	}
 	/* A worker that served a while starts its backoff afresh. */
 	if (now_mono_ms() - w->last_spawn >= FAILS_RESET_MS)
 		w->fails = 0;
 	/* An unplanned death is its endpoint's failure too. */
-	if (w->fsm.state == WS_STARTING || w->fsm.state == WS_RUNNING) {
+	if (w->fsm.state == CS_STARTING || w->fsm.state == CS_RUNNING) {
 		char why[96];
 
 		sup_health_outcome(w, w->brk.gen, OUTCOME_TRANSPORT);
-		if (ev == WE_EXIT_SETUP)
+		if (ev == CE_EXIT_SETUP)
 			snprintf(why, sizeof(why), "worker failed its setup");
 		else if (WIFSIGNALED(status))
 			snprintf(why, sizeof(why), "worker died: signal %d",
@@ -368,11 +368,11 @@ worker_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 	uint64_t	 limit, now, idle;
 
 	switch (w->fsm.state) {
-	case WS_IDLE:
-		sup_worker_event(w, WE_SPAWN_DUE);
+	case CS_IDLE:
+		sup_worker_event(w, CE_SPAWN_DUE);
 		break;
-	case WS_STARTING:
-	case WS_RUNNING:
+	case CS_STARTING:
+	case CS_RUNNING:
 		now = now_mono_ms();
 		idle = now - w->last_msg;
 		limit = HEARTBEATS_MISSED * sup_conf->daemon.heartbeat_interval;
@@ -395,12 +395,12 @@ worker_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 				    "silent for %.1f s", (double)idle / 1000.0);
 				sup_health_down(w, why);
 			}
-			sup_worker_event(w, WE_HANG);
+			sup_worker_event(w, CE_HANG);
 		} else
 			timer_arm(w, limit - idle);
 		break;
-	case WS_STOPPING:
-		sup_worker_event(w, WE_GRACE_OVER);
+	case CS_STOPPING:
+		sup_worker_event(w, CE_GRACE_OVER);
 		break;
 	default:
 		break;
@@ -409,35 +409,35 @@ worker_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 
 /* Run one event through the state machine and carry out its actions. */
 void
-sup_worker_event(struct worker *w, enum wevent ev)
+sup_worker_event(struct worker *w, enum cevent ev)
 {
-	enum wstate	from = w->fsm.state;
+	enum cstate	from = w->fsm.state;
 	unsigned	act = sup_fsm(&w->fsm, ev);
 
-	log_debug("w/%s: %s + %s -> %s", w->name, sup_wstate_name(from),
-	    sup_wevent_name(ev), sup_wstate_name(w->fsm.state));
-	if (act & A_RESET_FAILS)
+	log_debug("w/%s: %s + %s -> %s", w->name, sup_cstate_name(from),
+	    sup_cevent_name(ev), sup_cstate_name(w->fsm.state));
+	if (act & CA_RESET_FAILS)
 		w->fails = 0;
-	if (act & A_COUNT_FAIL) {
+	if (act & CA_COUNT_FAIL) {
 		w->fails++;
 		w->restarts++;
 	}
-	if ((act & A_KILL) && w->pid > 0) {
+	if ((act & CA_KILL) && w->pid > 0) {
 		if (kill(w->pid, SIGKILL) == -1 && errno != ESRCH)
 			log_warn("w/%s: kill %d", w->name, (int)w->pid);
 		ev_timer_stop(sup_loop, &w->timer);
 	}
-	if ((act & A_TERM) && w->pid > 0) {
+	if ((act & CA_TERM) && w->pid > 0) {
 		if (kill(w->pid, SIGTERM) == -1 && errno != ESRCH)
 			log_warn("w/%s: kill %d", w->name, (int)w->pid);
 		timer_arm(w, sup_conf->daemon.stop_timeout);
 	}
-	if (act & A_PARK) {
+	if (act & CA_PARK) {
 		ev_timer_stop(sup_loop, &w->timer);
 		log_warnx("w/%s: worker failed its setup; not restarting it "
 		    "until the configuration changes", w->name);
 	}
-	if (act & A_SCHEDULE) {
+	if (act & CA_SCHEDULE) {
 		uint64_t now = now_mono_ms();
 		uint64_t delay = sup_spawn_delay(now, w->last_spawn, w->fails);
 
@@ -451,9 +451,9 @@ sup_worker_event(struct worker *w, enum wevent ev)
 			timer_arm(w, delay);
 		}
 	}
-	if (act & A_SPAWN)
+	if (act & CA_SPAWN)
 		worker_spawn(w);
-	if (act & A_FREE)
+	if (act & CA_FREE)
 		worker_free(w);
 }
 
@@ -470,6 +470,6 @@ sup_stop_all(void)
 	}
 	for (w = sup_workers; w != NULL; w = next) {
 		next = w->next;
-		sup_worker_event(w, WE_STOP);
+		sup_worker_event(w, CE_STOP);
 	}
 }

@@ -62,7 +62,7 @@ stats_endpoint_json(const struct worker *w)
 	    w->stats.latency_sum_ms / 1000.0));
 	json_object_set_new(j, "pid", json_integer(w->pid));
 	json_object_set_new(j, "worker_state", json_string(
-	    sup_wstate_name(w->fsm.state)));
+	    sup_cstate_name(w->fsm.state)));
 	json_object_set_new(j, "ready", json_boolean(w->ready));
 	json_object_set_new(j, "restarts", json_integer(w->restarts));
 	json_object_set_new(j, "rss_bytes", json_integer(
@@ -87,7 +87,7 @@ sup_stats_json(void)
 	json_t	*j = json_object(), *eps = json_array();
 
 	for (struct worker *w = sup_workers; w != NULL; w = w->next)
-		if (w->fsm.state != WS_DEAD)
+		if (w->fsm.state != CS_DEAD)
 			json_array_append_new(eps, stats_endpoint_json(w));
 	json_object_set_new(j, "endpoints", eps);
 	json_object_set_new(j, "chains", sup_chains_json());

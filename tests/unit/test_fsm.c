@@ -10,17 +10,17 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "sup.h"
+#include "sup_fsm.h"
 
 static void
-step(struct wfsm *f, enum wevent ev, enum wstate want, unsigned want_act)
+step(struct cfsm *f, enum cevent ev, enum cstate want, unsigned want_act)
 {
 	unsigned	act = sup_fsm(f, ev);
 
 	if (f->state != want || act != want_act) {
 		print_error("%s: got %s/0x%x, want %s/0x%x\n",
-		    sup_wevent_name(ev), sup_wstate_name(f->state), act,
-		    sup_wstate_name(want), want_act);
+		    sup_cevent_name(ev), sup_cstate_name(f->state), act,
+		    sup_cstate_name(want), want_act);
 		fail();
 	}
 }
@@ -28,70 +28,70 @@ step(struct wfsm *f, enum wevent ev, enum wstate want, unsigned want_act)
 static void
 test_life(void **state)
 {
-	struct wfsm	f = { WS_IDLE, 0 };
+	struct cfsm	f = { CS_IDLE, 0 };
 
-	step(&f, WE_START, WS_IDLE, A_SCHEDULE);
-	step(&f, WE_SPAWN_DUE, WS_STARTING, A_SPAWN);
-	step(&f, WE_HELLO, WS_RUNNING, 0);
-	step(&f, WE_HELLO, WS_RUNNING, 0);
-	step(&f, WE_EXIT, WS_IDLE, A_COUNT_FAIL | A_SCHEDULE);
-	step(&f, WE_SPAWN_DUE, WS_STARTING, A_SPAWN);
+	step(&f, CE_START, CS_IDLE, CA_SCHEDULE);
+	step(&f, CE_SPAWN_DUE, CS_STARTING, CA_SPAWN);
+	step(&f, CE_HELLO, CS_RUNNING, 0);
+	step(&f, CE_HELLO, CS_RUNNING, 0);
+	step(&f, CE_EXIT, CS_IDLE, CA_COUNT_FAIL | CA_SCHEDULE);
+	step(&f, CE_SPAWN_DUE, CS_STARTING, CA_SPAWN);
 	/* A hang or a bad message: killed, counted once, then respawned. */
-	step(&f, WE_HANG, WS_STOPPING, A_KILL | A_COUNT_FAIL);
-	step(&f, WE_HANG, WS_STOPPING, 0);
-	step(&f, WE_EXIT, WS_IDLE, A_SCHEDULE);
-	step(&f, WE_SPAWN_DUE, WS_STARTING, A_SPAWN);
-	step(&f, WE_HELLO, WS_RUNNING, 0);
-	step(&f, WE_BAD_MSG, WS_STOPPING, A_KILL | A_COUNT_FAIL);
-	step(&f, WE_EXIT, WS_IDLE, A_SCHEDULE);
+	step(&f, CE_HANG, CS_STOPPING, CA_KILL | CA_COUNT_FAIL);
+	step(&f, CE_HANG, CS_STOPPING, 0);
+	step(&f, CE_EXIT, CS_IDLE, CA_SCHEDULE);
+	step(&f, CE_SPAWN_DUE, CS_STARTING, CA_SPAWN);
+	step(&f, CE_HELLO, CS_RUNNING, 0);
+	step(&f, CE_BAD_MSG, CS_STOPPING, CA_KILL | CA_COUNT_FAIL);
+	step(&f, CE_EXIT, CS_IDLE, CA_SCHEDULE);
 	assert_int_equal(f.removing, 0);
 }
 
 static void
 test_setup_failure_parks(void **state)
 {
-	struct wfsm	f = { WS_STARTING, 0 };
+	struct cfsm	f = { CS_STARTING, 0 };
 
-	step(&f, WE_EXIT_SETUP, WS_FAILED, A_PARK);
+	step(&f, CE_EXIT_SETUP, CS_FAILED, CA_PARK);
 	/* Nothing but a config change or a removal moves it. */
-	step(&f, WE_SPAWN_DUE, WS_FAILED, 0);
-	step(&f, WE_EXIT, WS_FAILED, 0);
-	step(&f, WE_START, WS_FAILED, 0);
-	step(&f, WE_RESTART, WS_IDLE, A_RESET_FAILS | A_SCHEDULE);
-	f.state = WS_FAILED;
-	step(&f, WE_STOP, WS_DEAD, A_FREE);
+	step(&f, CE_SPAWN_DUE, CS_FAILED, 0);
+	step(&f, CE_EXIT, CS_FAILED, 0);
+	step(&f, CE_START, CS_FAILED, 0);
+	step(&f, CE_RESTART, CS_IDLE, CA_RESET_FAILS | CA_SCHEDULE);
+	f.state = CS_FAILED;
+	step(&f, CE_STOP, CS_DEAD, CA_FREE);
 }
 
 static void
 test_stop_and_restart(void **state)
 {
-	struct wfsm	f = { WS_RUNNING, 0 };
+	struct cfsm	f = { CS_RUNNING, 0 };
 
 	/* A changed config: TERM, then a fresh start without backoff. */
-	step(&f, WE_RESTART, WS_STOPPING, A_TERM | A_RESET_FAILS);
-	step(&f, WE_GRACE_OVER, WS_STOPPING, A_KILL);
-	step(&f, WE_EXIT, WS_IDLE, A_SCHEDULE);
+	step(&f, CE_RESTART, CS_STOPPING, CA_TERM | CA_RESET_FAILS);
+	step(&f, CE_GRACE_OVER, CS_STOPPING, CA_KILL);
+	step(&f, CE_EXIT, CS_IDLE, CA_SCHEDULE);
 	/* Removal: TERM, then freed. */
-	f.state = WS_STARTING;
-	step(&f, WE_STOP, WS_STOPPING, A_TERM);
+	f.state = CS_STARTING;
+	step(&f, CE_STOP, CS_STOPPING, CA_TERM);
 	assert_int_equal(f.removing, 1);
-	step(&f, WE_RESTART, WS_STOPPING, A_RESET_FAILS);
-	step(&f, WE_EXIT_SETUP, WS_DEAD, A_FREE);
-	step(&f, WE_SPAWN_DUE, WS_DEAD, 0);
+	step(&f, CE_RESTART, CS_STOPPING, CA_RESET_FAILS);
+	step(&f, CE_EXIT_SETUP, CS_DEAD, CA_FREE);
+	step(&f, CE_SPAWN_DUE, CS_DEAD, 0);
 	/* Removal while waiting for a respawn. */
-	f.state = WS_IDLE;
+	f.state = CS_IDLE;
 	f.removing = 0;
-	step(&f, WE_STOP, WS_DEAD, A_FREE);
+	step(&f, CE_STOP, CS_DEAD, CA_FREE);
 	/* Removal while stopping for a restart. */
-	f.state = WS_RUNNING;
+	f.state = CS_RUNNING;
 	f.removing = 0;
-	step(&f, WE_RESTART, WS_STOPPING, A_TERM | A_RESET_FAILS);
-	step(&f, WE_STOP, WS_STOPPING, 0);
-	step(&f, WE_EXIT, WS_DEAD, A_FREE);
+	step(&f, CE_RESTART, CS_STOPPING, CA_TERM | CA_RESET_FAILS);
+	step(&f, CE_STOP, CS_STOPPING, 0);
+	step(&f, CE_EXIT, CS_DEAD, CA_FREE);
 	/* A restart of an idle worker reschedules it afresh. */
-	f.state = WS_IDLE;
+	f.state = CS_IDLE;
 	f.removing = 0;
-	step(&f, WE_RESTART, WS_IDLE, A_RESET_FAILS | A_SCHEDULE);
+	step(&f, CE_RESTART, CS_IDLE, CA_RESET_FAILS | CA_SCHEDULE);
 }
 
 static void
