@@ -20,13 +20,21 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "sup.h"
+#include "chainwatchd.h"
+#include "sup_chain.h"
+#include "sup_queue.h"
+#include "sup_control.h"
+#include "sup_health.h"
+#include "sup_metrics.h"
+#include "sup_reload.h"
+#include "sup_sched.h"
+#include "sup_spawn.h"
+#include "sup_store.h"
 #include "util.h"
 
 #define DEFAULT_CONF	CW_SYSCONFDIR "/chainwatch/chainwatch.conf"
 
 struct conf	*sup_conf;
-struct worker	*sup_workers;
 int		 sup_stopping;
 int		 sup_verbose;
 struct ev_loop	*sup_loop;
@@ -159,6 +167,20 @@ daemonize_done(int fd, enum log_level level)
 	close(fd);
 }
 
+/*
+ * Before each commit of the store: the chains' in-memory state that
+ * belongs to the transaction, and a word to the scheduler when the
+ * transaction brings it work.  Registered here, so that the store calls
+ * nothing above it.
+ */
+static void
+precommit(void)
+{
+	sup_chains_flush();
+	if (queue_added())
+		sched_kick();
+}
+
 static void
 signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
@@ -250,12 +272,14 @@ main(int argc, char *argv[])
 	pidfile_write(conf->daemon.pidfile);
 	if ((sup_loop = ev_default_loop(EVFLAG_AUTO)) == NULL)
 		fatalx(CW_EXIT_SYSTEM, "libev: no default loop");
-	if (store_open(conf->daemon.database, conf->daemon.synchronous) == -1) {
+	if (store_open(conf->daemon.database, conf->daemon.synchronous,
+	    sup_loop) == -1) {
 		pidfile_remove();
 		exit(CW_EXIT_SYSTEM);
 	}
+	store_set_precommit(precommit);
 	sup_chains_load(conf);
-	sup_endpoint_sync(conf);
+	health_sync(conf);
 	if (sup_control_init(conf) == -1) {
 		store_close();
 		sup_chains_free();
@@ -274,7 +298,7 @@ main(int argc, char *argv[])
 
 	log_info("chainwatchd %s starting: %s, %zu chain%s", PACKAGE_VERSION,
 	    conf->path, conf->n_chains, conf->n_chains == 1 ? "" : "s");
-	sup_queue_init();
+	sched_init();
 	for (size_t i = 0; i < conf->n_chains; i++)
 		for (size_t j = 0; j < conf->chains[i].n_endpoints; j++)
 			sup_worker_event(sup_worker_new(conf, &conf->chains[i],
@@ -287,7 +311,7 @@ main(int argc, char *argv[])
 
 	log_info("all workers stopped; exiting");
 	sup_control_stop();
-	sup_queue_stop();
+	sched_stop();
 	store_close();
 	sup_chains_free();
 	pidfile_remove();

@@ -1,22 +1,30 @@
 # supervisor/: chainwatchd, which runs the workers and owns the store.
+# In layers, each file calling only those below it: chainwatchd.c; reload
+# and control; snapshot; spawn and metrics; dispatch; sched; chain and
+# health; queue; the pure machines (route, lease, endpoint, breaker,
+# fsm) and chan; the store.
 sbin_PROGRAMS += supervisor/chainwatchd
 supervisor_chainwatchd_SOURCES = \
-	supervisor/chainwatchd.c \
-	supervisor/sup.h \
-	supervisor/sup_chain.c \
-	supervisor/sup_control.c \
-	supervisor/sup_dispatch.c \
+	supervisor/chainwatchd.c supervisor/chainwatchd.h \
 	supervisor/sup_breaker.c supervisor/sup_breaker.h \
+	supervisor/sup_chain.c supervisor/sup_chain.h \
+	supervisor/sup_chan.c supervisor/sup_chan.h \
+	supervisor/sup_control.c supervisor/sup_control.h \
+	supervisor/sup_dispatch.c supervisor/sup_dispatch.h \
+	supervisor/sup_endpoint.c supervisor/sup_endpoint.h \
 	supervisor/sup_fsm.c supervisor/sup_fsm.h \
-	supervisor/sup_health.c \
-	supervisor/sup_lease.c \
-	supervisor/sup_metrics.c \
-	supervisor/sup_queue.c \
-	supervisor/sup_reload.c \
+	supervisor/sup_health.c supervisor/sup_health.h \
+	supervisor/sup_lease.c supervisor/sup_lease.h \
+	supervisor/sup_metrics.c supervisor/sup_metrics.h \
+	supervisor/sup_queue.c supervisor/sup_queue.h \
+	supervisor/sup_reload.c supervisor/sup_reload.h \
 	supervisor/sup_reload_result.c \
-	supervisor/sup_spawn.c \
-	supervisor/sup_stats.c \
-	supervisor/sup_store.c
+	supervisor/sup_route.c supervisor/sup_route.h \
+	supervisor/sup_sched.c supervisor/sup_sched.h \
+	supervisor/sup_snapshot.c supervisor/sup_snapshot.h \
+	supervisor/sup_spawn.c supervisor/sup_spawn.h \
+	supervisor/sup_stats.c supervisor/sup_stats.h \
+	supervisor/sup_store.c supervisor/sup_store.h
 supervisor_chainwatchd_CFLAGS = $(AM_CFLAGS) $(MSGPACK_CFLAGS) \
 	$(SQLITE_CFLAGS) $(INIH_CFLAGS) $(JANSSON_CFLAGS)
 supervisor_chainwatchd_LDADD = src/libcw.a $(MSGPACK_LIBS) $(SQLITE_LIBS) \

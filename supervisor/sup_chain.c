@@ -2,7 +2,8 @@
  * Following each chain: heads stored once, the canonical chain kept as the
  * ancestry of the best head, reorgs walked back to the common ancestor,
  * finality, and the standings, which change in the same transaction as the
- * canonical flags they follow.  Holes become catch-up work (sup_queue.c).
+ * canonical flags they follow.  Holes become catch-up work: this file
+ * writes to the queue (sup_queue.c) and the store, and calls nothing else.
  */
 #include "config.h"
 
@@ -15,7 +16,9 @@
 #include "account.h"
 #include "hex.h"
 #include "log.h"
-#include "sup.h"
+#include "sup_chain.h"
+#include "sup_queue.h"
+#include "sup_store.h"
 #include "u512.h"
 #include "util.h"
 
@@ -247,7 +250,7 @@ sup_chains_flush(void)
 	char	work[U512_DEC_LEN], final[U512_DEC_LEN];
 
 	for (size_t c = 0; c < n_chains; c++)
-		sup_queue_flush_owed_chain(chains[c]);
+		queue_flush_owed(chains[c]->id, &chains[c]->owed);
 	for (size_t c = 0; c < n_chains; c++)
 		for (size_t i = 0; i < chains[c]->n_st; i++) {
 			struct standing *s = &chains[c]->st[i];
@@ -299,7 +302,7 @@ make_canonical(struct chain *ch, struct sblock *b)
 	if (b->number > s->last)
 		s->last = b->number;
 	s->dirty = 1;
-	sup_queue_block_canonical(ch, b->hash, b->number, b->has_diff,
+	queue_block_canonical(ch->id, &ch->owed, b->hash, b->number,
 	    b->runtime_updated);
 }
 
@@ -320,10 +323,18 @@ unmake_canonical(struct chain *ch, struct sblock *b)
 	}
 	b->canonical = b->final = 0;
 	if (b->runtime_updated)
-		sup_queue_block_left(ch, b->hash);
+		queue_block_left(ch->id, b->hash);
 	if (b->number == s->first || b->number == s->last)
 		standing_bounds(ch, s);
 	s->dirty = 1;
+}
+
+/* The chain lacks this block: the queue fetches it, and the hole below. */
+static void
+want_block(struct chain *ch, const uint8_t hash[32], int64_t number)
+{
+	queue_missing(ch->id, ch->name, (int64_t)ch->backfill_from, hash,
+	    number);
 }
 
 /*
@@ -353,7 +364,7 @@ link_down(struct chain *ch, struct sblock *b, int64_t *linked_at)
 			displaced++;
 		}
 		if (!block_get(ch, cur.parent, &p)) {
-			sup_queue_missing(ch, cur.parent, n);
+			want_block(ch, cur.parent, n);
 			return displaced;
 		}
 		make_canonical(ch, &p);
@@ -466,10 +477,10 @@ branch_complete(struct chain *ch, const struct sblock *tip, uint8_t *missing,
 static void
 adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
 {
-	uint8_t		missing[32];
+	uint8_t		missing_hash[32];
 	int64_t		missing_number;
 
-	if (ch->have_best && branch_complete(ch, tip, missing,
+	if (ch->have_best && branch_complete(ch, tip, missing_hash,
 	    &missing_number) == -1 && missing_number <= ch->best_number) {
 		if (!ch->have_pending ||
 		    memcmp(ch->pending_tip, tip->hash, 32) != 0)
@@ -478,7 +489,7 @@ adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
 			    (long long)tip->number, (long long)missing_number);
 		ch->have_pending = 1;
 		memcpy(ch->pending_tip, tip->hash, 32);
-		sup_queue_missing(ch, missing, missing_number);
+		want_block(ch, missing_hash, missing_number);
 		return;
 	}
 	ch->have_pending = 0;
@@ -688,155 +699,6 @@ sup_chain_genesis(struct chain *ch, const uint8_t genesis[32])
 	return memcmp(ch->genesis, genesis, 32) == 0 ? 0 : -1;
 }
 
-static struct store_stmt s_ep_get = { "SELECT id FROM endpoints WHERE "
-    "name = ?", NULL, NULL };
-static struct store_stmt s_ep_insert = { "INSERT INTO endpoints (chain_id, "
-    "name, rpc_url, ws_url, position) VALUES (?, ?, ?, ?, ?)", NULL, NULL };
-static struct store_stmt s_ep_conf = { "UPDATE endpoints SET chain_id = ?, "
-    "rpc_url = ?, ws_url = ?, position = ?, configured = 1 WHERE id = ?",
-    NULL, NULL };
-static struct store_stmt s_ep_unconf = { "UPDATE endpoints SET "
-    "configured = 0", NULL, NULL };
-static struct store_stmt s_ep_info = { "UPDATE endpoints SET genesis = ?, "
-    "system_chain = ?, spec_name = ?, spec_version = ? WHERE id = ?",
-    NULL, NULL };
-static struct store_stmt s_ep_restarts = { "UPDATE endpoints SET "
-    "restarts = ? WHERE id = ?", NULL, NULL };
-static struct store_stmt s_pruned = { "UPDATE endpoints SET "
-    "pruning_bound = ? WHERE id = ?", NULL, NULL };
-static struct store_stmt s_pruned_get = { "SELECT pruning_bound FROM "
-    "endpoints WHERE id = ?", NULL, NULL };
-static struct store_stmt s_event = { "INSERT INTO endpoint_events "
-    "(endpoint_id, at, kind, detail) VALUES (?, ?, ?, ?)", NULL, NULL };
-
-int64_t
-sup_endpoint_id(const char *name)
-{
-	sqlite3_stmt	*st = store_bind(&s_ep_get, "t", name);
-	int64_t		 id = 0;
-
-	if (store_row(st))
-		id = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
-	return id;
-}
-
-/* Endpoint rows follow the configuration; removed ones are kept. */
-int64_t
-sup_endpoint_sync(const struct conf *conf)
-{
-	store_run(store_prepare(&s_ep_unconf));
-	for (size_t i = 0; i < conf->n_chains; i++) {
-		struct chain *ch = sup_chain_find(conf->chains[i].name);
-
-		for (size_t j = 0; j < conf->chains[i].n_endpoints; j++) {
-			const struct conf_endpoint *ep =
-			    &conf->chains[i].endpoints[j];
-			char rpc[CONF_URL_MAX + 16], ws[CONF_URL_MAX + 16];
-			int64_t id = sup_endpoint_id(ep->name);
-
-			url_redact(ep->rpc_url, rpc, sizeof(rpc));
-			url_redact(ep->ws_url, ws, sizeof(ws));
-			if (id == 0)
-				store_run(store_bind(&s_ep_insert, "ittti",
-				    ch->id, ep->name, rpc, ws, (int64_t)j));
-			else
-				store_run(store_bind(&s_ep_conf, "ittii",
-				    ch->id, rpc, ws, (int64_t)j, id));
-		}
-	}
-	store_flush();
-	return 0;
-}
-
-void
-sup_endpoint_event(struct worker *w, const char *kind, const char *detail)
-{
-	if (w->endpoint_id <= 0)
-		return;
-	store_run(store_bind(&s_event, "iitt", w->endpoint_id,
-	    (int64_t)now_wall_ms(), kind, detail != NULL ? detail : ""));
-	store_run(store_bind(&s_ep_restarts, "ii", (int64_t)w->restarts,
-	    w->endpoint_id));
-}
-
-/*
- * The endpoint answered that it no longer holds the state of block number:
- * an answer, not a failure.  Older state is read elsewhere from now on.
- */
-void
-sup_endpoint_pruned(struct worker *w, int64_t number)
-{
-	char	detail[64];
-
-	if (number <= w->pruning_bound)
-		return;
-	w->pruning_bound = number;
-	store_run(store_bind(&s_pruned, "ii", number, w->endpoint_id));
-	snprintf(detail, sizeof(detail), "no state at or below #%lld",
-	    (long long)number);
-	log_info("w/%s: state pruned at #%lld and below; older state is read "
-	    "from other endpoints", w->name, (long long)number);
-	sup_endpoint_event(w, "pruned", detail);
-}
-
-/* What the store knows of an endpoint's pruning, for a new worker. */
-int64_t
-sup_endpoint_pruning_bound(int64_t endpoint_id)
-{
-	sqlite3_stmt	*st = store_bind(&s_pruned_get, "i", endpoint_id);
-	int64_t		 bound = -1;
-
-	if (store_row(st) && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		bound = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
-	return bound;
-}
-
-/*
- * What an endpoint says it is.  An endpoint of another genesis gets no
- * work: it would feed another chain's blocks into this one.
- */
-void
-sup_endpoint_info(struct worker *w, const struct proto_info *in)
-{
-	struct chain	*ch = sup_chain_find(w->chain);
-	char		 g[67], want[67];
-
-	if (ch == NULL || in->outcome != OUTCOME_OK)
-		return;
-	store_run(store_bind(&s_ep_info, "bttii", in->genesis, in->chain,
-	    in->spec_name, (int64_t)in->spec_version, w->endpoint_id));
-	if (sup_chain_genesis(ch, in->genesis) == -1) {
-		hex_encode(in->genesis, 32, g);
-		hex_encode(ch->genesis, 32, want);
-		char why[160];
-
-		snprintf(why, sizeof(why), "wrong genesis: serves 0x%.12s..., "
-		    "chain %s has 0x%.12s...", g + 2, ch->name, want + 2);
-		if (w->quarantine[0] == '\0') {
-			log_warnx("w/%s: serves genesis %.18s..., chain %s has "
-			    "%.18s...; quarantined: it gets no work", w->name,
-			    g, ch->name, want);
-			sup_endpoint_event(w, "quarantined", why);
-		}
-		sup_health_quarantine(w, why);
-		if (w->ready)
-			sup_queue_worker_gone(w);
-		w->ready = 0;
-		return;
-	}
-	sup_chain_runtime(ch, in->spec_name, in->spec_version, NULL, 0);
-	if (!w->ready)
-		sup_endpoint_event(w, "ready", in->chain);
-	sup_health_up(w);
-	if (!w->ready) {
-		w->ready = 1;
-		sup_queue_endpoint_back(w);
-	}
-	sup_queue_kick();
-}
-
 int
 sup_chain_canonical(struct chain *ch, const uint8_t hash[32])
 {
@@ -872,7 +734,7 @@ sup_chains_load(const struct conf *conf)
 			snprintf(ch->name, sizeof(ch->name), "%s", cc->name);
 			ch->final_number = -1;
 			ch->finalized_reported = -1;
-			ch->owed_from = ch->owed_to = -1;
+			ch->owed.from = ch->owed.to = -1;
 			st = store_bind(&s_chain_get, "t", cc->name);
 			if (store_row(st)) {
 				ch->id = sqlite3_column_int64(st, 0);
@@ -905,7 +767,8 @@ sup_chains_load(const struct conf *conf)
 		ch->hedge_after = cc->hedge_after;
 		ch->max_inflight = (unsigned)cc->max_inflight;
 		ch->hedge_quantile = (unsigned)cc->hedge_quantile;
-		sup_queue_hedge_update(ch);
+		route_hedging_conf(&ch->hedging, ch->hedge_quantile,
+		    ch->hedge_after);
 		store_run(store_bind(&s_chain_conf, "tiiii",
 		    chain_format_name(cc->format), (int64_t)cc->block_time,
 		    (int64_t)cc->backfill_from, depth, ch->id));
@@ -931,9 +794,9 @@ sup_chains_json(void)
 		json_object_set_new(j, "blocks_ingested", json_integer(
 		    (json_int_t)ch->blocks_ingested));
 		json_object_set_new(j, "hedges", json_integer(
-		    (json_int_t)ch->hedges));
+		    (json_int_t)ch->hedging.hedges));
 		json_object_set_new(j, "hedges_won", json_integer(
-		    (json_int_t)ch->hedges_won));
+		    (json_int_t)ch->hedging.hedges_won));
 		json_array_append_new(a, j);
 	}
 	return a;

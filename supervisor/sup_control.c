@@ -21,7 +21,10 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "sup.h"
+#include "chainwatchd.h"
+#include "sup_control.h"
+#include "sup_reload.h"
+#include "sup_snapshot.h"
 #include "util.h"
 
 #define CONTROL_BACKLOG		32
@@ -440,7 +443,7 @@ ctl_error(const char *fmt, ...)
 static json_t *
 ctl_stats(void)
 {
-	json_t	*j = json_object(), *stats = sup_stats_json();
+	json_t	*j = json_object(), *stats = sup_snapshot_json();
 
 	json_object_set_new(j, "ok", json_true());
 	json_object_update(j, stats);
@@ -455,7 +458,7 @@ ctl_status(void)
 	    "pid", (json_int_t)getpid(), "started_at",
 	    (json_int_t)ctl_started_at, "version", PACKAGE_VERSION,
 	    "config", ctl_string(sup_conf->path), "stopping", sup_stopping);
-	json_t	*stats = sup_stats_json();
+	json_t	*stats = sup_snapshot_json();
 
 	json_object_update(j, stats);
 	json_decref(stats);

@@ -1,7 +1,10 @@
 /*
  * Messages from workers.  Each one is checked for length, shape, type and
- * generation before it is used; a worker that sends anything else is
- * killed, because nothing it says afterwards can be trusted.
+ * generation before it is used; what it reports is applied here, to the
+ * chain (heads, fetched headers, state), the endpoint's health and the
+ * scheduler, in that order.  A worker that sends anything else is killed
+ * by its owner (sup_spawn.c), because nothing it says afterwards can be
+ * trusted.
  */
 #include "config.h"
 
@@ -10,17 +13,13 @@
 #include "hex.h"
 #include "log.h"
 #include "proto.h"
-#include "sup.h"
+#include "sup_chain.h"
+#include "sup_dispatch.h"
+#include "sup_health.h"
+#include "sup_queue.h"
+#include "sup_sched.h"
+#include "sup_spawn.h"
 #include "util.h"
-
-static void
-bad_message(struct worker *w, const char *why)
-{
-	log_warnx("w/%s: pid %d sent a bad message (%s); killing it", w->name,
-	    (int)w->pid, why);
-	sup_health_down(w, "worker sent a bad message");
-	sup_worker_event(w, CE_BAD_MSG);
-}
 
 /* A short form of a hash for logs: 0x1234abcd... */
 static const char *
@@ -34,9 +33,79 @@ short_hash(const uint8_t h[32], char buf[16])
 }
 
 /*
- * Reports from the worker about its endpoint.  They are validated here;
- * until the store keeps them (DESIGN.md, "Data flow") they are logged.
- * Returns -1 with err set when the message does not unpack.
+ * What an endpoint says it is.  An endpoint of another genesis gets no
+ * work: it would feed another chain's blocks into this one.
+ */
+static void
+dispatch_info(struct worker *w, const struct proto_info *in)
+{
+	struct chain	*ch = sup_chain_find(w->ep->chain);
+	char		 g[67], want[67], why[160];
+	unsigned	 act;
+
+	if (ch == NULL || in->outcome != OUTCOME_OK)
+		return;
+	health_info(w->ep, in);
+	if (sup_chain_genesis(ch, in->genesis) == -1) {
+		hex_encode(in->genesis, 32, g);
+		hex_encode(ch->genesis, 32, want);
+		snprintf(why, sizeof(why), "wrong genesis: serves 0x%.12s..., "
+		    "chain %s has 0x%.12s...", g + 2, ch->name, want + 2);
+		act = health_wrong_chain(w->ep, why);
+		if (act & HEALTH_QUARANTINED)
+			log_warnx("w/%s: serves genesis %.18s..., chain %s has "
+			    "%.18s...; quarantined: it gets no work", w->name,
+			    g, ch->name, want);
+		sched_health(w, act);
+		return;
+	}
+	sup_chain_runtime(ch, in->spec_name, in->spec_version, NULL, 0);
+	sched_health(w, health_facts(w->ep, in->chain));
+	sched_kick();
+}
+
+/* An answer to a request: what it says goes into the chain first. */
+static int
+dispatch_answer(struct worker *w, const struct msg *m, char *err,
+    size_t errlen)
+{
+	struct sched_answer	a;
+	int			r;
+
+	if ((r = sched_answer(w, m, &a, err, errlen)) <= 0)
+		return r;
+	switch (a.kind) {
+	case K_HEADERS:
+	case K_PARENT:
+		if (!a.settles)
+			break;
+		for (size_t i = 0; i < a.headers->n; i++)
+			if (a.headers->items[i].outcome == OUTCOME_OK)
+				sup_chain_fetched(a.ch, a.endpoint_id,
+				    &a.headers->items[i].h);
+		break;
+	case K_STATE:
+		for (size_t i = 0; i < a.n; i++)
+			sup_chain_state(a.ch, a.hashes[i], a.difficulty[i],
+			    a.timestamp[i]);
+		break;
+	case K_RUNTIME:
+		if (!a.settles)
+			break;
+		if (a.done)
+			sup_chain_runtime(a.ch, a.runtime->spec_name,
+			    a.runtime->spec_version, a.hashes[0], a.number);
+		else if (!sup_chain_canonical(a.ch, a.hashes[0]))
+			a.done = 1;	/* left the chain: nothing owed */
+		break;
+	}
+	sched_settle(&a);
+	return 0;
+}
+
+/*
+ * Reports from the worker about its endpoint.  Returns -1 with err set
+ * when the message does not unpack.
  */
 static int
 dispatch_report(struct worker *w, const struct msg *m, char *err,
@@ -55,8 +124,8 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 	case MSG_INFO:
 		if (proto_unpack_info(m, &u.info, err, errlen) == -1)
 			return -1;
-		sup_health_probe(w, u.info.outcome);
-		sup_endpoint_info(w, &u.info);
+		sched_health(w, health_probe(w->ep, u.info.outcome));
+		dispatch_info(w, &u.info);
 		if (u.info.outcome != OUTCOME_OK)
 			log_info("w/%s: endpoint facts: %s (%s)", w->name,
 			    outcome_name(u.info.outcome), u.info.why);
@@ -75,8 +144,9 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 		    (unsigned long long)u.head.h.number,
 		    short_hash(u.head.h.hash, hb));
 		/* Not before its genesis is known to be the chain's. */
-		if (w->ready && (ch = sup_chain_find(w->chain)) != NULL)
-			sup_chain_head(ch, w->endpoint_id, &u.head);
+		if (health_usable(w->ep) &&
+		    (ch = sup_chain_find(w->ep->chain)) != NULL)
+			sup_chain_head(ch, w->ep->id, &u.head);
 		return 0;
 	case MSG_SUB:
 		if (proto_unpack_sub(m, &u.sub, err, errlen) == -1)
@@ -84,14 +154,15 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 		log_info("w/%s: subscription %s%s%s", w->name,
 		    u.sub.live ? "live" : "down", u.sub.why[0] != '\0' ?
 		    ": " : "", u.sub.why);
-		sup_endpoint_event(w, u.sub.live ? "sub_live" : "sub_down",
+		health_event(w->ep, u.sub.live ? "sub_live" : "sub_down",
 		    u.sub.why);
 		return 0;
 	case MSG_OUTCOME:
 		if (proto_unpack_outcome(m, &u.outcome, err, errlen) == -1)
 			return -1;
-		sup_health_probe(w, u.outcome.outcome);
-		sup_stats_request(w, u.outcome.outcome, u.outcome.latency_ms);
+		sched_health(w, health_probe(w->ep, u.outcome.outcome));
+		stats_request(&w->ep->stats, u.outcome.outcome,
+		    u.outcome.latency_ms);
 		log_debug("w/%s: %s %s in %llu ms%s%s", w->name, u.outcome.what,
 		    outcome_name(u.outcome.outcome),
 		    (unsigned long long)u.outcome.latency_ms,
@@ -100,7 +171,7 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 	case MSG_RES_HEADERS:
 	case MSG_RES_STORAGE:
 	case MSG_RES_RUNTIME:
-		return sup_queue_result(w, m, err, errlen);
+		return dispatch_answer(w, m, err, errlen);
 	default:
 		snprintf(err, errlen, "unexpected %s message",
 		    msg_type_name(m->type));
@@ -108,23 +179,20 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 	}
 }
 
-void
-sup_dispatch_worker(struct worker *w, const void *buf, long len)
+enum dispatch_verdict
+sup_dispatch_worker(struct worker *w, const void *buf, long len,
+    uint64_t *rss_kb, char *why, size_t whylen)
 {
-	struct msg	m;
-	char		err[128];
-	uint64_t	v;
+	struct msg		m;
+	enum dispatch_verdict	v = DV_OK;
 
 	if (len > MSG_MAX) {
-		snprintf(err, sizeof(err), "%ld bytes, over the %d byte limit",
+		snprintf(why, whylen, "%ld bytes, over the %d byte limit",
 		    len, MSG_MAX);
-		bad_message(w, err);
-		return;
+		return DV_BAD;
 	}
-	if (msg_parse(buf, (size_t)len, &m, err, sizeof(err)) == -1) {
-		bad_message(w, err);
-		return;
-	}
+	if (msg_parse(buf, (size_t)len, &m, why, whylen) == -1)
+		return DV_BAD;
 	switch (msg_check_gen(m.gen, w->gen)) {
 	case MSG_GEN_OK:
 		break;
@@ -132,47 +200,42 @@ sup_dispatch_worker(struct worker *w, const void *buf, long len)
 		log_debug("w/%s: dropped %s of stale generation %u (now %u)",
 		    w->name, msg_type_name(m.type), m.gen, w->gen);
 		msg_free(&m);
-		return;
+		return DV_STALE;
 	case MSG_GEN_BAD:
-		snprintf(err, sizeof(err), "generation %u, expected %u", m.gen,
+		snprintf(why, whylen, "generation %u, expected %u", m.gen,
 		    w->gen);
 		msg_free(&m);
-		bad_message(w, err);
-		return;
+		return DV_BAD;
 	}
-	w->last_msg = now_mono_ms();
 	switch (m.type) {
 	case MSG_HELLO:
 		if (w->fsm.state != CS_STARTING) {
-			msg_free(&m);
-			bad_message(w, "a second hello");
-			return;
-		}
-		log_info("w/%s: worker pid %d ready (generation %u)", w->name,
-		    (int)w->pid, w->gen);
-		msg_free(&m);
-		sup_worker_event(w, CE_HELLO);
-		return;
+			snprintf(why, whylen, "a second hello");
+			v = DV_BAD;
+		} else
+			v = DV_HELLO;
+		break;
 	case MSG_HEARTBEAT:
-		if (msg_get_uint(&m, "rss_kb", &v) == -1) {
-			msg_free(&m);
-			bad_message(w, "heartbeat without rss_kb");
-			return;
-		}
-		w->rss_kb = v;
+		if (msg_get_uint(&m, "rss_kb", rss_kb) == -1) {
+			snprintf(why, whylen, "heartbeat without rss_kb");
+			v = DV_BAD;
+		} else
+			v = DV_HEARTBEAT;
 		break;
 	default:
 		/* A worker asked to stop may still be answering: drop it. */
 		if (w->fsm.state == CS_STOPPING)
 			break;
-		if (w->fsm.state != CS_RUNNING)
-			snprintf(err, sizeof(err), "%s before hello",
+		if (w->fsm.state != CS_RUNNING) {
+			snprintf(why, whylen, "%s before hello",
 			    msg_type_name(m.type));
-		else if (dispatch_report(w, &m, err, sizeof(err)) == 0)
-			break;
-		msg_free(&m);
-		bad_message(w, err);
-		return;
+			v = DV_BAD;
+		} else if (dispatch_report(w, &m, why, whylen) == -1)
+			v = DV_BAD;
+		else if (queue_added())
+			sched_kick();
+		break;
 	}
 	msg_free(&m);
+	return v;
 }

@@ -1,24 +1,50 @@
 /*
- * Endpoint health: each endpoint's breaker (sup_breaker.c) is fed the
- * outcome of every request, one outcome a request however many items it
- * carried, plus its worker's hangs and deaths; its changes are logged,
- * recorded as endpoint events and stored, so that a restart does not
- * flood a host known to be bad.
+ * Endpoint health: each endpoint's breaker is fed the outcome of every
+ * request, one outcome a request however many items it carried, and its
+ * availability the lifecycle of its worker and the facts it reports.
+ * Their changes are logged, recorded as endpoint events and stored.  The
+ * callers get back what a change means for them (HEALTH_BACK,
+ * HEALTH_GONE): this file calls nothing above it.
  */
 #include "config.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "hex.h"
 #include "log.h"
-#include "sup.h"
+#include "sup_chain.h"
+#include "sup_health.h"
+#include "sup_lease.h"
+#include "sup_store.h"
 #include "util.h"
 
 static struct store_stmt s_get = { "SELECT state, state_since, state_reason "
     "FROM endpoints WHERE id = ?", NULL, NULL };
 static struct store_stmt s_put = { "UPDATE endpoints SET state = ?, "
     "state_since = ?, state_reason = ? WHERE id = ?", NULL, NULL };
+static struct store_stmt s_ep_get = { "SELECT id FROM endpoints WHERE "
+    "name = ?", NULL, NULL };
+static struct store_stmt s_ep_insert = { "INSERT INTO endpoints (chain_id, "
+    "name, rpc_url, ws_url, position) VALUES (?, ?, ?, ?, ?)", NULL, NULL };
+static struct store_stmt s_ep_conf = { "UPDATE endpoints SET chain_id = ?, "
+    "rpc_url = ?, ws_url = ?, position = ?, configured = 1 WHERE id = ?",
+    NULL, NULL };
+static struct store_stmt s_ep_unconf = { "UPDATE endpoints SET "
+    "configured = 0", NULL, NULL };
+static struct store_stmt s_ep_info = { "UPDATE endpoints SET genesis = ?, "
+    "system_chain = ?, spec_name = ?, spec_version = ? WHERE id = ?",
+    NULL, NULL };
+static struct store_stmt s_ep_restarts = { "UPDATE endpoints SET "
+    "restarts = ? WHERE id = ?", NULL, NULL };
+static struct store_stmt s_pruned = { "UPDATE endpoints SET "
+    "pruning_bound = ? WHERE id = ?", NULL, NULL };
+static struct store_stmt s_pruned_get = { "SELECT pruning_bound FROM "
+    "endpoints WHERE id = ?", NULL, NULL };
+static struct store_stmt s_event = { "INSERT INTO endpoint_events "
+    "(endpoint_id, at, kind, detail) VALUES (?, ?, ?, ?)", NULL, NULL };
 
 static void
 health_conf(const struct conf_chain *cc, struct breaker_conf *bc)
@@ -34,150 +60,236 @@ health_conf(const struct conf_chain *cc, struct breaker_conf *bc)
 	bc->trial_timeout = lease_deadline(0, cc->request_timeout);
 }
 
-/*
- * What people see: a quarantine or a worker that is down outweighs the
- * breaker, which only judges answers.
- */
+/* What people see, stored. */
 static void
-health_store(struct worker *w)
+health_store(struct endpoint *e)
 {
-	if (w->endpoint_id <= 0)
+	const char	*state, *reason;
+	uint64_t	 since;
+
+	if (e->id <= 0)
 		return;
-	if (w->quarantine[0] != '\0')
-		store_run(store_bind(&s_put, "titi", "quarantined",
-		    (int64_t)w->quarantine_since, w->quarantine,
-		    w->endpoint_id));
-	else if (w->down_reason[0] != '\0')
-		store_run(store_bind(&s_put, "titi", "down",
-		    (int64_t)w->down_since, w->down_reason, w->endpoint_id));
-	else
-		store_run(store_bind(&s_put, "titi",
-		    breaker_state_name(w->brk.state), (int64_t)w->brk.since,
-		    w->brk.reason, w->endpoint_id));
+	state = ep_shown(&e->av, &e->brk, &since, &reason);
+	store_run(store_bind(&s_put, "titi", state, (int64_t)since, reason,
+	    e->id));
 }
 
-/* Its worker hung, died or failed its setup: no use until it is back. */
 void
-sup_health_down(struct worker *w, const char *why)
+health_event(struct endpoint *e, const char *kind, const char *detail)
 {
-	if (w->down_reason[0] == '\0')
-		w->down_since = now_wall_ms();
-	snprintf(w->down_reason, sizeof(w->down_reason), "%s", why);
-	health_store(w);
+	if (e->id <= 0)
+		return;
+	store_run(store_bind(&s_event, "iitt", e->id, (int64_t)now_wall_ms(),
+	    kind, detail != NULL ? detail : ""));
 }
 
-/* Its worker is back and serves the chain's genesis. */
 void
-sup_health_up(struct worker *w)
+health_restarts(struct endpoint *e, unsigned restarts)
 {
-	int	changed = w->down_reason[0] != '\0' || w->quarantine[0] != '\0';
+	if (e->id > 0)
+		store_run(store_bind(&s_ep_restarts, "ii", (int64_t)restarts,
+		    e->id));
+}
 
-	if (w->quarantine[0] != '\0') {
+/* One event of its availability; what it means goes to the caller. */
+static unsigned
+avail(struct endpoint *e, enum ep_event ev, const char *why,
+    const char *detail)
+{
+	unsigned	act = ep_step(&e->av, ev, why, now_wall_ms());
+
+	if (act & EPA_QUARANTINE)
+		health_event(e, "quarantined", why);
+	if (act & EPA_RELEASE) {
 		log_info("w/%s: serves the chain's genesis again; "
-		    "quarantine over", w->name);
-		sup_endpoint_event(w, "released", "genesis matches");
+		    "quarantine over", e->name);
+		health_event(e, "released", "genesis matches");
 	}
-	w->down_reason[0] = '\0';
-	w->quarantine[0] = '\0';
-	if (changed)
-		health_store(w);
+	if (act & EPA_READY)
+		health_event(e, "ready", detail);
+	if (act & EPA_STORE)
+		health_store(e);
+	return act & (HEALTH_BACK | HEALTH_GONE | HEALTH_QUARANTINED);
 }
 
-/* It serves another chain: no work at all until that changes. */
-void
-sup_health_quarantine(struct worker *w, const char *why)
+/* Usable: its worker runs and serves the chain; its breaker aside. */
+int
+health_usable(const struct endpoint *e)
 {
-	if (w->quarantine[0] == '\0')
-		w->quarantine_since = now_wall_ms();
-	snprintf(w->quarantine, sizeof(w->quarantine), "%s", why);
-	w->down_reason[0] = '\0';
-	health_store(w);
+	return e->av.state == EP_READY;
+}
+
+unsigned
+health_spawned(struct endpoint *e)
+{
+	return avail(e, EPE_SPAWNED, NULL, NULL);
+}
+
+unsigned
+health_lost(struct endpoint *e, const char *why)
+{
+	return avail(e, EPE_LOST, why, NULL);
+}
+
+unsigned
+health_exited(struct endpoint *e)
+{
+	return avail(e, EPE_EXITED, NULL, NULL);
+}
+
+unsigned
+health_wrong_chain(struct endpoint *e, const char *why)
+{
+	return avail(e, EPE_WRONG_CHAIN, why, NULL);
+}
+
+/* What the endpoint says it is, stored whatever it is. */
+void
+health_info(struct endpoint *e, const struct proto_info *in)
+{
+	store_run(store_bind(&s_ep_info, "bttii", in->genesis, in->chain,
+	    in->spec_name, (int64_t)in->spec_version, e->id));
+}
+
+/* It serves the chain's genesis. */
+unsigned
+health_facts(struct endpoint *e, const char *chain)
+{
+	return avail(e, EPE_FACTS, NULL, chain);
 }
 
 /* After any breaker call: say and keep what changed. */
-static void
-health_note(struct worker *w, enum brk_state before)
+static unsigned
+breaker_note(struct endpoint *e, enum brk_state before)
 {
-	if (w->brk.state == before)
-		return;
-	switch (w->brk.state) {
+	unsigned	act = 0;
+
+	if (e->brk.state == before)
+		return 0;
+	switch (e->brk.state) {
 	case BRK_OPEN:
 		log_warnx("w/%s: endpoint unhealthy: %s; requests go elsewhere "
-		    "for %.0f s", w->name, w->brk.reason,
-		    (double)w->brk.cooldown / 1000.0);
+		    "for %.0f s", e->name, e->brk.reason,
+		    (double)e->brk.cooldown / 1000.0);
 		break;
 	case BRK_HALF_OPEN:
 		log_info("w/%s: trying the endpoint again with one request",
-		    w->name);
+		    e->name);
 		break;
 	case BRK_CLOSED:
-		log_info("w/%s: endpoint healthy again", w->name);
-		sup_queue_endpoint_back(w);
+		log_info("w/%s: endpoint healthy again", e->name);
+		act = HEALTH_BACK;
 		break;
 	}
-	sup_endpoint_event(w, breaker_state_name(w->brk.state), w->brk.reason);
-	health_store(w);
+	health_event(e, breaker_state_name(e->brk.state), e->brk.reason);
+	health_store(e);
+	return act;
 }
 
-/* A breaker for a new worker, as the store last saw its endpoint. */
-void
-sup_health_init(struct worker *w, const struct conf_chain *cc)
+static int64_t
+endpoint_id(const char *name)
 {
+	sqlite3_stmt	*st = store_bind(&s_ep_get, "t", name);
+	int64_t		 id = 0;
+
+	if (store_row(st))
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return id;
+}
+
+/* What the store knows of an endpoint's pruning. */
+static int64_t
+pruning_bound(int64_t id)
+{
+	sqlite3_stmt	*st = store_bind(&s_pruned_get, "i", id);
+	int64_t		 bound = -1;
+
+	if (store_row(st) && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		bound = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return bound;
+}
+
+/*
+ * An endpoint for a new worker, with its breaker as the store last saw
+ * it: an endpoint open at the last run stays open.
+ */
+struct endpoint *
+health_new(const struct conf_chain *cc, const struct conf_endpoint *ep)
+{
+	struct endpoint		*e = xcalloc(1, sizeof(*e));
 	struct breaker_conf	 bc;
 	sqlite3_stmt		*st;
 	enum brk_state		 state;
 	uint64_t		 now = now_wall_ms();
 
+	snprintf(e->name, sizeof(e->name), "%s", ep->name);
+	snprintf(e->chain, sizeof(e->chain), "%s", cc->name);
+	e->id = endpoint_id(ep->name);
+	e->position = (int)(ep - cc->endpoints);
+	e->pruning_bound = pruning_bound(e->id);
+	ep_init(&e->av);
 	health_conf(cc, &bc);
-	breaker_init(&w->brk, &bc, now);
-	if (w->endpoint_id <= 0)
-		return;
-	st = store_bind(&s_get, "i", w->endpoint_id);
+	breaker_init(&e->brk, &bc, now);
+	if (e->id <= 0)
+		return e;
+	st = store_bind(&s_get, "i", e->id);
 	if (store_row(st) && sqlite3_column_type(st, 0) == SQLITE_TEXT &&
 	    breaker_state_parse((const char *)sqlite3_column_text(st, 0),
 	    &state) == 0 && state != BRK_CLOSED) {
 		const char *reason = (const char *)sqlite3_column_text(st, 2);
 
-		breaker_restore(&w->brk, &bc, state,
+		breaker_restore(&e->brk, &bc, state,
 		    (uint64_t)sqlite3_column_int64(st, 1), bc.cooldown,
 		    reason != NULL ? reason : "", now);
 		log_info("w/%s: endpoint was %s at the last run (%s); kept so",
-		    w->name, breaker_state_name(state), w->brk.reason);
+		    e->name, breaker_state_name(state), e->brk.reason);
 		sqlite3_reset(st);
-		return;
+		return e;
 	}
 	sqlite3_reset(st);
 	/* Judged from now on: say so, rather than "unknown". */
-	health_store(w);
+	health_store(e);
+	return e;
+}
+
+void
+health_free(struct endpoint *e)
+{
+	free(e);
 }
 
 /* New settings on reload: a fresh breaker in the same state. */
 void
-sup_health_reconf(struct worker *w, const struct conf_chain *cc)
+health_reconf(struct endpoint *e, const struct conf_chain *cc,
+    const struct conf_endpoint *ep)
 {
 	struct breaker_conf	bc;
-	enum brk_state		state = w->brk.state;
+	enum brk_state		state = e->brk.state;
 	char			reason[BRK_REASON_MAX];
 
+	snprintf(e->chain, sizeof(e->chain), "%s", cc->name);
+	e->position = (int)(ep - cc->endpoints);
 	health_conf(cc, &bc);
-	if (memcmp(&bc, &w->brk.conf, sizeof(bc)) == 0)
+	if (memcmp(&bc, &e->brk.conf, sizeof(bc)) == 0)
 		return;
-	snprintf(reason, sizeof(reason), "%s", w->brk.reason);
+	snprintf(reason, sizeof(reason), "%s", e->brk.reason);
 	if (state == BRK_CLOSED)
-		breaker_init(&w->brk, &bc, now_wall_ms());
+		breaker_init(&e->brk, &bc, now_wall_ms());
 	else
-		breaker_restore(&w->brk, &bc, state, w->brk.since, bc.cooldown,
+		breaker_restore(&e->brk, &bc, state, e->brk.since, bc.cooldown,
 		    reason, now_wall_ms());
 }
 
 /* The outcome of a request sent at breaker generation gen. */
-void
-sup_health_outcome(struct worker *w, uint32_t gen, enum outcome o)
+unsigned
+health_outcome(struct endpoint *e, uint32_t gen, enum outcome o)
 {
-	enum brk_state	before = w->brk.state;
+	enum brk_state	before = e->brk.state;
 
-	breaker_outcome(&w->brk, gen, o, now_wall_ms());
-	health_note(w, before);
+	breaker_outcome(&e->brk, gen, o, now_wall_ms());
+	return breaker_note(e, before);
 }
 
 /*
@@ -186,33 +298,35 @@ sup_health_outcome(struct worker *w, uint32_t gen, enum outcome o)
  * so that an endpoint with no queued work still trips; it cannot stand
  * in for the trial of an open one.
  */
-void
-sup_health_probe(struct worker *w, enum outcome o)
+unsigned
+health_probe(struct endpoint *e, enum outcome o)
 {
-	if (w->brk.state == BRK_CLOSED)
-		sup_health_outcome(w, w->brk.gen, o);
+	if (e->brk.state == BRK_CLOSED)
+		return health_outcome(e, e->brk.gen, o);
+	return 0;
 }
 
 /*
- * May the queue lease work to w now?  1 if so, with *limit the requests
- * it may have out and *deadline perhaps shortened.
+ * May it be sent work now?  1 if so, with *limit the requests it may
+ * have out and *deadline perhaps shortened.  idle: it has nothing out,
+ * so that a trial is the only request of a half-open endpoint.
  */
 int
-sup_health_allow(struct worker *w, int all_open, unsigned *limit,
+health_allow(struct endpoint *e, int all_open, int idle, unsigned *limit,
     uint32_t *deadline)
 {
-	enum brk_state	 before = w->brk.state;
+	enum brk_state	 before = e->brk.state;
 	uint64_t	 now = now_wall_ms();
 
-	switch (breaker_peek(&w->brk, now)) {
+	switch (breaker_peek(&e->brk, now)) {
 	case BRK_ALLOW:
 		return 1;
 	case BRK_TRIAL:
 		/* One real request is the trial, and nothing else. */
-		if (w->inflight > 0)
+		if (!idle)
 			return 0;
-		(void)breaker_allow(&w->brk, now);
-		health_note(w, before);
+		(void)breaker_allow(&e->brk, now);
+		(void)breaker_note(e, before);
 		*limit = 1;
 		return 1;
 	case BRK_DENY_OPEN:
@@ -227,4 +341,52 @@ sup_health_allow(struct worker *w, int all_open, unsigned *limit,
 	default:
 		return 0;
 	}
+}
+
+/*
+ * The endpoint answered that it no longer holds the state of block number:
+ * an answer, not a failure.  Older state is read elsewhere from now on.
+ */
+void
+health_pruned(struct endpoint *e, int64_t number)
+{
+	char	detail[64];
+
+	if (number <= e->pruning_bound)
+		return;
+	e->pruning_bound = number;
+	store_run(store_bind(&s_pruned, "ii", number, e->id));
+	snprintf(detail, sizeof(detail), "no state at or below #%lld",
+	    (long long)number);
+	log_info("w/%s: state pruned at #%lld and below; older state is read "
+	    "from other endpoints", e->name, (long long)number);
+	health_event(e, "pruned", detail);
+}
+
+/* Endpoint rows follow the configuration; removed ones are kept. */
+int64_t
+health_sync(const struct conf *conf)
+{
+	store_run(store_prepare(&s_ep_unconf));
+	for (size_t i = 0; i < conf->n_chains; i++) {
+		struct chain *ch = sup_chain_find(conf->chains[i].name);
+
+		for (size_t j = 0; j < conf->chains[i].n_endpoints; j++) {
+			const struct conf_endpoint *ep =
+			    &conf->chains[i].endpoints[j];
+			char rpc[CONF_URL_MAX + 16], ws[CONF_URL_MAX + 16];
+			int64_t id = endpoint_id(ep->name);
+
+			url_redact(ep->rpc_url, rpc, sizeof(rpc));
+			url_redact(ep->ws_url, ws, sizeof(ws));
+			if (id == 0)
+				store_run(store_bind(&s_ep_insert, "ittti",
+				    ch->id, ep->name, rpc, ws, (int64_t)j));
+			else
+				store_run(store_bind(&s_ep_conf, "ittii",
+				    ch->id, rpc, ws, (int64_t)j, id));
+		}
+	}
+	store_flush();
+	return 0;
 }

@@ -18,7 +18,10 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "sup.h"
+#include "chainwatchd.h"
+#include "sup_fsm.h"
+#include "sup_metrics.h"
+#include "sup_spawn.h"
 #include "util.h"
 
 #define MPROC_ARGS	20

@@ -11,7 +11,13 @@
 #include <string.h>
 
 #include "log.h"
-#include "sup.h"
+#include "chainwatchd.h"
+#include "sup_chain.h"
+#include "sup_health.h"
+#include "sup_metrics.h"
+#include "sup_reload.h"
+#include "sup_sched.h"
+#include "sup_spawn.h"
 #include "util.h"
 
 static const struct conf_endpoint *
@@ -101,7 +107,7 @@ sup_reload(struct reload_result *r)
 
 	/* The store learns new chains and endpoints first. */
 	sup_chains_load(conf);
-	sup_endpoint_sync(conf);
+	health_sync(conf);
 
 	/* Order: stop the removed, restart the changed, start the new. */
 	for (w = sup_workers; w != NULL; w = next) {
@@ -120,8 +126,7 @@ sup_reload(struct reload_result *r)
 			sup_worker_event(w, CE_STOP);
 			continue;
 		}
-		sup_health_reconf(w, ch);
-		w->position = (int)(ep - ch->endpoints);
+		health_reconf(w->ep, ch, ep);
 		sup_worker_config(conf, ch, ep, &cfg, &len);
 		if (len == w->cfg_len && memcmp(cfg, w->cfg, len) == 0) {
 			free(cfg);
@@ -133,7 +138,6 @@ sup_reload(struct reload_result *r)
 		free(w->cfg);
 		w->cfg = cfg;
 		w->cfg_len = len;
-		snprintf(w->chain, sizeof(w->chain), "%s", ch->name);
 		r->changed++;
 		sup_worker_event(w, CE_RESTART);
 	}

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sup.h"
+#include "sup_reload.h"
 
 void
 sup_reload_result_free(struct reload_result *r)

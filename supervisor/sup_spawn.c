@@ -17,15 +17,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "chainwatchd.h"
 #include "log.h"
 #include "proto.h"
-#include "sup.h"
+#include "sup_dispatch.h"
+#include "sup_health.h"
+#include "sup_sched.h"
+#include "sup_spawn.h"
 #include "util.h"
+
+struct worker	*sup_workers;
 
 static uint32_t	sup_generation;
 
 static void	worker_read_cb(struct ev_loop *, ev_io *, int);
-static void	worker_write_cb(struct ev_loop *, ev_io *, int);
 static void	worker_child_cb(struct ev_loop *, ev_child *, int);
 static void	worker_timer_cb(struct ev_loop *, ev_timer *, int);
 
@@ -71,15 +76,10 @@ sup_worker_new(const struct conf *conf, const struct conf_chain *ch,
 	struct worker	*w = xcalloc(1, sizeof(*w));
 
 	snprintf(w->name, sizeof(w->name), "%s", ep->name);
-	snprintf(w->chain, sizeof(w->chain), "%s", ch->name);
 	sup_worker_config(conf, ch, ep, &w->cfg, &w->cfg_len);
-	w->endpoint_id = sup_endpoint_id(ep->name);
-	w->position = (int)(ep - ch->endpoints);
-	w->pruning_bound = sup_endpoint_pruning_bound(w->endpoint_id);
-	sup_health_init(w, ch);
+	w->ep = health_new(ch, ep);
 	w->fsm.state = CS_IDLE;
-	w->fd = -1;
-	msgq_init(&w->outq);
+	chan_init(&w->chan, w->name, worker_read_cb, w);
 	ev_init(&w->timer, worker_timer_cb);
 	w->timer.data = w;
 	/* Append, so that workers start in configuration order. */
@@ -104,7 +104,8 @@ worker_free(struct worker *w)
 			break;
 		}
 	ev_timer_stop(sup_loop, &w->timer);
-	msgq_clear(&w->outq);
+	chan_close(&w->chan);
+	health_free(w->ep);
 	free(w->cfg);
 	free(w);
 	if (sup_stopping && sup_workers == NULL)
@@ -190,8 +191,7 @@ worker_spawn(struct worker *w)
 	}
 	w->gen = ++sup_generation;
 	w->last_spawn = now_mono_ms();
-	w->ready = 0;
-	w->inflight = 0;
+	health_spawned(w->ep);
 	switch (pid = fork()) {
 	case -1:
 		log_warn("w/%s: fork", w->name);
@@ -205,20 +205,15 @@ worker_spawn(struct worker *w)
 	}
 	close(sv[1]);
 	w->pid = pid;
-	w->fd = sv[0];
-	if (fcntl(w->fd, F_SETFL, O_NONBLOCK) == -1)
+	if (fcntl(sv[0], F_SETFL, O_NONBLOCK) == -1)
 		fatal(CW_EXIT_SYSTEM, "fcntl");
+	chan_open(&w->chan, sv[0]);
 	w->last_msg = now_mono_ms();
 	ev_child_init(&w->child, worker_child_cb, pid, 0);
 	w->child.data = w;
 	ev_child_start(sup_loop, &w->child);
-	ev_io_init(&w->io_r, worker_read_cb, w->fd, EV_READ);
-	w->io_r.data = w;
-	ev_io_start(sup_loop, &w->io_r);
-	ev_io_init(&w->io_w, worker_write_cb, w->fd, EV_WRITE);
-	w->io_w.data = w;
 	msg_begin_raw(&mb, MSG_CONFIG, w->gen, w->cfg, w->cfg_len);
-	sup_send(w, &mb);
+	chan_send(&w->chan, &mb);
 	timer_arm(w, HEARTBEATS_MISSED * sup_conf->daemon.heartbeat_interval);
 	log_debug("w/%s: spawned pid %d, generation %u", w->name, (int)pid,
 	    w->gen);
@@ -229,35 +224,14 @@ fail:
 	sup_worker_event(w, CE_EXIT);
 }
 
-void
-sup_send(struct worker *w, struct msgbuf *mb)
-{
-	if (msgq_push(&w->outq, mb) == -1) {
-		log_warnx("w/%s: internal: message over %d bytes not sent",
-		    w->name, MSG_MAX);
-		return;
-	}
-	if (w->fd == -1)
-		return;
-	switch (msgq_flush(&w->outq, w->fd)) {
-	case 1:
-		ev_io_start(sup_loop, &w->io_w);
-		break;
-	case -1:
-		/* The worker is gone; its exit is reported by the reaper. */
-		log_debug("w/%s: send: %s", w->name, strerror(errno));
-		msgq_clear(&w->outq);
-		break;
-	}
-}
-
+/* It misbehaved: nothing it says afterwards can be trusted. */
 static void
-worker_write_cb(struct ev_loop *loop, ev_io *io, int revents)
+bad_message(struct worker *w, const char *why)
 {
-	struct worker	*w = io->data;
-
-	if (msgq_flush(&w->outq, w->fd) != 1)
-		ev_io_stop(loop, io);
+	log_warnx("w/%s: pid %d sent a bad message (%s); killing it", w->name,
+	    (int)w->pid, why);
+	sched_health(w, health_lost(w->ep, "worker sent a bad message"));
+	sup_worker_event(w, CE_BAD_MSG);
 }
 
 static void
@@ -265,11 +239,13 @@ worker_read_cb(struct ev_loop *loop, ev_io *io, int revents)
 {
 	static char	 buf[MSG_MAX];
 	struct worker	*w = io->data;
+	char		 why[128];
+	uint64_t	 rss;
 	long		 n;
 
 	/* A bounded number per wakeup, so that one worker cannot starve. */
-	for (int i = 0; i < 64 && w->fd != -1; i++) {
-		n = msg_recv(w->fd, buf);
+	for (int i = 0; i < 64 && w->chan.fd != -1; i++) {
+		n = msg_recv(w->chan.fd, buf);
 		if (n == -1) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK)
 				log_warn("w/%s: recv", w->name);
@@ -277,25 +253,32 @@ worker_read_cb(struct ev_loop *loop, ev_io *io, int revents)
 		}
 		if (n == 0) {
 			/* Closed: wait for the reaper to say how it ended. */
-			ev_io_stop(loop, &w->io_r);
-			ev_io_stop(loop, &w->io_w);
+			chan_quiet(&w->chan);
 			return;
 		}
-		sup_dispatch_worker(w, buf, n);
+		switch (sup_dispatch_worker(w, buf, n, &rss, why,
+		    sizeof(why))) {
+		case DV_STALE:
+			break;
+		case DV_BAD:
+			bad_message(w, why);
+			return;
+		case DV_HELLO:
+			w->last_msg = now_mono_ms();
+			log_info("w/%s: worker pid %d ready (generation %u)",
+			    w->name, (int)w->pid, w->gen);
+			sup_worker_event(w, CE_HELLO);
+			break;
+		case DV_HEARTBEAT:
+			w->rss_kb = rss;
+			/* FALLTHROUGH */
+		case DV_OK:
+			w->last_msg = now_mono_ms();
+			break;
+		}
 		if (w->fsm.state != CS_STARTING && w->fsm.state != CS_RUNNING)
 			return;
 	}
-}
-
-static void
-worker_close(struct worker *w)
-{
-	ev_io_stop(sup_loop, &w->io_r);
-	ev_io_stop(sup_loop, &w->io_w);
-	if (w->fd != -1)
-		close(w->fd);
-	w->fd = -1;
-	msgq_clear(&w->outq);
 }
 
 static void
@@ -306,8 +289,8 @@ worker_child_cb(struct ev_loop *loop, ev_child *c, int revents)
 	enum cevent	 ev = CE_EXIT;
 
 	ev_child_stop(loop, c);
-	worker_close(w);
-	sup_queue_worker_gone(w);
+	chan_close(&w->chan);
+	sched_worker_gone(w);
 	if (WIFEXITED(status)) {
 		int code = WEXITSTATUS(status);
 
@@ -337,7 +320,7 @@ worker_child_cb(struct ev_loop *loop, ev_child *c, int revents)
 		else
 			snprintf(how, sizeof(how), "status %d",
 			    WEXITSTATUS(status));
-		sup_endpoint_event(w, w->fsm.state == CS_STOPPING ?
+		health_event(w->ep, w->fsm.state == CS_STOPPING ?
 		    "stopped" : "died", how);
 	}
 	/* A worker that served a while starts its backoff afresh. */
@@ -347,7 +330,8 @@ worker_child_cb(struct ev_loop *loop, ev_child *c, int revents)
 	if (w->fsm.state == CS_STARTING || w->fsm.state == CS_RUNNING) {
 		char why[96];
 
-		sup_health_outcome(w, w->brk.gen, OUTCOME_TRANSPORT);
+		sched_health(w, health_outcome(w->ep, w->ep->brk.gen,
+		    OUTCOME_TRANSPORT));
 		if (ev == CE_EXIT_SETUP)
 			snprintf(why, sizeof(why), "worker failed its setup");
 		else if (WIFSIGNALED(status))
@@ -356,8 +340,9 @@ worker_child_cb(struct ev_loop *loop, ev_child *c, int revents)
 		else
 			snprintf(why, sizeof(why), "worker died: status %d",
 			    WEXITSTATUS(status));
-		sup_health_down(w, why);
-	}
+		sched_health(w, health_lost(w->ep, why));
+	} else
+		sched_health(w, health_exited(w->ep));
 	sup_worker_event(w, ev);
 }
 
@@ -384,16 +369,17 @@ worker_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 			if (now - w->last_spawn >= FAILS_RESET_MS)
 				w->fails = 0;
 			/* A hung worker is its endpoint's failure too. */
-			sup_health_outcome(w, w->brk.gen, OUTCOME_TIMEOUT);
+			sched_health(w, health_outcome(w->ep, w->ep->brk.gen,
+			    OUTCOME_TIMEOUT));
 			{
 				char why[96];
 
 				snprintf(why, sizeof(why), "silent for %.1f s",
 				    (double)idle / 1000.0);
-				sup_endpoint_event(w, "hung", why);
+				health_event(w->ep, "hung", why);
 				snprintf(why, sizeof(why), "worker hung: "
 				    "silent for %.1f s", (double)idle / 1000.0);
-				sup_health_down(w, why);
+				sched_health(w, health_lost(w->ep, why));
 			}
 			sup_worker_event(w, CE_HANG);
 		} else
@@ -421,6 +407,7 @@ sup_worker_event(struct worker *w, enum cevent ev)
 	if (act & CA_COUNT_FAIL) {
 		w->fails++;
 		w->restarts++;
+		health_restarts(w->ep, w->restarts);
 	}
 	if ((act & CA_KILL) && w->pid > 0) {
 		if (kill(w->pid, SIGKILL) == -1 && errno != ESRCH)

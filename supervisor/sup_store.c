@@ -16,7 +16,7 @@
 
 #include "log.h"
 #include "schema.h"
-#include "sup.h"
+#include "sup_store.h"
 #include "util.h"
 
 #define STORE_BATCH_OPS	2000
@@ -27,6 +27,8 @@ static struct store_stmt	*prepared;	/* to finalize at close */
 static int		 in_tx;
 static unsigned		 tx_ops;
 static ev_timer		 flush_timer;
+static struct ev_loop	*store_loop;
+static void		(*precommit)(void);
 
 static void __attribute__((noreturn))
 store_fatal(const char *what)
@@ -172,7 +174,7 @@ store_write(void)
 	in_tx = 1;
 	tx_ops = 1;
 	ev_timer_set(&flush_timer, STORE_BATCH_MS / 1000.0, 0.);
-	ev_timer_start(sup_loop, &flush_timer);
+	ev_timer_start(store_loop, &flush_timer);
 }
 
 /* Between operations: commit if the batch is full. */
@@ -189,11 +191,12 @@ store_flush(void)
 	if (!in_tx)
 		return;
 	/* In-memory state that belongs to this transaction goes first. */
-	sup_chains_flush();
+	if (precommit != NULL)
+		precommit();
 	exec_sql("COMMIT");
 	in_tx = 0;
 	tx_ops = 0;
-	ev_timer_stop(sup_loop, &flush_timer);
+	ev_timer_stop(store_loop, &flush_timer);
 }
 
 static int64_t
@@ -232,9 +235,16 @@ migrate(const char *path)
 	}
 }
 
-int
-store_open(const char *path, int sync_full)
+void
+store_set_precommit(void (*fn)(void))
 {
+	precommit = fn;
+}
+
+int
+store_open(const char *path, int sync_full, struct ev_loop *l)
+{
+	store_loop = l;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE |
 	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, NULL)
 	    != SQLITE_OK) {

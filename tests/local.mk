@@ -17,15 +17,15 @@ tests_unit_test_fsm_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
 tests_unit_test_fsm_SOURCES = tests/unit/test_fsm.c supervisor/sup_fsm.c
 tests_unit_test_fsm_LDADD = $(UNIT_LIBS)
 tests_unit_test_lease_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
-tests_unit_test_lease_SOURCES = tests/unit/test_lease.c supervisor/sup_lease.c
+tests_unit_test_lease_SOURCES = tests/unit/test_lease.c supervisor/sup_lease.c \
+	supervisor/sup_route.c
 tests_unit_test_lease_LDADD = $(UNIT_LIBS)
 # The chain logic against an in-memory SQLite store.
 tests_unit_test_chain_CFLAGS = $(UNIT_CFLAGS) $(SQLITE_CFLAGS) \
 	-I$(top_srcdir)/supervisor
 tests_unit_test_chain_SOURCES = tests/unit/test_chain.c \
-	supervisor/sup_chain.c supervisor/sup_store.c supervisor/sup_queue.c \
-	supervisor/sup_lease.c supervisor/sup_health.c supervisor/sup_breaker.c \
-	supervisor/sup_stats.c supervisor/sup_fsm.c
+	supervisor/sup_chain.c supervisor/sup_queue.c supervisor/sup_route.c \
+	supervisor/sup_store.c
 tests_unit_test_chain_LDADD = $(UNIT_LIBS) $(SQLITE_LIBS) $(EV_LIBS) \
 	$(JANSSON_LIBS) $(SODIUM_LIBS) $(XXHASH_LIBS)
 TESTS += tests/unit/test_conf tests/unit/test_conf_keys \
@@ -47,7 +47,8 @@ SUP_TESTS = tests/integration/conf_check.sh \
 	tests/integration/store_crash.sh \
 	tests/integration/health_breaker.sh \
 	tests/integration/health_pruned.sh \
-	tests/integration/health_failover.sh
+	tests/integration/health_failover.sh \
+	tests/integration/layers.sh
 TESTS += $(SUP_TESTS)
 # The lock that keeps the tests' "make install" runs apart (install_lib.sh).
 CLEANFILES += tests/install.lock
@@ -55,6 +56,7 @@ EXTRA_DIST += $(SUP_TESTS) tests/integration/lib.sh \
 	tests/integration/install_lib.sh \
 	tests/integration/fake_worker.py \
 	tests/integration/store_check.py \
+	tests/integration/layers.py \
 	tests/conf/credentials.in tests/conf/credentials.ok \
 	tests/conf/empty.in tests/conf/empty.ok \
 	tests/conf/environment.in tests/conf/environment.ok \

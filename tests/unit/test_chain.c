@@ -16,19 +16,9 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "sup.h"
-
-/* What the supervisor's other files provide; no worker runs here. */
-struct conf	*sup_conf;
-struct worker	*sup_workers;
-int		 sup_stopping, sup_verbose;
-struct ev_loop	*sup_loop;
-
-void
-sup_send(struct worker *w, struct msgbuf *mb)
-{
-	fail_msg("no worker should be sent anything");
-}
+#include "sup_chain.h"
+#include "sup_queue.h"
+#include "sup_store.h"
 
 static struct chain	*ch;
 static sqlite3		*ro;	/* a second connection, as the CLI would */
@@ -130,14 +120,14 @@ setup(void **state)
 	    "endpoint = e http://127.0.0.1:1 ws://127.0.0.1:1\n");
 
 	assert_int_equal(conf->n_errors, 0);
-	sup_loop = ev_default_loop(0);
 	assert_int_equal(store_open("file:chaintest?mode=memory&cache=shared",
-	    0), 0);
+	    0, ev_default_loop(0)), 0);
+	store_set_precommit(sup_chains_flush);
 	assert_int_equal(sqlite3_open_v2("file:chaintest?mode=memory&"
 	    "cache=shared", &ro, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL),
 	    SQLITE_OK);
 	sup_chains_load(conf);
-	sup_queue_init();
+	queue_init();
 	ch = sup_chain_find("t");
 	assert_non_null(ch);
 	conf_free(conf);
@@ -148,7 +138,6 @@ static int
 teardown(void **state)
 {
 	sqlite3_close(ro);
-	sup_queue_stop();
 	store_close();
 	sup_chains_free();
 	return 0;

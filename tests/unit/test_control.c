@@ -25,12 +25,14 @@
 
 #include <cmocka.h>
 
-#include "sup.h"
+#include "chainwatchd.h"
+#include "sup_control.h"
+#include "sup_reload.h"
+#include "sup_snapshot.h"
 #include "util.h"
 
 /* What sup_control.c takes from the rest of the supervisor. */
 struct conf	*sup_conf;
-struct worker	*sup_workers;
 int		 sup_stopping;
 int		 sup_verbose;
 struct ev_loop	*sup_loop;
@@ -40,7 +42,7 @@ static int	 reload_bad;
 static unsigned	 reloads;
 
 json_t *
-sup_stats_json(void)
+sup_snapshot_json(void)
 {
 	json_t	*j = json_pack("{s:[], s:[]}", "endpoints", "chains");
 

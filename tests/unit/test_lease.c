@@ -11,7 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "sup.h"
+#include "sup_lease.h"
+#include "sup_route.h"
 
 static void
 test_deadline(void **state)

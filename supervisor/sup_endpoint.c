@@ -1,0 +1,131 @@
+/*
+ * An endpoint's availability as one transition function: no clock of its
+ * own, no store, no I/O.  sup_health.c carries out the actions.
+ *
+ *   state        event        next         actions
+ *   STARTING     SPAWNED      STARTING
+ *   STARTING     FACTS        READY        READY
+ *   STARTING     WRONG_CHAIN  QUARANTINED  QUARANTINE STORE
+ *   STARTING     LOST         DOWN         STORE
+ *   STARTING     EXITED       STARTING
+ *   READY        SPAWNED      STARTING
+ *   READY        FACTS        READY
+ *   READY        WRONG_CHAIN  QUARANTINED  GONE QUARANTINE STORE
+ *   READY        LOST         DOWN         GONE STORE
+ *   READY        EXITED       STARTING     GONE
+ *   DOWN         SPAWNED      DOWN         (until its facts: a worker that
+ *                                          only starts is no cure)
+ *   DOWN         FACTS        READY        READY STORE
+ *   DOWN         WRONG_CHAIN  QUARANTINED  QUARANTINE STORE
+ *   DOWN         LOST         DOWN         STORE (the new reason; since kept)
+ *   DOWN         EXITED       DOWN
+ *   QUARANTINED  FACTS        READY        RELEASE READY STORE
+ *   QUARANTINED  WRONG_CHAIN  QUARANTINED  STORE (the new reason; since kept)
+ *   QUARANTINED  SPAWNED, LOST, EXITED     QUARANTINED (it serves another
+ *                                          chain until it says otherwise)
+ *
+ * The next issues add states here (an endpoint whose claims others
+ * contradict, one whose requests are overdue): each is a row in this
+ * table and a name people see, never a flag beside the state.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "sup_endpoint.h"
+
+void
+ep_init(struct ep_avail *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->state = EP_STARTING;
+}
+
+static unsigned
+trouble(struct ep_avail *a, enum ep_state to, const char *why, uint64_t now)
+{
+	if (a->state != to)
+		a->since = now;
+	a->state = to;
+	snprintf(a->reason, sizeof(a->reason), "%s", why != NULL ? why : "");
+	return EPA_STORE;
+}
+
+unsigned
+ep_step(struct ep_avail *a, enum ep_event ev, const char *why, uint64_t now)
+{
+	enum ep_state	was = a->state;
+	unsigned	act = 0;
+
+	switch (ev) {
+	case EPE_SPAWNED:
+		if (was == EP_READY)
+			a->state = EP_STARTING;
+		return 0;
+	case EPE_EXITED:
+		if (was != EP_READY)
+			return 0;
+		a->state = EP_STARTING;
+		return EPA_GONE;
+	case EPE_FACTS:
+		if (was == EP_READY)
+			return 0;
+		if (was == EP_QUARANTINED)
+			act |= EPA_RELEASE;
+		if (was == EP_DOWN || was == EP_QUARANTINED)
+			act |= EPA_STORE;
+		a->state = EP_READY;
+		a->reason[0] = '\0';
+		a->since = 0;
+		return act | EPA_READY;
+	case EPE_WRONG_CHAIN:
+		if (was == EP_READY)
+			act |= EPA_GONE;
+		if (was != EP_QUARANTINED)
+			act |= EPA_QUARANTINE;
+		return act | trouble(a, EP_QUARANTINED, why, now);
+	case EPE_LOST:
+		if (was == EP_QUARANTINED)
+			return 0;
+		if (was == EP_READY)
+			act |= EPA_GONE;
+		return act | trouble(a, EP_DOWN, why, now);
+	}
+	return 0;
+}
+
+const char *
+ep_shown(const struct ep_avail *a, const struct breaker *b, uint64_t *since,
+    const char **reason)
+{
+	switch (a->state) {
+	case EP_DOWN:
+	case EP_QUARANTINED:
+		*since = a->since;
+		*reason = a->reason;
+		return ep_state_name(a->state);
+	default:
+		*since = b->since;
+		*reason = b->reason;
+		return breaker_state_name(b->state);
+	}
+}
+
+const char *
+ep_state_name(enum ep_state s)
+{
+	static const char *const names[] = { "starting", "ready", "down",
+	    "quarantined" };
+
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+const char *
+ep_event_name(enum ep_event e)
+{
+	static const char *const names[] = { "spawned", "facts",
+	    "wrong_chain", "lost", "exited" };
+
+	return (unsigned)e < sizeof(names) / sizeof(names[0]) ? names[e] : "?";
+}

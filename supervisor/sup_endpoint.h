@@ -1,0 +1,58 @@
+/*
+ * An endpoint's availability (sup_endpoint.c): whether its worker runs
+ * and serves the chain, as one pure state machine.  Together with its
+ * breaker (sup_breaker.c), which judges its answers, it says whether the
+ * endpoint may be sent work and what people are shown.
+ */
+#ifndef CW_SUP_ENDPOINT_H
+#define CW_SUP_ENDPOINT_H
+
+#include <stdint.h>
+
+#include "sup_breaker.h"
+
+enum ep_state {
+	EP_STARTING,	/* its worker starts or stops: no facts yet */
+	EP_READY,	/* its worker runs and serves the chain's genesis */
+	EP_DOWN,	/* its worker hung, died or misbehaved */
+	EP_QUARANTINED,	/* it serves another chain */
+};
+
+enum ep_event {
+	EPE_SPAWNED,	/* a new worker process: facts to come */
+	EPE_FACTS,	/* facts with the chain's genesis */
+	EPE_WRONG_CHAIN,	/* facts with another genesis */
+	EPE_LOST,	/* its worker hung, died, failed its setup or sent a bad
+			 * message */
+	EPE_EXITED,	/* its worker stopped as asked (reload, shutdown) */
+};
+
+/* Actions, carried out by sup_health.c and its callers. */
+#define EPA_STORE	0x01	/* what is shown changed: store it */
+#define EPA_READY	0x02	/* usable now: work waiting out a backoff is
+				 * due at once */
+#define EPA_GONE	0x04	/* no longer usable: its leases come back */
+#define EPA_QUARANTINE	0x08	/* newly quarantined: say so */
+#define EPA_RELEASE	0x10	/* quarantine over: say so */
+
+#define EP_REASON_MAX	160
+
+struct ep_avail {
+	enum ep_state	 state;
+	char		 reason[EP_REASON_MAX];	/* DOWN, QUARANTINED */
+	uint64_t	 since;			/* wall ms, of the trouble */
+};
+
+void		 ep_init(struct ep_avail *);
+unsigned	 ep_step(struct ep_avail *, enum ep_event, const char *why,
+		    uint64_t now);
+/*
+ * What people are shown: a quarantine or a worker that is down outweighs
+ * the breaker, which only judges answers.
+ */
+const char	*ep_shown(const struct ep_avail *, const struct breaker *,
+		    uint64_t *since, const char **reason);
+const char	*ep_state_name(enum ep_state);
+const char	*ep_event_name(enum ep_event);
+
+#endif

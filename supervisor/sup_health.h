@@ -1,0 +1,63 @@
+/*
+ * Endpoints as the supervisor judges them (sup_health.c): each one's
+ * availability (sup_endpoint.c), its breaker (sup_breaker.c), its
+ * pruning bound and counters, kept in the store's endpoints table so that
+ * a restart does not flood a host known to be bad.  This file owns
+ * struct endpoint; the others read it and ask here for every change.
+ */
+#ifndef CW_SUP_HEALTH_H
+#define CW_SUP_HEALTH_H
+
+#include <stdint.h>
+
+#include "conf.h"
+#include "proto.h"
+#include "sup_breaker.h"
+#include "sup_endpoint.h"
+#include "sup_stats.h"
+
+#define HEALTH_SHORT_TIMEOUT_MS	2000	/* when every endpoint is open */
+
+struct endpoint {
+	char		 name[CONF_NAME_MAX + 1];
+	char		 chain[CONF_NAME_MAX + 1];
+	int64_t		 id;		/* its row in the store */
+	int		 position;	/* in its chain's config: preference */
+	struct ep_avail	 av;
+	struct breaker	 brk;
+	int64_t		 pruning_bound;	/* no state at or below; -1 none */
+	struct wstats	 stats;
+};
+
+/* What a change means for the caller: see EPA_* in sup_endpoint.h. */
+#define HEALTH_BACK	EPA_READY	/* usable again: due work now */
+#define HEALTH_GONE	EPA_GONE	/* not usable: release its leases */
+#define HEALTH_QUARANTINED EPA_QUARANTINE	/* newly: say why */
+
+struct endpoint	*health_new(const struct conf_chain *,
+		    const struct conf_endpoint *);
+void		 health_free(struct endpoint *);
+void		 health_reconf(struct endpoint *, const struct conf_chain *,
+		    const struct conf_endpoint *);
+int		 health_usable(const struct endpoint *);
+
+unsigned	 health_outcome(struct endpoint *, uint32_t gen, enum outcome);
+unsigned	 health_probe(struct endpoint *, enum outcome);
+int		 health_allow(struct endpoint *, int all_open, int idle,
+		    unsigned *limit, uint32_t *deadline);
+
+unsigned	 health_spawned(struct endpoint *);
+void		 health_info(struct endpoint *, const struct proto_info *);
+unsigned	 health_facts(struct endpoint *, const char *system_chain);
+unsigned	 health_wrong_chain(struct endpoint *, const char *why);
+unsigned	 health_lost(struct endpoint *, const char *why);
+unsigned	 health_exited(struct endpoint *);
+
+void		 health_event(struct endpoint *, const char *kind,
+		    const char *detail);
+void		 health_restarts(struct endpoint *, unsigned);
+void		 health_pruned(struct endpoint *, int64_t number);
+
+int64_t		 health_sync(const struct conf *);
+
+#endif

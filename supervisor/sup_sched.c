@@ -1,0 +1,823 @@
+/*
+ * The scheduler: every QUEUE_TICK, and at once when kicked, it expires
+ * leases, hedges requests out longer than their chain's hedging delay,
+ * and leases due items to workers with room, as sup_route.c decides.  A
+ * lease (sup_lease.c) covers one item and up to two requests, the first
+ * and its hedge; a request whose lease is gone is a straggler, whose
+ * answer only counts for its endpoint's health.  Trials of half-open
+ * breakers are requests of no lease.
+ */
+#include "config.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chainwatchd.h"
+#include "hash.h"
+#include "hex.h"
+#include "log.h"
+#include "sup_chain.h"
+#include "sup_health.h"
+#include "sup_lease.h"
+#include "sup_queue.h"
+#include "sup_route.h"
+#include "sup_sched.h"
+#include "sup_spawn.h"
+#include "sup_store.h"
+#include "util.h"
+
+#define QUEUE_TICK	0.05	/* seconds */
+
+/* A request out to a worker. */
+struct request {
+	struct request	*next;
+	uint64_t	 id;
+	struct worker	*w;
+	struct chain	*ch;
+	struct held	*held;		/* its lease; NULL: straggler, trial */
+	int		 hedge;		/* the hedge of its lease's first */
+	enum item_kind	 kind;
+	uint32_t	 brk_gen;	/* the breaker's when it was sent */
+	uint64_t	 sent;		/* monotonic ms */
+	size_t		 n;		/* state: blocks asked about */
+	uint8_t		(*hashes)[32];
+	int64_t		*numbers;	/* state: their numbers */
+	int64_t		 number;	/* runtime: the block's number */
+};
+
+/* A lease as the scheduler holds it: its item and its requests out. */
+struct held {
+	struct held	*next;
+	struct lease	 l;
+	struct qitem	 it;
+	struct chain	*ch;
+	struct request	*req[2];	/* the first, and its hedge */
+};
+
+static struct request	*requests;
+static struct held	*helds;
+static uint64_t		 next_req = 1;
+static ev_timer		 tick;
+static uint8_t		 key_difficulty[32], key_now[32];
+
+static struct request *
+request_new(struct worker *w, struct chain *ch, enum item_kind kind)
+{
+	struct request	*r = xcalloc(1, sizeof(*r));
+
+	r->id = next_req++;
+	r->w = w;
+	r->ch = ch;
+	r->kind = kind;
+	r->brk_gen = w->ep->brk.gen;
+	r->sent = now_mono_ms();
+	r->next = requests;
+	requests = r;
+	w->load.inflight++;
+	return r;
+}
+
+static void
+request_free(struct request *r)
+{
+	struct request	**pp;
+
+	for (pp = &requests; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == r) {
+			*pp = r->next;
+			break;
+		}
+	if (r->held != NULL)
+		r->held->req[r->hedge] = NULL;
+	if (r->w->load.inflight > 0)
+		r->w->load.inflight--;
+	free(r->hashes);
+	free(r->numbers);
+	free(r);
+}
+
+static void
+held_free(struct held *h)
+{
+	struct held	**pp;
+
+	for (pp = &helds; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == h) {
+			*pp = h->next;
+			break;
+		}
+	for (int i = 0; i < 2; i++)
+		if (h->req[i] != NULL)
+			h->req[i]->held = NULL;
+	free(h);
+}
+
+/* The wall-clock deadline the store shows people for a lease. */
+static uint64_t
+shown_deadline(const struct lease *l)
+{
+	uint64_t	now = now_mono_ms();
+
+	return now_wall_ms() + (l->deadline > now ? l->deadline - now : 0);
+}
+
+/* Carry out what a lease transition asks for. */
+static void
+lease_apply(struct held *h, unsigned act, enum outcome o, const char *why,
+    int64_t endpoint)
+{
+	if (act & LA_DONE)
+		queue_done(h->it.id);
+	if (act & LA_BACK)
+		queue_back(h->it.id, now_wall_ms() + h->l.back_in, o, why,
+		    endpoint);
+	if (act & LA_WON)
+		route_hedged(&h->ch->hedging, 1);
+	if (act & LA_DROP)
+		for (int i = 0; i < 2; i++)
+			if (h->req[i] != NULL)
+				request_free(h->req[i]);
+	/* LA_STRAGGLE: what is still out answers for its endpoint only. */
+	if (!lease_active(&h->l))
+		held_free(h);
+}
+
+/* The usable endpoints of ch as the router sees them; *self is w's. */
+static size_t
+route_eps(const struct chain *ch, const struct worker *w, uint64_t now,
+    struct route_ep **eps, struct worker ***who, size_t *self)
+{
+	static struct route_ep	*e;
+	static struct worker	**ws;
+	static size_t		 cap;
+	size_t			 n = 0;
+
+	*self = SIZE_MAX;
+	for (struct worker *o = sup_workers; o != NULL; o = o->next) {
+		if (o->fsm.state != CS_RUNNING || !health_usable(o->ep) ||
+		    strcmp(o->ep->chain, ch->name) != 0)
+			continue;
+		if (n == cap) {
+			cap = cap == 0 ? 16 : cap * 2;
+			e = xrealloc(e, cap * sizeof(*e));
+			ws = xrealloc(ws, cap * sizeof(*ws));
+		}
+		e[n].id = o->ep->id;
+		e[n].position = o->ep->position;
+		e[n].inflight = o->load.inflight;
+		e[n].verdict = breaker_peek(&o->ep->brk, now);
+		e[n].pruning_bound = o->ep->pruning_bound;
+		if (o == w)
+			*self = n;
+		ws[n++] = o;
+	}
+	*eps = e;
+	*who = ws;
+	return n;
+}
+
+/*
+ * Ask w for item it.  NULL if nothing is owed for it any more (a state
+ * item whose blocks were read or left the chain); the caller decides
+ * what that means for the item.
+ */
+static struct request *
+item_send(struct worker *w, struct chain *ch, const struct qitem *it,
+    uint32_t deadline)
+{
+	struct msgbuf		 mb;
+	struct request		*r;
+
+	r = request_new(w, ch, it->kind);
+	switch (it->kind) {
+	case K_HEADERS:
+	case K_PARENT: {
+		static struct proto_req_headers q;
+
+		memset(&q, 0, sizeof(q));
+		q.id = r->id;
+		q.deadline_ms = deadline;
+		if (it->kind == K_PARENT) {
+			q.by = BY_HASH;
+			q.n = 1;
+			memcpy(q.hashes[0], it->hash, 32);
+		} else {
+			q.by = BY_NUMBER;
+			for (int64_t n = it->from; n <= it->to &&
+			    q.n < PROTO_BATCH_MAX; n++)
+				q.numbers[q.n++] = (uint64_t)n;
+		}
+		proto_pack_req_headers(&mb, w->gen, &q);
+		break;
+	}
+	case K_STATE: {
+		static struct proto_req_storage q;
+		int quantus = ch->format == FORMAT_QUANTUS;
+		size_t max = PROTO_READS_MAX / (quantus ? 2 : 1);
+
+		memset(&q, 0, sizeof(q));
+		q.id = r->id;
+		q.deadline_ms = deadline;
+		r->hashes = xcalloc(max, 32);
+		r->numbers = xcalloc(max, sizeof(*r->numbers));
+		r->n = queue_owed_blocks(ch->id, it->from, it->to, quantus,
+		    r->hashes, r->numbers, max);
+		if (r->n == 0) {
+			request_free(r);
+			return NULL;
+		}
+		for (size_t i = 0; i < r->n; i++) {
+			if (quantus) {
+				memcpy(q.items[q.n].at, r->hashes[i], 32);
+				memcpy(q.items[q.n].key, key_difficulty, 32);
+				q.items[q.n++].key_len = 32;
+			}
+			memcpy(q.items[q.n].at, r->hashes[i], 32);
+			memcpy(q.items[q.n].key, key_now, 32);
+			q.items[q.n++].key_len = 32;
+		}
+		proto_pack_req_storage(&mb, w->gen, &q);
+		break;
+	}
+	case K_RUNTIME: {
+		struct proto_req_runtime q;
+
+		memset(&q, 0, sizeof(q));
+		q.id = r->id;
+		q.deadline_ms = deadline;
+		q.has_at = 1;
+		memcpy(q.at, it->hash, 32);
+		r->number = it->number;
+		r->hashes = xmalloc(32);
+		memcpy(r->hashes[0], it->hash, 32);
+		r->n = 1;
+		proto_pack_req_runtime(&mb, w->gen, &q);
+		break;
+	}
+	}
+	chan_send(&w->chan, &mb);
+	return r;
+}
+
+/*
+ * A breaker's trial: the chain's best header by hash.  It belongs to no
+ * lease: its answer only counts for the endpoint's health.
+ */
+static void
+trial_send(struct worker *w, struct chain *ch, uint32_t deadline)
+{
+	struct qitem	it;
+
+	memset(&it, 0, sizeof(it));
+	it.kind = K_PARENT;
+	memcpy(it.hash, ch->best_hash, 32);
+	it.number = ch->best_number;
+	(void)item_send(w, ch, &it, deadline);
+	log_debug("w/%s: trial: header #%lld by hash", w->name,
+	    (long long)ch->best_number);
+}
+
+/* Lease one due item of the chain that f allows to w; 0 if none. */
+static int
+lease_one(struct worker *w, struct chain *ch, const struct queue_filter *f,
+    uint32_t deadline)
+{
+	struct qitem	 it;
+	struct request	*r;
+	struct held	*h;
+	int		 live;
+
+	if (!queue_next(ch->id, now_wall_ms(), f, &it))
+		return 0;
+	if (it.kind == K_PARENT &&
+	    !queue_parent_needed(ch->id, it.hash, f->live_from)) {
+		char	hx[67];
+
+		hex_encode(it.hash, 32, hx);
+		log_info("chain %s: block %.18s... no longer needed (only a "
+		    "dead branch below #%lld waits for it); dropped after %u "
+		    "attempts", ch->name, hx, (long long)f->live_from,
+		    it.attempts - 1);
+		queue_done(it.id);
+		return 1;
+	}
+	h = xcalloc(1, sizeof(*h));
+	live = route_is_live(&it, f->live_from);
+	lease_start(&h->l, live, it.attempts, deadline, now_mono_ms());
+	queue_lease(it.id, w->ep->id, shown_deadline(&h->l));
+	if ((r = item_send(w, ch, &it, deadline)) == NULL) {
+		queue_done(it.id);	/* nothing owed any more */
+		free(h);
+		return 1;
+	}
+	h->it = it;
+	h->ch = ch;
+	h->req[0] = r;
+	r->held = h;
+	h->next = helds;
+	helds = h;
+	if (live)
+		log_debug("w/%s: live %s #%lld leased (preferred)", w->name,
+		    queue_kind_name(it.kind), (long long)(it.kind == K_STATE ?
+		    it.to : it.number));
+	return 1;
+}
+
+/* Leases past their deadline: the item goes back; late answers drop. */
+static void
+expire(void)
+{
+	struct held	*h, *next;
+	uint64_t	 now = now_mono_ms();
+
+	for (h = helds; h != NULL; h = next) {
+		struct lease_in	 in;
+		struct request	*r;
+		unsigned	 act;
+
+		next = h->next;
+		if (!lease_expired(h->l.deadline, now))
+			continue;
+		r = h->req[0] != NULL ? h->req[0] : h->req[1];
+		memset(&in, 0, sizeof(in));
+		in.block_time = h->ch->block_time;
+		act = lease_step(&h->l, LE_EXPIRE, &in, now);
+		lease_apply(h, act, OUTCOME_TIMEOUT, "lease expired",
+		    r != NULL ? r->w->ep->id : 0);
+	}
+}
+
+/* Requests out longer than their chain's hedging delay: ask again. */
+static void
+hedge(void)
+{
+	uint64_t	now = now_mono_ms(), wall = now_wall_ms();
+
+	for (struct held *h = helds; h != NULL; h = h->next) {
+		struct request	*r = h->req[0], *g;
+		struct route_ep	*eps;
+		struct worker	**who;
+		struct lease_in	 in;
+		size_t		 n, self;
+		int		 t;
+
+		if (r == NULL || !lease_may_hedge(&h->l,
+		    h->ch->hedging.delay[h->it.kind], now))
+			continue;
+		n = route_eps(h->ch, r->w, wall, &eps, &who, &self);
+		t = route_hedge_target(eps, n, self, h->ch->max_inflight,
+		    &h->it);
+		if (t == -1)
+			continue;
+		memset(&in, 0, sizeof(in));
+		in.request_timeout = h->ch->request_timeout;
+		if ((g = item_send(who[t], h->ch, &h->it,
+		    (uint32_t)h->ch->request_timeout)) == NULL) {
+			/* Read meanwhile in full: the first answer settles. */
+			(void)lease_step(&h->l, LE_NO_HEDGE, &in, now);
+			continue;
+		}
+		g->held = h;
+		g->hedge = 1;
+		h->req[1] = g;
+		(void)lease_step(&h->l, LE_HEDGE, &in, now);
+		stats_hedge(&who[t]->ep->stats);
+		route_hedged(&h->ch->hedging, 0);
+		queue_extend(h->it.id, shown_deadline(&h->l));
+		log_debug("w/%s: %s item %lld out for %llu ms on w/%s; "
+		    "hedged", who[t]->name, queue_kind_name(h->it.kind),
+		    (long long)h->it.id, (unsigned long long)(now - h->l.sent),
+		    r->w->name);
+	}
+}
+
+/* The route for w now, as the due query wants it. */
+static void
+filter_for(struct worker *w, struct chain *ch, struct queue_filter *f)
+{
+	struct route_ep	*eps;
+	struct worker	**who;
+	size_t		 n, self;
+
+	n = route_eps(ch, w, now_wall_ms(), &eps, &who, &self);
+	if (self == SIZE_MAX) {
+		/* Not usable: it takes nothing live. */
+		memset(f, 0, sizeof(*f));
+		f->pruning_bound = w->ep->pruning_bound;
+		f->live_from = route_live_from(ch->have_best, ch->best_number);
+		f->pref_id = f->not_id = -1;
+		return;
+	}
+	route_filter(eps, n, self, route_live_from(ch->have_best,
+	    ch->best_number), ch->max_inflight, f);
+}
+
+static int
+all_open(struct chain *ch, struct worker *w)
+{
+	struct route_ep	*eps;
+	struct worker	**who;
+	size_t		 n, self;
+
+	n = route_eps(ch, w, now_wall_ms(), &eps, &who, &self);
+	return route_all_open(eps, n);
+}
+
+static void
+schedule(void)
+{
+	int	progress = 1;
+
+	/*
+	 * Trials first, whether or not work is due: an endpoint back from
+	 * its cooldown is asked for the chain's best header by hash, a real
+	 * request, but not one that owed work waits on.  (Before a best
+	 * block is known, a due item is the trial.)
+	 */
+	for (struct worker *w = sup_workers; w != NULL; w = w->next) {
+		struct chain		*ch;
+		struct queue_filter	 f;
+		unsigned		 limit = 1;
+		uint32_t		 deadline;
+
+		if (w->fsm.state != CS_RUNNING || !health_usable(w->ep) ||
+		    w->load.inflight > 0 ||
+		    breaker_peek(&w->ep->brk, now_wall_ms()) != BRK_TRIAL ||
+		    (ch = sup_chain_find(w->ep->chain)) == NULL ||
+		    (!ch->have_best && !queue_has_due(ch->id, now_wall_ms())))
+			continue;
+		deadline = (uint32_t)ch->request_timeout;
+		if (!health_allow(w->ep, 0, 1, &limit, &deadline))
+			continue;
+		if (ch->have_best) {
+			trial_send(w, ch, deadline);
+			continue;
+		}
+		filter_for(w, ch, &f);
+		f.may_live = 1;
+		(void)lease_one(w, ch, &f, deadline);
+	}
+	while (progress) {
+		progress = 0;
+		for (struct worker *w = sup_workers; w != NULL; w = w->next) {
+			struct chain		*ch;
+			struct queue_filter	 f;
+			unsigned		 limit;
+			uint32_t		 deadline;
+
+			if (w->fsm.state != CS_RUNNING ||
+			    !health_usable(w->ep) ||
+			    (ch = sup_chain_find(w->ep->chain)) == NULL ||
+			    w->load.inflight >= ch->max_inflight)
+				continue;
+			limit = ch->max_inflight;
+			deadline = (uint32_t)ch->request_timeout;
+			/* No work, no trial taken for nothing. */
+			if (!queue_has_due(ch->id, now_wall_ms()))
+				continue;
+			if (!health_allow(w->ep, all_open(ch, w),
+			    w->load.inflight == 0, &limit, &deadline) ||
+			    w->load.inflight >= limit)
+				continue;
+			filter_for(w, ch, &f);
+			if (lease_one(w, ch, &f, deadline))
+				progress = 1;
+		}
+	}
+}
+
+static void
+tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	expire();
+	hedge();
+	schedule();
+	store_maybe_flush();
+}
+
+/* Run the scheduler soon: new work or a free worker. */
+void
+sched_kick(void)
+{
+	/* Before sched_init the first tick comes from it anyway. */
+	if (sup_loop == NULL || ev_cb(&tick) == NULL)
+		return;
+	ev_timer_stop(sup_loop, &tick);
+	ev_timer_set(&tick, 0.001, QUEUE_TICK);
+	ev_timer_start(sup_loop, &tick);
+}
+
+/*
+ * An endpoint is usable again (its breaker closed, its worker is back):
+ * what waits out a backoff earned while endpoints failed is due now.
+ */
+void
+sched_back(const struct endpoint *e)
+{
+	struct chain	*ch = sup_chain_find(e->chain);
+
+	if (ch == NULL)
+		return;
+	queue_retry_now(ch->id, now_wall_ms());
+	sched_kick();
+}
+
+/* What a change of an endpoint's health asks of the scheduler. */
+void
+sched_health(struct worker *w, unsigned act)
+{
+	if (act & HEALTH_GONE)
+		sched_worker_gone(w);
+	if (act & HEALTH_BACK)
+		sched_back(w->ep);
+}
+
+/* A worker died or was restarted: its requests fail now. */
+void
+sched_worker_gone(struct worker *w)
+{
+	struct request	*r, *next;
+
+	for (r = requests; r != NULL; r = next) {
+		next = r->next;
+		if (r->w != w)
+			continue;
+		if (r->held != NULL) {
+			struct held	*h = r->held;
+			struct lease_in	 in;
+			unsigned	 act;
+
+			memset(&in, 0, sizeof(in));
+			in.hedge = r->hedge;
+			in.outcome = OUTCOME_TRANSPORT;
+			in.hedge_delay = h->ch->hedging.delay[h->it.kind];
+			in.block_time = h->ch->block_time;
+			act = lease_step(&h->l, LE_FAIL, &in, now_mono_ms());
+			/* Its twin may be next: free it first if dropped. */
+			request_free(r);
+			lease_apply(h, act, OUTCOME_TRANSPORT, "worker died",
+			    w->ep->id);
+			next = requests;	/* the list may have changed */
+			continue;
+		}
+		request_free(r);
+	}
+	w->load.inflight = 0;
+}
+
+static struct request *
+find_request(struct worker *w, uint64_t id)
+{
+	for (struct request *r = requests; r != NULL; r = r->next)
+		if (r->id == id && r->w == w)
+			return r;
+	return NULL;
+}
+
+/*
+ * One outcome a request, for the breaker: its first failure class, else
+ * ok (absent and errors are answers).  A batch that timed out is one
+ * timeout, not a hundred.
+ */
+static enum outcome
+request_outcome(const void *items, size_t n, size_t size, size_t off)
+{
+	for (size_t i = 0; i < n; i++) {
+		enum outcome o = *(const enum outcome *)((const char *)items +
+		    i * size + off);
+
+		if (outcome_is_failure(o) || o == OUTCOME_RATE_LIMITED)
+			return o;
+	}
+	return OUTCOME_OK;
+}
+
+/*
+ * Every answer, straggler or not, counts for its endpoint: its breaker,
+ * its counters, and the chain's hedging delay.
+ */
+static void
+count(struct request *r, enum outcome o)
+{
+	uint64_t	ms = now_mono_ms() - r->sent;
+
+	if (health_outcome(r->w->ep, r->brk_gen, o) & HEALTH_BACK)
+		sched_back(r->w->ep);
+	stats_request(&r->w->ep->stats, o, ms);
+	if (o == OUTCOME_OK)
+		route_latency(&r->ch->hedging, r->kind, ms);
+}
+
+static void
+answer_headers(struct request *r, const struct proto_res_headers *rh,
+    struct sched_answer *a)
+{
+	count(r, request_outcome(rh->items, rh->n, sizeof(rh->items[0]),
+	    offsetof(struct proto_item, outcome)));
+	a->headers = rh;
+	for (size_t i = 0; i < rh->n; i++)
+		if (rh->items[i].outcome != OUTCOME_OK &&
+		    a->worst == OUTCOME_OK) {
+			a->worst = rh->items[i].outcome;
+			a->why = rh->items[i].why;
+		}
+}
+
+/*
+ * An absent answer that says the state was discarded: pruning.  (Absent
+ * also means a block the endpoint has not seen yet, which is no reason
+ * to send it nothing older.)
+ */
+static int
+discarded(const struct proto_value *v)
+{
+	return v->outcome == OUTCOME_ABSENT &&
+	    strstr(v->why, "discarded") != NULL;
+}
+
+static void
+answer_storage(struct request *r, const struct proto_res_storage *rs,
+    struct sched_answer *a)
+{
+	int		quantus = r->ch->format == FORMAT_QUANTUS;
+	size_t		per = quantus ? 2 : 1, k = 0;
+	int64_t		pruned = -1;	/* highest block found pruned */
+
+	count(r, request_outcome(rs->items, rs->n, sizeof(rs->items[0]),
+	    offsetof(struct proto_value, outcome)));
+	a->hashes = (const uint8_t (*)[32])r->hashes;
+	for (size_t i = 0; i < r->n && k + per <= rs->n; i++, k += per) {
+		const struct proto_value *d = quantus ? &rs->items[k] : NULL;
+		const struct proto_value *t = &rs->items[k + per - 1];
+		int64_t ts = -1;
+
+		if (t->outcome == OUTCOME_OK && t->value_len == 8) {
+			ts = 0;
+			for (int b = 7; b >= 0; b--)
+				ts = ts << 8 | t->value[b];
+		}
+		if (((d != NULL && discarded(d)) || discarded(t)) &&
+		    r->numbers[i] > pruned)
+			pruned = r->numbers[i];
+		if (d != NULL && d->outcome != OUTCOME_OK &&
+		    a->worst == OUTCOME_OK) {
+			a->worst = d->outcome;
+			a->why = d->why;
+		} else if (t->outcome != OUTCOME_OK && a->worst == OUTCOME_OK) {
+			a->worst = t->outcome;
+			a->why = t->why;
+		}
+		if (d != NULL && d->outcome == OUTCOME_OK &&
+		    d->value_len != 64 && a->worst == OUTCOME_OK) {
+			a->worst = OUTCOME_MALFORMED;
+			a->why = "difficulty is not 64 bytes";
+		}
+		/* A straggler's values are as true as its twin's. */
+		a->difficulty[i] = d != NULL && d->outcome == OUTCOME_OK &&
+		    d->value_len == 64 ? d->value : NULL;
+		a->timestamp[i] = ts;
+		a->n = i + 1;
+	}
+	/* Pruned here is an answer, not a failure: the bound is noted. */
+	if (pruned >= 0)
+		health_pruned(r->w->ep, pruned);
+	if (rs->n != r->n * per && a->worst == OUTCOME_OK) {
+		a->worst = OUTCOME_MALFORMED;
+		a->why = "wrong number of values";
+	}
+	/* A pruned read goes to another endpoint at once. */
+	a->at_once = a->worst == OUTCOME_ABSENT && pruned >= 0;
+}
+
+/*
+ * An answer from a worker, matched to its request: 1 with *a filled, 0
+ * for a late answer (dropped), -1 with err if it answers nothing it was
+ * asked: the worker is then killed as for any bad message.
+ */
+int
+sched_answer(struct worker *w, const struct msg *m, struct sched_answer *a,
+    char *err, size_t errlen)
+{
+	static struct proto_res_headers rh;
+	static struct proto_res_storage rs;
+	static struct proto_res_runtime rr;
+	struct request			*r;
+	uint64_t			 id;
+	enum item_kind			 want;
+
+	switch (m->type) {
+	case MSG_RES_HEADERS:
+		if (proto_unpack_res_headers(m, &rh, err, errlen) == -1)
+			return -1;
+		id = rh.id;
+		break;
+	case MSG_RES_STORAGE:
+		if (proto_unpack_res_storage(m, &rs, err, errlen) == -1)
+			return -1;
+		id = rs.id;
+		break;
+	case MSG_RES_RUNTIME:
+		if (proto_unpack_res_runtime(m, &rr, err, errlen) == -1)
+			return -1;
+		id = rr.id;
+		break;
+	default:
+		snprintf(err, errlen, "unexpected %s message",
+		    msg_type_name(m->type));
+		return -1;
+	}
+	if (id >= next_req) {
+		snprintf(err, errlen, "answer to request %llu, never sent",
+		    (unsigned long long)id);
+		return -1;
+	}
+	if ((r = find_request(w, id)) == NULL) {
+		log_debug("w/%s: late answer to request %llu dropped", w->name,
+		    (unsigned long long)id);
+		return 0;
+	}
+	want = m->type == MSG_RES_HEADERS ? K_HEADERS :
+	    m->type == MSG_RES_STORAGE ? K_STATE : K_RUNTIME;
+	if (r->kind != want && !(r->kind == K_PARENT && want == K_HEADERS)) {
+		snprintf(err, errlen, "%s answers request %llu of another kind",
+		    msg_type_name(m->type), (unsigned long long)id);
+		return -1;
+	}
+	memset(a, 0, sizeof(*a));
+	a->req = r;
+	a->ch = r->ch;
+	a->endpoint_id = w->ep->id;
+	a->kind = r->kind;
+	a->settles = r->held != NULL;
+	a->worst = OUTCOME_OK;
+	a->why = "";
+	switch (r->kind) {
+	case K_HEADERS:
+	case K_PARENT:
+		answer_headers(r, &rh, a);
+		break;
+	case K_STATE:
+		answer_storage(r, &rs, a);
+		break;
+	case K_RUNTIME:
+		count(r, rr.outcome);
+		a->runtime = &rr;
+		a->hashes = (const uint8_t (*)[32])r->hashes;
+		a->number = r->number;
+		a->worst = rr.outcome;
+		a->why = rr.why;
+		break;
+	}
+	a->done = a->worst == OUTCOME_OK;
+	return 1;
+}
+
+/* After the answer was applied: its item settles, or not. */
+void
+sched_settle(struct sched_answer *a)
+{
+	struct request	*r = a->req;
+	struct held	*h = r->held;
+
+	if (h != NULL) {
+		struct lease_in	in;
+		unsigned	act;
+
+		memset(&in, 0, sizeof(in));
+		in.hedge = r->hedge;
+		in.outcome = a->worst;
+		in.at_once = a->at_once;
+		in.hedge_delay = h->ch->hedging.delay[h->it.kind];
+		in.block_time = h->ch->block_time;
+		act = lease_step(&h->l, a->done ? LE_OK : LE_FAIL, &in,
+		    now_mono_ms());
+		request_free(r);
+		lease_apply(h, act, a->worst, a->why, a->endpoint_id);
+	} else
+		request_free(r);
+	store_maybe_flush();
+	sched_kick();
+}
+
+void
+sched_init(void)
+{
+	storage_key("QPoW", "CurrentDifficulty", key_difficulty);
+	storage_key("Timestamp", "Now", key_now);
+	queue_init();
+	ev_init(&tick, tick_cb);
+	tick.repeat = QUEUE_TICK;
+	ev_timer_again(sup_loop, &tick);
+}
+
+void
+sched_stop(void)
+{
+	ev_timer_stop(sup_loop, &tick);
+	while (requests != NULL)
+		request_free(requests);
+	while (helds != NULL)
+		held_free(helds);
+}

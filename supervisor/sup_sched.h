@@ -1,0 +1,61 @@
+/*
+ * The scheduler (sup_sched.c): leases due queue items to workers as the
+ * router decides, sends the requests, hedges and expires them, and
+ * matches each answer to its request.  What an answer says about the
+ * chain is applied by the caller (sup_dispatch.c); this file settles the
+ * item afterwards.
+ */
+#ifndef CW_SUP_SCHED_H
+#define CW_SUP_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "msg.h"
+#include "proto.h"
+#include "sup_queue.h"
+
+struct chain;
+struct endpoint;
+struct request;
+struct worker;
+
+/* A worker's share of the requests out; only sup_sched.c writes it. */
+struct load {
+	unsigned	 inflight;
+};
+
+/*
+ * An answer matched to its request: what it says, checked against what
+ * was asked, and whether it settles the request's item.
+ */
+struct sched_answer {
+	struct request		*req;
+	struct chain		*ch;
+	int64_t			 endpoint_id;
+	enum item_kind		 kind;
+	int			 settles;	/* 0: a straggler or a trial */
+	int			 done;		/* it answers the item in full */
+	enum outcome		 worst;		/* when not done */
+	const char		*why;
+	int			 at_once;	/* retry elsewhere now */
+	const struct proto_res_headers *headers;
+	size_t			 n;		/* state: blocks */
+	const uint8_t		(*hashes)[32];
+	const uint8_t		*difficulty[PROTO_READS_MAX];	/* or NULL */
+	int64_t			 timestamp[PROTO_READS_MAX];	/* or -1 */
+	const struct proto_res_runtime *runtime;
+	int64_t			 number;	/* runtime: the block's */
+};
+
+void	sched_init(void);
+void	sched_stop(void);
+void	sched_kick(void);
+void	sched_back(const struct endpoint *);
+void	sched_worker_gone(struct worker *);
+void	sched_health(struct worker *, unsigned health_act);
+int	sched_answer(struct worker *, const struct msg *,
+	    struct sched_answer *, char *err, size_t errlen);
+void	sched_settle(struct sched_answer *);
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * What the supervisor tells of itself over the control socket, for
+ * chainwatch status and the metrics server: every endpoint's counters,
+ * breaker and worker, and every chain's head and hedges.  It only reads.
+ */
+#include "config.h"
+
+#include <jansson.h>
+
+#include "sup_chain.h"
+#include "sup_health.h"
+#include "sup_snapshot.h"
+#include "sup_spawn.h"
+
+/* Every non-cumulative bucket count, as Prometheus wants them summed. */
+static json_t *
+snapshot_endpoint(const struct worker *w)
+{
+	json_t		*j = json_object(), *req = json_object();
+	json_t		*le = json_array(), *cnt = json_array();
+	uint64_t	 sum = 0, total = 0;
+
+	for (int o = 0; o < OUTCOME_COUNT; o++)
+		json_object_set_new(req, outcome_name((enum outcome)o),
+		    json_integer((json_int_t)w->ep->stats.requests[o]));
+	for (size_t b = 0; b < STATS_BUCKETS; b++) {
+		sum += w->ep->stats.latency[b];
+		if (b < STATS_BUCKETS - 1)
+			json_array_append_new(le,
+			    json_real(stats_buckets_ms[b] / 1000.0));
+		json_array_append_new(cnt, json_integer((json_int_t)sum));
+	}
+	total = sum;
+	json_object_set_new(j, "endpoint", json_string(w->name));
+	json_object_set_new(j, "chain", json_string(w->ep->chain));
+	json_object_set_new(j, "requests", req);
+	json_object_set_new(j, "latency_le_seconds", le);
+	json_object_set_new(j, "latency_cumulative", cnt);
+	json_object_set_new(j, "latency_count", json_integer(
+	    (json_int_t)total));
+	json_object_set_new(j, "latency_sum_seconds", json_real(
+	    w->ep->stats.latency_sum_ms / 1000.0));
+	json_object_set_new(j, "pid", json_integer(w->pid));
+	json_object_set_new(j, "worker_state", json_string(
+	    sup_cstate_name(w->fsm.state)));
+	json_object_set_new(j, "ready", json_boolean(health_usable(w->ep)));
+	json_object_set_new(j, "restarts", json_integer(w->restarts));
+	json_object_set_new(j, "rss_bytes", json_integer(
+	    (json_int_t)w->rss_kb * 1024));
+	json_object_set_new(j, "inflight", json_integer(w->load.inflight));
+	json_object_set_new(j, "hedges", json_integer(
+	    (json_int_t)w->ep->stats.hedges));
+	json_object_set_new(j, "breaker", json_string(
+	    breaker_state_name(w->ep->brk.state)));
+	json_object_set_new(j, "breaker_reason", json_string(w->ep->brk.reason));
+	json_object_set_new(j, "breaker_since", json_integer(
+	    (json_int_t)w->ep->brk.since));
+	json_object_set_new(j, "pruning_bound", json_integer(
+	    w->ep->pruning_bound));
+	return j;
+}
+
+/* The snapshot the control socket's "metrics" command answers. */
+json_t *
+sup_snapshot_json(void)
+{
+	json_t	*j = json_object(), *eps = json_array();
+
+	for (struct worker *w = sup_workers; w != NULL; w = w->next)
+		if (w->fsm.state != CS_DEAD)
+			json_array_append_new(eps, snapshot_endpoint(w));
+	json_object_set_new(j, "endpoints", eps);
+	json_object_set_new(j, "chains", sup_chains_json());
+	return j;
+}

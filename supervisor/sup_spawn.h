@@ -1,0 +1,57 @@
+/*
+ * Workers as processes (sup_spawn.c): one chainwatch-worker per endpoint,
+ * started with fork + exec, watched by heartbeats, reaped, restarted with
+ * backoff by the lifecycle in sup_fsm.c.  This file owns struct worker
+ * and the list of them.
+ */
+#ifndef CW_SUP_SPAWN_H
+#define CW_SUP_SPAWN_H
+
+#include <sys/types.h>
+
+#include <ev.h>
+#include <stdint.h>
+
+#include "conf.h"
+#include "sup_chan.h"
+#include "sup_fsm.h"
+#include "sup_sched.h"
+
+struct endpoint;
+
+struct worker {
+	struct worker	*next;
+	char		 name[CONF_NAME_MAX + 1];
+	void		*cfg;		/* encoded MSG_CONFIG body */
+	size_t		 cfg_len;
+	struct cfsm	 fsm;
+	pid_t		 pid;
+	struct chan	 chan;
+	uint32_t	 gen;
+	uint64_t	 last_spawn;	/* monotonic ms */
+	uint64_t	 last_msg;
+	unsigned	 fails;		/* unplanned deaths in a row */
+	unsigned	 restarts;	/* unplanned deaths, ever */
+	uint64_t	 rss_kb;	/* from its last heartbeat */
+	struct endpoint	*ep;		/* sup_health.c's */
+	struct load	 load;		/* sup_sched.c's */
+	ev_child	 child;
+	ev_timer	 timer;		/* spawn, watchdog or grace */
+};
+
+extern struct worker	*sup_workers;
+
+struct worker	*sup_worker_new(const struct conf *, const struct conf_chain *,
+		    const struct conf_endpoint *);
+void		 sup_worker_event(struct worker *, enum cevent);
+void		 sup_worker_config(const struct conf *,
+		    const struct conf_chain *, const struct conf_endpoint *,
+		    void **, size_t *);
+void		 sup_stop_all(void);
+/*
+ * In a child between fork and exec: close every descriptor above last,
+ * and give the program a clean signal state.
+ */
+void		 sup_child_reset(int last);
+
+#endif
