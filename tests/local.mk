@@ -4,7 +4,8 @@ UNIT_LIBS = src/libcw.a $(CMOCKA_LIBS) $(MSGPACK_LIBS) $(INIH_LIBS)
 
 check_PROGRAMS += tests/unit/test_conf tests/unit/test_conf_keys \
 	tests/unit/test_msg tests/unit/test_proto tests/unit/test_fsm \
-	tests/unit/test_lease tests/unit/test_chain
+	tests/unit/test_lease tests/unit/test_chain tests/unit/test_route \
+	tests/unit/test_endpoint
 tests_unit_test_conf_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_conf_LDADD = $(UNIT_LIBS)
 tests_unit_test_conf_keys_CFLAGS = $(UNIT_CFLAGS)
@@ -17,9 +18,16 @@ tests_unit_test_fsm_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
 tests_unit_test_fsm_SOURCES = tests/unit/test_fsm.c supervisor/sup_fsm.c
 tests_unit_test_fsm_LDADD = $(UNIT_LIBS)
 tests_unit_test_lease_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
-tests_unit_test_lease_SOURCES = tests/unit/test_lease.c supervisor/sup_lease.c \
-	supervisor/sup_route.c
+tests_unit_test_lease_SOURCES = tests/unit/test_lease.c supervisor/sup_lease.c
 tests_unit_test_lease_LDADD = $(UNIT_LIBS)
+tests_unit_test_route_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
+tests_unit_test_route_SOURCES = tests/unit/test_route.c supervisor/sup_route.c
+tests_unit_test_route_LDADD = $(UNIT_LIBS)
+# The availability FSM, and what it shows beside its breaker.
+tests_unit_test_endpoint_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
+tests_unit_test_endpoint_SOURCES = tests/unit/test_endpoint.c \
+	supervisor/sup_endpoint.c supervisor/sup_breaker.c
+tests_unit_test_endpoint_LDADD = $(UNIT_LIBS)
 # The chain logic against an in-memory SQLite store.
 tests_unit_test_chain_CFLAGS = $(UNIT_CFLAGS) $(SQLITE_CFLAGS) \
 	-I$(top_srcdir)/supervisor
@@ -30,7 +38,8 @@ tests_unit_test_chain_LDADD = $(UNIT_LIBS) $(SQLITE_LIBS) $(EV_LIBS) \
 	$(JANSSON_LIBS) $(SODIUM_LIBS) $(XXHASH_LIBS)
 TESTS += tests/unit/test_conf tests/unit/test_conf_keys \
 	tests/unit/test_msg tests/unit/test_proto tests/unit/test_fsm \
-	tests/unit/test_lease tests/unit/test_chain
+	tests/unit/test_lease tests/unit/test_chain tests/unit/test_route \
+	tests/unit/test_endpoint
 
 # chainwatchd -n on tests/conf/*.in, compared with the .ok files.
 SUP_TESTS = tests/integration/conf_check.sh \

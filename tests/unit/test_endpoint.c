@@ -1,0 +1,304 @@
+/*
+ * An endpoint's availability, driven directly: every row of the table in
+ * sup_endpoint.c, how the reason and `since` of a trouble are kept, and
+ * what people are shown beside the endpoint's breaker.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sup_endpoint.h"
+
+#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
+#define S	1000ULL
+/* Wall-clock ms, as sup_health.c passes it. */
+#define T0	1764374400000ULL
+
+/* An endpoint brought into a state the way it gets there. */
+static void
+reach(struct ep_avail *a, enum ep_state s, uint64_t when)
+{
+	ep_init(a);
+	switch (s) {
+	case EP_STARTING:
+		break;
+	case EP_READY:
+		ep_step(a, EPE_FACTS, NULL, when);
+		break;
+	case EP_DOWN:
+		ep_step(a, EPE_LOST, "old trouble", when);
+		break;
+	case EP_QUARANTINED:
+		ep_step(a, EPE_WRONG_CHAIN, "old trouble", when);
+		break;
+	}
+	assert_int_equal(a->state, s);
+}
+
+static void
+step(struct ep_avail *a, enum ep_event ev, const char *why, uint64_t now,
+    enum ep_state want, unsigned want_act)
+{
+	enum ep_state	was = a->state;
+	unsigned	act = ep_step(a, ev, why, now);
+
+	if (a->state != want || act != want_act) {
+		print_error("%s + %s: got %s/0x%x, want %s/0x%x\n",
+		    ep_state_name(was), ep_event_name(ev),
+		    ep_state_name(a->state), act, ep_state_name(want),
+		    want_act);
+		fail();
+	}
+}
+
+/* What a row does to the reason and `since`. */
+enum keep {
+	UNTOUCHED,	/* both as they were */
+	NEW_TROUBLE,	/* since now, the event's reason */
+	SAME_TROUBLE,	/* since kept, the event's reason */
+	CLEARED,	/* since 0, no reason */
+};
+
+static void
+test_table(void **state)
+{
+	static const struct {
+		enum ep_state	from;
+		enum ep_event	ev;
+		enum ep_state	to;
+		unsigned	act;
+		enum keep	keep;
+	} rows[] = {
+		{ EP_STARTING, EPE_SPAWNED, EP_STARTING, 0, UNTOUCHED },
+		{ EP_STARTING, EPE_FACTS, EP_READY, EPA_READY, CLEARED },
+		{ EP_STARTING, EPE_WRONG_CHAIN, EP_QUARANTINED,
+		    EPA_QUARANTINE | EPA_STORE, NEW_TROUBLE },
+		{ EP_STARTING, EPE_LOST, EP_DOWN, EPA_STORE, NEW_TROUBLE },
+		{ EP_STARTING, EPE_EXITED, EP_STARTING, 0, UNTOUCHED },
+		{ EP_READY, EPE_SPAWNED, EP_STARTING, 0, UNTOUCHED },
+		{ EP_READY, EPE_FACTS, EP_READY, 0, UNTOUCHED },
+		{ EP_READY, EPE_WRONG_CHAIN, EP_QUARANTINED,
+		    EPA_GONE | EPA_QUARANTINE | EPA_STORE, NEW_TROUBLE },
+		{ EP_READY, EPE_LOST, EP_DOWN, EPA_GONE | EPA_STORE,
+		    NEW_TROUBLE },
+		{ EP_READY, EPE_EXITED, EP_STARTING, EPA_GONE, UNTOUCHED },
+		{ EP_DOWN, EPE_SPAWNED, EP_DOWN, 0, UNTOUCHED },
+		{ EP_DOWN, EPE_FACTS, EP_READY, EPA_READY | EPA_STORE,
+		    CLEARED },
+		{ EP_DOWN, EPE_WRONG_CHAIN, EP_QUARANTINED,
+		    EPA_QUARANTINE | EPA_STORE, NEW_TROUBLE },
+		{ EP_DOWN, EPE_LOST, EP_DOWN, EPA_STORE, SAME_TROUBLE },
+		{ EP_DOWN, EPE_EXITED, EP_DOWN, 0, UNTOUCHED },
+		{ EP_QUARANTINED, EPE_FACTS, EP_READY,
+		    EPA_RELEASE | EPA_READY | EPA_STORE, CLEARED },
+		{ EP_QUARANTINED, EPE_WRONG_CHAIN, EP_QUARANTINED, EPA_STORE,
+		    SAME_TROUBLE },
+		{ EP_QUARANTINED, EPE_SPAWNED, EP_QUARANTINED, 0, UNTOUCHED },
+		{ EP_QUARANTINED, EPE_LOST, EP_QUARANTINED, 0, UNTOUCHED },
+		{ EP_QUARANTINED, EPE_EXITED, EP_QUARANTINED, 0, UNTOUCHED },
+	};
+	unsigned	seen[4][5];
+	uint64_t	now = T0 + 60 * S;
+
+	/* Every state meets every event once. */
+	assert_int_equal(nitems(rows), 4 * 5);
+	memset(seen, 0, sizeof(seen));
+	for (size_t i = 0; i < nitems(rows); i++)
+		assert_int_equal(seen[rows[i].from][rows[i].ev]++, 0);
+
+	for (size_t i = 0; i < nitems(rows); i++) {
+		struct ep_avail	a, was;
+
+		reach(&a, rows[i].from, T0);
+		was = a;
+		step(&a, rows[i].ev, "new trouble", now, rows[i].to,
+		    rows[i].act);
+		switch (rows[i].keep) {
+		case UNTOUCHED:
+			assert_int_equal(a.since, was.since);
+			assert_string_equal(a.reason, was.reason);
+			break;
+		case NEW_TROUBLE:
+			assert_int_equal(a.since, now);
+			assert_string_equal(a.reason, "new trouble");
+			break;
+		case SAME_TROUBLE:
+			assert_int_equal(a.since, T0);
+			assert_string_equal(a.reason, "new trouble");
+			break;
+		case CLEARED:
+			assert_int_equal(a.since, 0);
+			assert_string_equal(a.reason, "");
+			break;
+		}
+	}
+}
+
+/* A life: trouble, its reasons and since, as people would see them. */
+static void
+test_since_and_reason(void **state)
+{
+	struct ep_avail	a;
+	char		longer[2 * EP_REASON_MAX];
+
+	ep_init(&a);
+	assert_int_equal(a.state, EP_STARTING);
+	assert_int_equal(a.since, 0);
+	assert_string_equal(a.reason, "");
+	step(&a, EPE_FACTS, NULL, T0, EP_READY, EPA_READY);
+	assert_int_equal(a.since, 0);
+
+	/* Down at T0 + 10 s; it stays down since then whatever follows. */
+	step(&a, EPE_LOST, "hung: no answer for 30 s", T0 + 10 * S, EP_DOWN,
+	    EPA_GONE | EPA_STORE);
+	assert_int_equal(a.since, T0 + 10 * S);
+	assert_string_equal(a.reason, "hung: no answer for 30 s");
+	/* A respawned worker is no cure, and says nothing new. */
+	step(&a, EPE_SPAWNED, "ignored", T0 + 11 * S, EP_DOWN, 0);
+	assert_string_equal(a.reason, "hung: no answer for 30 s");
+	step(&a, EPE_LOST, "exited with 1 before its facts", T0 + 12 * S,
+	    EP_DOWN, EPA_STORE);
+	step(&a, EPE_EXITED, "ignored", T0 + 13 * S, EP_DOWN, 0);
+	step(&a, EPE_SPAWNED, NULL, T0 + 14 * S, EP_DOWN, 0);
+	step(&a, EPE_LOST, "killed by signal 9", T0 + 20 * S, EP_DOWN,
+	    EPA_STORE);
+	assert_int_equal(a.since, T0 + 10 * S);
+	assert_string_equal(a.reason, "killed by signal 9");
+	/* No reason given: none shown, since still kept. */
+	step(&a, EPE_LOST, NULL, T0 + 21 * S, EP_DOWN, EPA_STORE);
+	assert_string_equal(a.reason, "");
+	assert_int_equal(a.since, T0 + 10 * S);
+	/* Its facts end it. */
+	step(&a, EPE_FACTS, "ignored", T0 + 30 * S, EP_READY,
+	    EPA_READY | EPA_STORE);
+	assert_int_equal(a.since, 0);
+	assert_string_equal(a.reason, "");
+	/* The next trouble starts afresh. */
+	step(&a, EPE_EXITED, NULL, T0 + 40 * S, EP_STARTING, EPA_GONE);
+	assert_int_equal(a.since, 0);
+	step(&a, EPE_LOST, "setup failed", T0 + 50 * S, EP_DOWN, EPA_STORE);
+	assert_int_equal(a.since, T0 + 50 * S);
+
+	/* Down, then another chain's genesis: a new trouble. */
+	step(&a, EPE_WRONG_CHAIN, "genesis 0xab, not 0xcd", T0 + 60 * S,
+	    EP_QUARANTINED, EPA_QUARANTINE | EPA_STORE);
+	assert_int_equal(a.since, T0 + 60 * S);
+	step(&a, EPE_WRONG_CHAIN, "genesis 0xef, not 0xcd", T0 + 70 * S,
+	    EP_QUARANTINED, EPA_STORE);
+	assert_int_equal(a.since, T0 + 60 * S);
+	assert_string_equal(a.reason, "genesis 0xef, not 0xcd");
+	/* A quarantined endpoint's worker dying changes nothing shown. */
+	step(&a, EPE_LOST, "hung", T0 + 80 * S, EP_QUARANTINED, 0);
+	step(&a, EPE_SPAWNED, NULL, T0 + 81 * S, EP_QUARANTINED, 0);
+	step(&a, EPE_EXITED, NULL, T0 + 82 * S, EP_QUARANTINED, 0);
+	assert_int_equal(a.since, T0 + 60 * S);
+	assert_string_equal(a.reason, "genesis 0xef, not 0xcd");
+	step(&a, EPE_FACTS, NULL, T0 + 90 * S, EP_READY,
+	    EPA_RELEASE | EPA_READY | EPA_STORE);
+	assert_int_equal(a.since, 0);
+	assert_string_equal(a.reason, "");
+
+	/* A reason too long for the field is cut, not overrun. */
+	memset(longer, 'x', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	step(&a, EPE_LOST, longer, T0 + 100 * S, EP_DOWN,
+	    EPA_GONE | EPA_STORE);
+	assert_int_equal(strlen(a.reason), EP_REASON_MAX - 1);
+}
+
+/* Down and quarantined outweigh the breaker; otherwise it is shown. */
+static void
+test_shown(void **state)
+{
+	struct breaker_conf	c;
+	struct breaker		b;
+	struct ep_avail		a;
+	const char		*reason, *name;
+	uint64_t		since, t1 = T0 + 60 * S;
+
+	breaker_conf_default(&c);
+	breaker_init(&b, &c, T0);
+	ep_init(&a);
+
+	/* Starting, and ready: the breaker's state, since and reason. */
+	name = ep_shown(&a, &b, &since, &reason);
+	assert_string_equal(name, "closed");
+	assert_int_equal(since, T0);
+	assert_string_equal(reason, "");
+	ep_step(&a, EPE_FACTS, NULL, T0 + S);
+	name = ep_shown(&a, &b, &since, &reason);
+	assert_string_equal(name, "closed");
+	assert_int_equal(since, T0);
+
+	/* Its breaker opens on 20 timeouts at once. */
+	for (int i = 0; i < 20 && b.state == BRK_CLOSED; i++)
+		breaker_outcome(&b, b.gen, OUTCOME_TIMEOUT, t1);
+	assert_int_equal(b.state, BRK_OPEN);
+	name = ep_shown(&a, &b, &since, &reason);
+	assert_string_equal(name, "open");
+	assert_int_equal(since, t1);
+	assert_string_equal(reason, b.reason);
+	assert_true(reason[0] != '\0');
+	/* Half-open after its cooldown: still the breaker's reason. */
+	assert_int_equal(breaker_allow(&b, t1 + 5 * S), BRK_TRIAL);
+	name = ep_shown(&a, &b, &since, &reason);
+	assert_string_equal(name, "half-open");
+	assert_int_equal(since, t1 + 5 * S);
+	assert_string_equal(reason, b.reason);
+
+	/* Its worker hangs: down, with its own since and reason. */
+	ep_step(&a, EPE_LOST, "hung: no answer for 30 s", t1 + 7 * S);
+	name = ep_shown(&a, &b, &since, &reason);
+	assert_string_equal(name, "down");
+	assert_int_equal(since, t1 + 7 * S);
+	assert_string_equal(reason, "hung: no answer for 30 s");
+	/* Another chain's genesis: quarantined. */
+	ep_step(&a, EPE_WRONG_CHAIN, "genesis 0xab, not 0xcd", t1 + 9 * S);
+	name = ep_shown(&a, &b, &since, &reason);
+	assert_string_equal(name, "quarantined");
+	assert_int_equal(since, t1 + 9 * S);
+	assert_string_equal(reason, "genesis 0xab, not 0xcd");
+
+	/* Back, and the breaker shows again as it stands. */
+	ep_step(&a, EPE_FACTS, NULL, t1 + 10 * S);
+	name = ep_shown(&a, &b, &since, &reason);
+	assert_string_equal(name, "half-open");
+	assert_int_equal(since, t1 + 5 * S);
+	/* A worker starting after a reload: the breaker too. */
+	ep_step(&a, EPE_SPAWNED, NULL, t1 + 11 * S);
+	assert_int_equal(a.state, EP_STARTING);
+	name = ep_shown(&a, &b, &since, &reason);
+	assert_string_equal(name, "half-open");
+}
+
+static void
+test_names(void **state)
+{
+	assert_string_equal(ep_state_name(EP_STARTING), "starting");
+	assert_string_equal(ep_state_name(EP_READY), "ready");
+	assert_string_equal(ep_state_name(EP_DOWN), "down");
+	assert_string_equal(ep_state_name(EP_QUARANTINED), "quarantined");
+	assert_string_equal(ep_state_name((enum ep_state)4), "?");
+	assert_string_equal(ep_event_name(EPE_SPAWNED), "spawned");
+	assert_string_equal(ep_event_name(EPE_WRONG_CHAIN), "wrong_chain");
+	assert_string_equal(ep_event_name(EPE_EXITED), "exited");
+	assert_string_equal(ep_event_name((enum ep_event)5), "?");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_since_and_reason),
+		cmocka_unit_test(test_shown),
+		cmocka_unit_test(test_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
