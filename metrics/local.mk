@@ -8,12 +8,12 @@ metrics_chainwatch_metrics_SOURCES = metrics/mtr.h \
 	metrics/mtr_expo.c \
 	metrics/mtr_health.c \
 	metrics/mtr_http.c \
-	src/cli_ctl.c src/cli_ctl.h \
-	src/cli_daemon.c \
-	src/cli_db.c \
-	src/cli_fmt.c src/cli_fmt.h \
-	src/cli_status.c
-metrics_chainwatch_metrics_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) \
-	$(SQLITE_CFLAGS) $(JANSSON_CFLAGS) $(INIH_CFLAGS)
+	cli/cli_ctl.c cli/cli_ctl.h \
+	cli/cli_daemon.c \
+	cli/cli_db.c \
+	cli/cli_fmt.c cli/cli_fmt.h \
+	cli/cli_status.c
+metrics_chainwatch_metrics_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/cli \
+	$(MHD_CFLAGS) $(SQLITE_CFLAGS) $(JANSSON_CFLAGS) $(INIH_CFLAGS)
 metrics_chainwatch_metrics_LDADD = src/libcw.a $(MHD_LIBS) $(SQLITE_LIBS) \
 	$(JANSSON_LIBS) $(INIH_LIBS) -lpthread -lm

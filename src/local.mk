@@ -1,4 +1,4 @@
-# src/: the code every program shares, and (later) the chainwatch CLI.
+# src/: the code every program shares.
 noinst_LIBRARIES += src/libcw.a
 src_libcw_a_SOURCES = \
 	src/log.c src/log.h \
@@ -15,4 +15,3 @@ src_libcw_a_CFLAGS = $(AM_CFLAGS) $(MSGPACK_CFLAGS) $(INIH_CFLAGS) \
 	$(JANSSON_CFLAGS) $(SODIUM_CFLAGS) $(XXHASH_CFLAGS)
 
 include src/codec.mk
-include src/cli.mk

@@ -1,6 +1,6 @@
 /*
- * chainwatch reload's side without a daemon (src/cli_reload.c,
- * src/cli_daemon.c): the line it prints, and what it says and exits with
+ * chainwatch reload's side without a daemon (cli/cli_reload.c,
+ * cli/cli_daemon.c): the line it prints, and what it says and exits with
  * when nothing answers on the control socket.
  */
 #include "config.h"
