@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli_ctl.h"
+#include "view_ctl.h"
 #include "conf.h"
 #include "util.h"
 
@@ -97,7 +97,7 @@ cli_reload(const char *conf_path, const char *socket_path, int json)
 			return rc;
 		socket_path = conf_sock;
 	}
-	if (cli_ctl_request(socket_path, "reload", &answer, &down, err,
+	if (view_ctl_request(socket_path, "reload", &answer, &down, err,
 	    sizeof(err)) == -1) {
 		if (down) {
 			cli_err("chainwatchd is not running (nothing "

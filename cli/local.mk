@@ -1,11 +1,10 @@
-# cli/: chainwatch(1), the command-line view of the store.  (u512, which
-# it shares with chainwatchd, is in libcw.a: see src/local.mk.)
+# cli/: chainwatch(1), the command-line view of the store.  It reads the
+# store and asks the daemon through libcwview.a (src/view.mk), as
+# chainwatch-metrics does; what is here is the command line and the text.
 bin_PROGRAMS += cli/chainwatch
 cli_chainwatch_SOURCES = \
 	cli/chainwatch.c cli/cli.h \
-	cli/cli_ctl.c cli/cli_ctl.h \
 	cli/cli_daemon.c \
-	cli/cli_db.c \
 	cli/cli_reload.c \
 	cli/cli_fmt.c cli/cli_fmt.h \
 	cli/cli_endpoints.c \
@@ -16,5 +15,4 @@ cli_chainwatch_SOURCES = \
 	cli/cli_verify.c
 cli_chainwatch_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(JANSSON_CFLAGS) \
 	$(INIH_CFLAGS)
-cli_chainwatch_LDADD = src/libcw.a $(SQLITE_LIBS) $(JANSSON_LIBS) \
-	$(INIH_LIBS)
+cli_chainwatch_LDADD = $(VIEW_LIBS) $(INIH_LIBS)

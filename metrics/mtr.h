@@ -71,7 +71,7 @@ struct mtr_snap {
 	size_t			 n_chains;
 	struct mtr_endpoint	*eps;
 	size_t			 n_eps;
-	struct json_t		*status;	/* cli_status_json(), or NULL */
+	struct json_t		*status;	/* view_status_json() or NULL */
 };
 
 /* A growing text buffer; xrealloc aborts rather than fail. */

@@ -15,3 +15,4 @@ src_libcw_a_CFLAGS = $(AM_CFLAGS) $(MSGPACK_CFLAGS) $(INIH_CFLAGS) \
 	$(JANSSON_CFLAGS) $(SODIUM_CFLAGS) $(XXHASH_CFLAGS)
 
 include src/codec.mk
+include src/view.mk

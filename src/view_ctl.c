@@ -1,7 +1,8 @@
 /*
  * Talking to the running daemon: connect to its control socket, send one
  * line, read the answer until the daemon closes.  Every step, connect
- * included, has the same deadline, so a stopped daemon cannot hang the CLI.
+ * included, has the same deadline, so a stopped daemon cannot hang the CLI
+ * or a scrape.  And whether chainwatchd runs, from its "status" answer.
  */
 #include "config.h"
 
@@ -15,8 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_ctl.h"
 #include "util.h"
+#include "view.h"
+#include "view_ctl.h"
 
 /* Wait for fd to be ready for events, until the deadline; 0 if it is. */
 static int
@@ -39,11 +41,11 @@ ctl_wait(int fd, short events, uint64_t deadline)
 }
 
 int
-cli_ctl_request(const char *path, const char *cmd, json_t **answer,
+view_ctl_request(const char *path, const char *cmd, json_t **answer,
     int *down, char *err, size_t errlen)
 {
 	struct sockaddr_un	 sun;
-	uint64_t		 deadline = now_mono_ms() + CTL_TIMEOUT_MS;
+	uint64_t		 deadline = now_mono_ms() + VIEW_CTL_TIMEOUT_MS;
 	json_t			*j;
 	char			*req = NULL, *buf = NULL;
 	size_t			 len = 0, off = 0, cap = 0;
@@ -80,7 +82,8 @@ cli_ctl_request(const char *path, const char *cmd, json_t **answer,
 		*down = errno == ENOENT || errno == ECONNREFUSED;
 		if (errno == EAGAIN)
 			snprintf(err, errlen, "%s: the daemon accepted no "
-			    "connection in %d s", path, CTL_TIMEOUT_MS / 1000);
+			    "connection in %d s", path,
+			    VIEW_CTL_TIMEOUT_MS / 1000);
 		else
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		goto out;
@@ -98,7 +101,7 @@ cli_ctl_request(const char *path, const char *cmd, json_t **answer,
 	while (off < len) {
 		if (ctl_wait(fd, POLLOUT, deadline) == -1) {
 			snprintf(err, errlen, "%s: the daemon took no request "
-			    "in %d s", path, CTL_TIMEOUT_MS / 1000);
+			    "in %d s", path, VIEW_CTL_TIMEOUT_MS / 1000);
 			goto out;
 		}
 		n = send(fd, req + off, len - off, MSG_NOSIGNAL);
@@ -120,7 +123,7 @@ cli_ctl_request(const char *path, const char *cmd, json_t **answer,
 		}
 		if (ctl_wait(fd, POLLIN, deadline) == -1) {
 			snprintf(err, errlen, "%s: no answer from the daemon "
-			    "in %d s", path, CTL_TIMEOUT_MS / 1000);
+			    "in %d s", path, VIEW_CTL_TIMEOUT_MS / 1000);
 			goto out;
 		}
 		n = read(fd, buf + off, cap - off - 1);
@@ -139,9 +142,9 @@ cli_ctl_request(const char *path, const char *cmd, json_t **answer,
 			goto out;
 		}
 		off += (size_t)n;
-		if (off > CTL_ANSWER_MAX) {
+		if (off > VIEW_CTL_ANSWER_MAX) {
 			snprintf(err, errlen, "%s: answer larger than %d bytes",
-			    path, CTL_ANSWER_MAX);
+			    path, VIEW_CTL_ANSWER_MAX);
 			goto out;
 		}
 	}
@@ -166,4 +169,32 @@ out:
 	if (fd != -1)
 		close(fd);
 	return rc;
+}
+
+int
+view_daemon_state(const char *socket_path, json_t **status)
+{
+	json_t	*answer;
+	char	 err[512];
+	int	 down;
+
+	*status = NULL;
+	if (view_ctl_request(socket_path, "status", &answer, &down, err,
+	    sizeof(err)) == -1) {
+		if (down)
+			return 0;
+		view_err("%s", err);
+		return -1;
+	}
+	if (!json_is_true(json_object_get(answer, "ok"))) {
+		const char *e = json_string_value(json_object_get(answer,
+		    "error"));
+
+		view_err("%s: chainwatchd refused the status request: %s",
+		    socket_path, e != NULL ? e : "(no reason given)");
+		json_decref(answer);
+		return -1;
+	}
+	*status = answer;
+	return 1;
 }
