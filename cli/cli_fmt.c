@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "buf.h"
 #include "cli.h"
 #include "cli_fmt.h"
 #include "hex.h"
@@ -113,18 +114,10 @@ cli_table_init(struct cli_table *t, const char *align, int indent, int gap)
 static char *
 vfmt(const char *fmt, va_list ap)
 {
-	va_list	 aq;
-	char	*s;
-	int	 n;
+	struct buf	 b = { 0 };
 
-	va_copy(aq, ap);
-	n = vsnprintf(NULL, 0, fmt, aq);
-	va_end(aq);
-	if (n < 0)
-		return xstrdup("?");
-	s = xmalloc((size_t)n + 1);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	return s;
+	buf_vaddf(&b, fmt, ap);
+	return buf_release(&b, NULL);
 }
 
 static struct cli_row *

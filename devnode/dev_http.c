@@ -35,6 +35,7 @@
 #include "util.h"
 
 #include "dev_http.h"
+#include "dev_json.h"
 #include "dev_rpc.h"
 #include "wskey.h"
 #include "dev_ws.h"
@@ -54,7 +55,7 @@ enum req_kind {
 
 struct http_req {
 	enum req_kind		 kind;
-	struct dev_buf		 body;
+	struct buf		 body;
 	int			 too_big;
 	int			 slowed;	/* the slow delay is behind us */
 	/* While suspended, on the held list (under held_lock). */
@@ -330,10 +331,10 @@ respond_text(struct MHD_Connection *conn, unsigned status, const char *text)
 }
 
 static enum MHD_Result
-respond_buf(struct MHD_Connection *conn, unsigned status, struct dev_buf *b)
+respond_buf(struct MHD_Connection *conn, unsigned status, struct buf *b)
 {
 	size_t	len;
-	char	*p = dev_buf_release(b, &len);
+	char	*p = buf_release(b, &len);
 
 	return respond(conn, status, "application/json; charset=utf-8", p,
 	    len);
@@ -343,26 +344,26 @@ static enum MHD_Result
 answer_control(struct MHD_Connection *conn, struct http_req *r,
     const char *method)
 {
-	struct dev_buf	 out;
+	struct buf	 out;
 	json_t		*req;
 	json_error_t	 jerr;
 	char		 err[200];
 
-	dev_buf_init(&out);
+	buf_init(&out);
 	if (strcmp(method, "POST") == 0 && r->body.len > 0) {
 		if (r->too_big ||
 		    (req = json_loadb(r->body.p, r->body.len, 0, &jerr)) ==
 		    NULL) {
-			dev_buf_adds(&out, "{\"error\":");
-			dev_buf_addstr(&out, "the body is not JSON");
-			dev_buf_addc(&out, '}');
+			buf_adds(&out, "{\"error\":");
+			dev_json_str(&out, "the body is not JSON");
+			buf_addc(&out, '}');
 			return respond_buf(conn, MHD_HTTP_BAD_REQUEST, &out);
 		}
 		if (dev_fault_control(req, err, sizeof(err)) == -1) {
 			json_decref(req);
-			dev_buf_adds(&out, "{\"error\":");
-			dev_buf_addstr(&out, err);
-			dev_buf_addc(&out, '}');
+			buf_adds(&out, "{\"error\":");
+			dev_json_str(&out, err);
+			buf_addc(&out, '}');
 			return respond_buf(conn, MHD_HTTP_BAD_REQUEST, &out);
 		}
 		json_decref(req);
@@ -492,7 +493,7 @@ answer_rpc(struct MHD_Connection *conn, struct http_req *r)
 {
 	struct dev_fault_view	 fv;
 	struct dev_rpc_ctx	 ctx;
-	struct dev_buf		 out;
+	struct buf		 out;
 	struct truncated	*t;
 	struct dev_oversized	*o;
 	struct dev_blkref	 ref;
@@ -500,7 +501,7 @@ answer_rpc(struct MHD_Connection *conn, struct http_req *r)
 	size_t			 len;
 	int			 control;
 
-	dev_buf_init(&out);
+	buf_init(&out);
 	if (r->too_big) {
 		dev_rpc_error(&out, RPC_INVALID_REQUEST, "Request is too big");
 		return respond_buf(conn, MHD_HTTP_CONTENT_TOO_LARGE, &out);
@@ -537,7 +538,7 @@ answer_rpc(struct MHD_Connection *conn, struct http_req *r)
 	    &out);
 	if (dev_fault_hit(&fv, FAULT_TRUNCATED) && out.len > 1) {
 		t = xcalloc(1, sizeof(*t));
-		t->body = dev_buf_release(&out, &t->len);
+		t->body = buf_release(&out, &t->len);
 		t->send = t->len / 2;
 		return respond_callback(conn, t->len, truncated_cb, t,
 		    truncated_free);
@@ -545,19 +546,19 @@ answer_rpc(struct MHD_Connection *conn, struct http_req *r)
 	if (dev_fault_hit(&fv, FAULT_OVERSIZED)) {
 		/* Valid-looking JSON: the best header, over and over. */
 		dev_request_id(r->body.p, r->body.len, id, sizeof(id));
-		dev_buf_reset(&out);
+		buf_reset(&out);
 		dev_chain_block_at(ctx.view.chain, ctx.view.head,
 		    ctx.view.head, &ref);
 		dev_chain_header_json(ctx.view.chain, &ref, &out);
 		o = dev_oversized_new(id, out.p, out.len,
 		    fv.arg[FAULT_OVERSIZED] << 20);
-		dev_buf_free(&out);
+		buf_free(&out);
 		return respond_callback(conn, MHD_SIZE_UNKNOWN, oversized_cb, o,
 		    oversized_free);
 	}
 	if (dev_fault_hit(&fv, FAULT_MALFORMED)) {
 		bad = dev_malform(out.p != NULL ? out.p : "", out.len, &len);
-		dev_buf_free(&out);
+		buf_free(&out);
 		return respond(conn, MHD_HTTP_OK,
 		    "application/json; charset=utf-8", bad, len);
 	}
@@ -593,11 +594,11 @@ http_access(void *cls, struct MHD_Connection *conn, const char *url,
 	struct http_req		*r = *req_cls;
 	struct dev_fault_view	 fv;
 	struct dev_rpc_ctx	 ctx;
-	struct dev_buf		 out;
+	struct buf		 out;
 
 	if (r == NULL) {
 		r = xcalloc(1, sizeof(*r));
-		dev_buf_init(&r->body);
+		buf_init(&r->body);
 		r->kind = cls == &ctl_marker ? REQ_CONTROL :
 		    classify(conn, url, method);
 		*req_cls = r;
@@ -607,9 +608,9 @@ http_access(void *cls, struct MHD_Connection *conn, const char *url,
 		if (!r->too_big && r->body.len + *upload_size >
 		    dev_conf.max_request) {
 			r->too_big = 1;
-			dev_buf_free(&r->body);
+			buf_free(&r->body);
 		} else if (!r->too_big)
-			dev_buf_add(&r->body, upload, *upload_size);
+			buf_add(&r->body, upload, *upload_size);
 		*upload_size = 0;
 		return MHD_YES;
 	}
@@ -628,8 +629,8 @@ http_access(void *cls, struct MHD_Connection *conn, const char *url,
 			return MHD_NO;
 		memset(&ctx, 0, sizeof(ctx));
 		dev_view_get(&fv, &ctx.view);
-		dev_buf_init(&out);
-		dev_buf_addf(&out, "{\"peers\":3,\"isSyncing\":%s,"
+		buf_init(&out);
+		buf_addf(&out, "{\"peers\":3,\"isSyncing\":%s,"
 		    "\"shouldHavePeers\":true}",
 		    ctx.view.syncing ? "true" : "false");
 		return respond_buf(conn, MHD_HTTP_OK, &out);
@@ -648,7 +649,7 @@ req_done(void *cls, struct MHD_Connection *conn, void **req_cls,
 
 	if (r == NULL)
 		return;
-	dev_buf_free(&r->body);
+	buf_free(&r->body);
 	free(r);
 	*req_cls = NULL;
 }
@@ -774,13 +775,13 @@ dev_oversized_new(const char *id_json, const char *unit, size_t unit_len,
     uint64_t bytes)
 {
 	struct dev_oversized	*o;
-	struct dev_buf		 b;
+	struct buf		 b;
 	uint64_t		 room;
 
 	o = xcalloc(1, sizeof(*o));
-	dev_buf_init(&b);
-	dev_buf_addf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":[", id_json);
-	o->prefix = dev_buf_release(&b, &o->plen);
+	buf_init(&b);
+	buf_addf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":[", id_json);
+	o->prefix = buf_release(&b, &o->plen);
 	o->unit = xmalloc(unit_len + 1);
 	memcpy(o->unit, unit, unit_len);
 	o->ulen = unit_len;

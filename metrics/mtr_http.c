@@ -34,7 +34,7 @@ static pthread_mutex_t		 cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	int		valid;
 	uint64_t	at;		/* monotonic ms */
-	struct mtr_buf	metrics, health;
+	struct buf	metrics, health;
 	unsigned	health_code;
 } cache;
 
@@ -60,8 +60,8 @@ cache_refresh(void)
 	if (cache.valid && now_mono_ms() - cache.at < MTR_CACHE_MS)
 		return;
 	mtr_gather(&s);
-	mtr_buf_free(&cache.metrics);
-	mtr_buf_free(&cache.health);
+	buf_free(&cache.metrics);
+	buf_free(&cache.health);
 	mtr_expo(&s, &cache.metrics);
 	cache.health_code = mtr_health(&s, &cache.health);
 	mtr_snap_free(&s);
@@ -104,14 +104,14 @@ respond_snapshot(struct MHD_Connection *conn, const char *method,
 {
 	struct MHD_Response	*resp;
 	enum MHD_Result		 ret;
-	const struct mtr_buf	*b;
+	const struct buf	*b;
 	unsigned		 code;
 
 	pthread_mutex_lock(&cache_lock);
 	cache_refresh();
 	b = health ? &cache.health : &cache.metrics;
 	code = health ? cache.health_code : MHD_HTTP_OK;
-	resp = MHD_create_response_from_buffer(b->len, b->s,
+	resp = MHD_create_response_from_buffer(b->len, b->p,
 	    MHD_RESPMEM_MUST_COPY);
 	pthread_mutex_unlock(&cache_lock);
 	if (resp == NULL)
@@ -176,7 +176,7 @@ mtr_http_stop(void)
 	if (mhd != NULL)
 		MHD_stop_daemon(mhd);
 	mhd = NULL;
-	mtr_buf_free(&cache.metrics);
-	mtr_buf_free(&cache.health);
+	buf_free(&cache.metrics);
+	buf_free(&cache.health);
 	cache.valid = 0;
 }

@@ -3,6 +3,7 @@ noinst_LIBRARIES += src/libcw.a
 src_libcw_a_SOURCES = \
 	src/log.c src/log.h \
 	src/util.c src/util.h \
+	src/buf.c src/buf.h \
 	src/outcome.c src/outcome.h \
 	src/conf.c src/conf.h \
 	src/msg.c src/msg.h \

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "util.h"
 #include "view.h"
 #include "view_ctl.h"
@@ -47,8 +48,9 @@ view_ctl_request(const char *path, const char *cmd, json_t **answer,
 	struct sockaddr_un	 sun;
 	uint64_t		 deadline = now_mono_ms() + VIEW_CTL_TIMEOUT_MS;
 	json_t			*j;
-	char			*req = NULL, *buf = NULL;
-	size_t			 len = 0, off = 0, cap = 0;
+	struct buf		 ans = { 0 };
+	char			*req = NULL;
+	size_t			 len = 0, off = 0;
 	json_error_t		 je;
 	ssize_t			 n;
 	int			 fd = -1, rc = -1;
@@ -115,18 +117,14 @@ view_ctl_request(const char *path, const char *cmd, json_t **answer,
 			off += (size_t)n;
 	}
 	(void)shutdown(fd, SHUT_WR);
-	off = 0;
 	for (;;) {
-		if (cap - off < 4096) {
-			cap = cap == 0 ? 8192 : cap * 2;
-			buf = xrealloc(buf, cap);
-		}
+		buf_reserve(&ans, 4096);
 		if (ctl_wait(fd, POLLIN, deadline) == -1) {
 			snprintf(err, errlen, "%s: no answer from the daemon "
 			    "in %d s", path, VIEW_CTL_TIMEOUT_MS / 1000);
 			goto out;
 		}
-		n = read(fd, buf + off, cap - off - 1);
+		n = read(fd, ans.p + ans.len, ans.cap - ans.len - 1);
 		if (n == 0)
 			break;
 		if (n == -1) {
@@ -136,25 +134,24 @@ view_ctl_request(const char *path, const char *cmd, json_t **answer,
 			 * A daemon that closed without reading all we
 			 * sent resets the stream after its answer.
 			 */
-			if (errno == ECONNRESET && off > 0)
+			if (errno == ECONNRESET && ans.len > 0)
 				break;
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			goto out;
 		}
-		off += (size_t)n;
-		if (off > VIEW_CTL_ANSWER_MAX) {
+		buf_added(&ans, (size_t)n);
+		if (ans.len > VIEW_CTL_ANSWER_MAX) {
 			snprintf(err, errlen, "%s: answer larger than %d bytes",
 			    path, VIEW_CTL_ANSWER_MAX);
 			goto out;
 		}
 	}
-	buf[off] = '\0';
-	if (off == 0) {
+	if (ans.len == 0) {
 		snprintf(err, errlen, "%s: the daemon closed without an "
 		    "answer", path);
 		goto out;
 	}
-	if ((*answer = json_loads(buf, 0, &je)) == NULL ||
+	if ((*answer = json_loads(ans.p, 0, &je)) == NULL ||
 	    !json_is_object(*answer)) {
 		snprintf(err, errlen, "%s: the answer is not a JSON object: %s",
 		    path, *answer == NULL ? je.text : "another type");
@@ -165,7 +162,7 @@ view_ctl_request(const char *path, const char *cmd, json_t **answer,
 	rc = 0;
 out:
 	free(req);
-	free(buf);
+	buf_free(&ans);
 	if (fd != -1)
 		close(fd);
 	return rc;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "log.h"
 #include "schema.h"
 #include "u512.h"
@@ -80,24 +81,17 @@ view_set_err(view_err_fn *fn)
 void
 view_err(const char *fmt, ...)
 {
-	va_list	 ap;
-	char	*msg;
-	int	 n;
+	struct buf	 msg = { 0 };
+	va_list		 ap;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	msg = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(msg, (size_t)n + 1, fmt, ap);
+	buf_vaddf(&msg, fmt, ap);
 	va_end(ap);
 	if (err_fn != NULL)
-		err_fn(msg);
+		err_fn(msg.p);
 	else
-		log_warnx("%s", msg);
-	free(msg);
+		log_warnx("%s", msg.p);
+	buf_free(&msg);
 }
 
 void
