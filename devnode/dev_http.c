@@ -18,7 +18,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -31,6 +30,7 @@
 #include <jansson.h>
 #include <microhttpd.h>
 
+#include "listen_addr.h"
 #include "log.h"
 #include "util.h"
 
@@ -94,40 +94,25 @@ mhd_log(void *cls, const char *fmt, va_list ap)
 	log_debug("libmicrohttpd: %s", msg);
 }
 
-/* "ADDR:PORT", "[V6]:PORT" or "PORT" (on 127.0.0.1). */
+/*
+ * --listen and --control-listen: an address as listen_addr_parse() takes
+ * it, or a bare port (or ":PORT") on 127.0.0.1.
+ */
 static int
 parse_listen(const char *spec, struct sockaddr_storage *ss, socklen_t *len)
 {
-	char		 buf[256], *host, *portstr, *p;
-	struct addrinfo	 hints, *res;
-	int		 rc;
+	char		 buf[80], addr[64];
+	unsigned	 port;
 
-	if (snprintf(buf, sizeof(buf), "%s", spec) >= (int)sizeof(buf))
-		return -1;
-	if (buf[0] == '[') {
-		host = buf + 1;
-		if ((p = strchr(host, ']')) == NULL || p[1] != ':')
+	if (spec[0] == ':' || strspn(spec, "0123456789") == strlen(spec)) {
+		if (snprintf(buf, sizeof(buf), "127.0.0.1:%s", spec +
+		    (spec[0] == ':')) >= (int)sizeof(buf))
 			return -1;
-		*p = '\0';
-		portstr = p + 2;
-	} else if ((p = strrchr(buf, ':')) != NULL) {
-		*p = '\0';
-		host = buf[0] != '\0' ? buf : "127.0.0.1";
-		portstr = p + 1;
-	} else {
-		host = "127.0.0.1";
-		portstr = buf;
+		spec = buf;
 	}
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
-	if ((rc = getaddrinfo(host, portstr, &hints, &res)) != 0)
+	if (listen_addr_parse(spec, addr, sizeof(addr), &port) == -1)
 		return -1;
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	*len = res->ai_addrlen;
-	freeaddrinfo(res);
-	return 0;
+	return listen_addr_sockaddr(addr, port, ss, len);
 }
 
 int
