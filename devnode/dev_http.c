@@ -19,7 +19,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +29,7 @@
 #include <jansson.h>
 #include <microhttpd.h>
 
+#include "http_log.h"
 #include "listen_addr.h"
 #include "log.h"
 #include "util.h"
@@ -80,19 +80,6 @@ static struct http_req		*held_head;
 static int			 http_stopping;
 
 static void	listener_update(void);
-
-static void
-mhd_log(void *cls, const char *fmt, va_list ap)
-{
-	char	msg[512];
-	size_t	n;
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	n = strlen(msg);
-	while (n > 0 && msg[n - 1] == '\n')
-		msg[--n] = '\0';
-	log_debug("libmicrohttpd: %s", msg);
-}
 
 /*
  * --listen and --control-listen: an address as listen_addr_parse() takes
@@ -678,7 +665,7 @@ dev_http_init(struct ev_loop *l)
 	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT,
 	    4000, NULL };
 	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_EXTERNAL_LOGGER,
-	    (intptr_t)mhd_log, NULL };
+	    (intptr_t)http_mhd_log, NULL };
 	if (dev_conf.threads > 1)
 		opts[n++] = (struct MHD_OptionItem){
 		    MHD_OPTION_THREAD_POOL_SIZE, dev_conf.threads, NULL };
@@ -697,7 +684,7 @@ dev_http_init(struct ev_loop *l)
 	    MHD_OPTION_LISTEN_SOCKET, ctl_fd,
 	    MHD_OPTION_NOTIFY_COMPLETED, req_done, NULL,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT,
-	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+	    MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, NULL,
 	    MHD_OPTION_END);
 	if (mhd_ctl == NULL) {
 		log_warnx("libmicrohttpd did not start (control port)");

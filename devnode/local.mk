@@ -13,5 +13,6 @@ devnode_chainwatch_devnode_SOURCES = \
 	devnode/dev_ws.c devnode/dev_ws.h
 devnode_chainwatch_devnode_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) \
 	$(MHD_CFLAGS) $(SODIUM_CFLAGS) $(XXHASH_CFLAGS)
-devnode_chainwatch_devnode_LDADD = src/libcw.a $(MHD_LIBS) $(JANSSON_LIBS) \
-	$(SODIUM_LIBS) $(XXHASH_LIBS) $(EV_LIBS) $(WSLAY_LIBS) -lpthread
+devnode_chainwatch_devnode_LDADD = src/libcwhttp.a src/libcw.a $(MHD_LIBS) \
+	$(JANSSON_LIBS) $(SODIUM_LIBS) $(XXHASH_LIBS) $(EV_LIBS) $(WSLAY_LIBS) \
+	-lpthread

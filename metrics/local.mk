@@ -10,4 +10,5 @@ metrics_chainwatch_metrics_SOURCES = metrics/mtr.h \
 	metrics/mtr_http.c
 metrics_chainwatch_metrics_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) \
 	$(SQLITE_CFLAGS) $(JANSSON_CFLAGS)
-metrics_chainwatch_metrics_LDADD = $(VIEW_LIBS) $(MHD_LIBS) -lpthread -lm
+metrics_chainwatch_metrics_LDADD = src/libcwhttp.a $(VIEW_LIBS) $(MHD_LIBS) \
+	-lpthread -lm

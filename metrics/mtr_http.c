@@ -8,13 +8,13 @@
 #include "config.h"
 
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <microhttpd.h>
 
+#include "http_log.h"
 #include "log.h"
 #include "mtr.h"
 #include "util.h"
@@ -37,19 +37,6 @@ static struct {
 	struct buf	metrics, health;
 	unsigned	health_code;
 } cache;
-
-static void
-mhd_log(void *cls, const char *fmt, va_list ap)
-{
-	char	msg[512];
-	size_t	n;
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	n = strlen(msg);
-	while (n > 0 && msg[n - 1] == '\n')
-		msg[--n] = '\0';
-	log_debug("libmicrohttpd: %s", msg);
-}
 
 /* Under cache_lock: gather again unless the snapshot is fresh. */
 static void
@@ -162,7 +149,7 @@ mtr_http_start(int listen_fd, int ipv6)
 	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
 	    MHD_USE_ERROR_LOG | (ipv6 ? MHD_USE_IPv6 : 0), 0, NULL, NULL,
 	    http_answer, NULL,
-	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,	/* first, or lost */
+	    MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, NULL,	/* first, or lost */
 	    MHD_OPTION_LISTEN_SOCKET, listen_fd,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)MTR_CONN_MAX,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MTR_CONN_TIMEOUT,

@@ -18,3 +18,4 @@ src_libcw_a_CFLAGS = $(AM_CFLAGS) $(MSGPACK_CFLAGS) $(INIH_CFLAGS) \
 
 include src/codec.mk
 include src/view.mk
+include src/http.mk
