@@ -69,7 +69,7 @@ int	cli_daemon_note(struct view_db *);
  */
 int	cli_reload(const char *conf_path, const char *socket_path, int json);
 /* "reloaded: 1 endpoint added, 1 changed, 2 kept" (", N removed" if any). */
-void	cli_reload_line(char *out, size_t outlen, int64_t added,
-	    int64_t changed, int64_t removed, int64_t kept);
+void	cli_reload_line(char *out, size_t outlen, uint64_t added,
+	    uint64_t changed, uint64_t removed, uint64_t kept);
 
 #endif

@@ -289,18 +289,6 @@ gather_store(struct mtr_snap *s)
 
 /* ---- the supervisor ---- */
 
-/* A counter or gauge the supervisor sent: a non-negative integer. */
-static int
-juint(const json_t *o, const char *key, uint64_t *v)
-{
-	const json_t	*j = json_object_get(o, key);
-
-	if (!json_is_integer(j) || json_integer_value(j) < 0)
-		return -1;
-	*v = (uint64_t)json_integer_value(j);
-	return 0;
-}
-
 /*
  * The latency histogram as the supervisor sends it: increasing finite
  * bounds, cumulative counts that never decrease, one more count than
@@ -319,7 +307,7 @@ sup_histogram(struct mtr_endpoint *e, const json_t *o)
 		return -1;
 	n = json_array_size(le);
 	if (n > MTR_BUCKETS_MAX || json_array_size(cum) != n + 1 ||
-	    juint(o, "latency_count", &count) == -1)
+	    view_ctl_count(o, "latency_count", &count) == -1)
 		return -1;
 	for (i = 0; i < n; i++) {
 		const json_t *b = json_array_get(le, i);
@@ -369,7 +357,7 @@ sup_endpoint(struct mtr_snap *s, const json_t *o)
 	e->in_sup = 1;
 	req = json_object_get(o, "requests");
 	for (int i = 0; i < OUTCOME_COUNT; i++)
-		if (juint(req, outcome_name((enum outcome)i),
+		if (view_ctl_count(req, outcome_name((enum outcome)i),
 		    &e->requests[i]) == -1)
 			e->requests[i] = 0;
 	e->has_hist = sup_histogram(e, o) == 0;
@@ -381,10 +369,10 @@ sup_endpoint(struct mtr_snap *s, const json_t *o)
 	    json_string_value(v)) != -1)
 		snprintf(e->breaker, sizeof(e->breaker), "%s",
 		    json_string_value(v));
-	(void)juint(o, "restarts", &e->restarts);
-	(void)juint(o, "rss_bytes", &e->rss_bytes);
-	(void)juint(o, "inflight", &e->inflight);
-	(void)juint(o, "hedges", &e->hedges);
+	(void)view_ctl_count(o, "restarts", &e->restarts);
+	(void)view_ctl_count(o, "rss_bytes", &e->rss_bytes);
+	(void)view_ctl_count(o, "inflight", &e->inflight);
+	(void)view_ctl_count(o, "hedges", &e->hedges);
 	e->ready = json_is_true(json_object_get(o, "ready"));
 }
 
@@ -407,9 +395,9 @@ sup_chain(struct mtr_snap *s, const json_t *o)
 		c->has_final = 1;
 		c->final_number = json_integer_value(v);
 	}
-	(void)juint(o, "blocks_ingested", &c->blocks_ingested);
-	(void)juint(o, "hedges", &c->hedges);
-	(void)juint(o, "hedges_won", &c->hedges_won);
+	(void)view_ctl_count(o, "blocks_ingested", &c->blocks_ingested);
+	(void)view_ctl_count(o, "hedges", &c->hedges);
+	(void)view_ctl_count(o, "hedges_won", &c->hedges_won);
 }
 
 static int

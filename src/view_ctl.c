@@ -169,6 +169,17 @@ out:
 }
 
 int
+view_ctl_count(const json_t *answer, const char *key, uint64_t *v)
+{
+	const json_t	*j = json_object_get(answer, key);
+
+	if (!json_is_integer(j) || json_integer_value(j) < 0)
+		return -1;
+	*v = (uint64_t)json_integer_value(j);
+	return 0;
+}
+
+int
 view_daemon_state(const char *socket_path, json_t **status)
 {
 	json_t	*answer;

@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define VIEW_CTL_TIMEOUT_MS	5000
 #define VIEW_CTL_ANSWER_MAX	(4 << 20)
@@ -19,6 +20,11 @@
  */
 int	view_ctl_request(const char *path, const char *cmd, json_t **answer,
 	    int *down, char *err, size_t errlen);
+/*
+ * A count or gauge in an answer: key's value into *v when it is a whole
+ * number, 0 or more; else -1 and *v untouched.
+ */
+int	view_ctl_count(const json_t *answer, const char *key, uint64_t *v);
 /*
  * Whether chainwatchd answers on socket_path: 1, with its "status" answer
  * in *status for json_decref; 0 if nothing answers there (no socket, or
