@@ -21,6 +21,7 @@
 #endif
 
 #include "benchlib.h"
+#include "buf.h"
 #include "hex.h"
 #include "log.h"
 #include "util.h"
@@ -73,25 +74,15 @@ bench_devnode(const char *path, const char *dir, const char *name,
 	fatalx(CW_EXIT_SYSTEM, "devnode %s did not start", path);
 }
 
-struct body {
-	char	*p;
-	size_t	 len;
-};
-
 static size_t
 body_write(char *p, size_t size, size_t n, void *arg)
 {
-	struct body	*b = arg;
-
-	b->p = xrealloc(b->p, b->len + size * n + 1);
-	memcpy(b->p + b->len, p, size * n);
-	b->len += size * n;
-	b->p[b->len] = '\0';
+	buf_add(arg, p, size * n);
 	return size * n;
 }
 
 static CURL *
-easy_new(const char *url, const char *req, struct body *b)
+easy_new(const char *url, const char *req, struct buf *b)
 {
 	CURL			*h = curl_easy_init();
 	static struct curl_slist *hdr;
@@ -112,25 +103,19 @@ bench_load_hashes(const char *url)
 {
 	static const char req[] = "{\"jsonrpc\":\"2.0\",\"id\":1,"
 	    "\"method\":\"chain_getBlockHash\",\"params\":[[";
-	struct body	b = { NULL, 0 };
+	struct buf	b = { 0 }, all = { 0 };
 	CURL		*h;
 	const char	*p;
 
-	{
-		size_t	 cap = 16 * BENCH_NHASH + 128, len;
-		char	*all = xmalloc(cap);
-
-		len = (size_t)snprintf(all, cap, "%s", req);
-		for (int i = 1; i <= BENCH_NHASH; i++)
-			len += (size_t)snprintf(all + len, cap - len, "%s%d",
-			    i == 1 ? "" : ",", i);
-		snprintf(all + len, cap - len, "]]}");
-		h = easy_new(url, all, &b);
-		if (curl_easy_perform(h) != CURLE_OK || b.p == NULL)
-			fatalx(CW_EXIT_SYSTEM, "devnode does not answer");
-		curl_easy_cleanup(h);
-		free(all);
-	}
+	buf_adds(&all, req);
+	for (int i = 1; i <= BENCH_NHASH; i++)
+		buf_addf(&all, "%s%d", i == 1 ? "" : ",", i);
+	buf_adds(&all, "]]}");
+	h = easy_new(url, all.p, &b);
+	if (curl_easy_perform(h) != CURLE_OK || b.p == NULL)
+		fatalx(CW_EXIT_SYSTEM, "devnode does not answer");
+	curl_easy_cleanup(h);
+	buf_free(&all);
 	p = b.p;
 	for (int i = 0; i < BENCH_NHASH; i++) {
 		if ((p = strstr(p, "\"0x")) == NULL || strlen(p) < 67)
@@ -145,7 +130,7 @@ bench_load_hashes(const char *url)
 		}
 		p += 67;
 	}
-	free(b.p);
+	buf_free(&b);
 }
 
 /*

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "dev_buf.h"
+#include "buf.h"
 #include "dev_chain.h"
 #include "dev_fault.h"
 
@@ -42,7 +42,7 @@ struct dev_view {
 
 void	dev_view_get(const struct dev_fault_view *, struct dev_view *);
 /* The devnode's state for dev_status and GET /control. */
-void	dev_status_json(struct dev_buf *);
+void	dev_status_json(struct buf *);
 /* Wake the main loop (faults changed, sockets to take over, ...). */
 void	dev_main_wakeup(void);
 

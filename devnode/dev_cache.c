@@ -25,7 +25,7 @@
 #include "log.h"
 #include "util.h"
 
-#include "dev_buf.h"
+#include "dev_json.h"
 #include "dev_chain_int.h"
 
 /* Bump when generation changes what a block hashes to. */
@@ -40,29 +40,29 @@
 static void
 cache_key(const struct dev_chain *c, uint8_t key[32])
 {
-	struct dev_buf	b;
+	struct buf	b;
 	unsigned	i;
 
-	dev_buf_init(&b);
-	dev_buf_addf(&b, "chainwatch-devnode chain cache %d, generator %d\n",
+	buf_init(&b);
+	buf_addf(&b, "chainwatch-devnode chain cache %d, generator %d\n",
 	    CACHE_FORMAT, CACHE_GENERATOR);
-	dev_buf_addf(&b, "format=%s\nseed=", chain_format_name(c->p.format));
-	dev_buf_addhex(&b, c->p.seed, 32, 0);
-	dev_buf_addf(&b, "\nminers=%u:", c->p.n_miners);
+	buf_addf(&b, "format=%s\nseed=", chain_format_name(c->p.format));
+	dev_json_hex(&b, c->p.seed, 32, 0);
+	buf_addf(&b, "\nminers=%u:", c->p.n_miners);
 	for (i = 0; i < c->p.n_miners; i++)
-		dev_buf_addf(&b, "%s%u", i > 0 ? "," : "",
+		buf_addf(&b, "%s%u", i > 0 ? "," : "",
 		    (unsigned)c->p.weights[i]);
-	dev_buf_addf(&b, "\ndifficulty=%llu\nreorg=%llu:%u-%u\nspec=%u",
+	buf_addf(&b, "\ndifficulty=%llu\nreorg=%llu:%u-%u\nspec=%u",
 	    (unsigned long long)c->p.difficulty0,
 	    (unsigned long long)c->p.reorg_every, c->p.reorg_min,
 	    c->p.reorg_max, (unsigned)c->p.spec_version0);
 	for (i = 0; i < c->p.n_spec; i++)
-		dev_buf_addf(&b, ";%llu:%u",
+		buf_addf(&b, ";%llu:%u",
 		    (unsigned long long)c->p.spec[i].height,
 		    (unsigned)c->p.spec[i].version);
-	dev_buf_addc(&b, '\n');
+	buf_addc(&b, '\n');
 	blake2b_256(b.p, b.len, key);
-	dev_buf_free(&b);
+	buf_free(&b);
 }
 
 static void

@@ -26,6 +26,7 @@
 #include "util.h"
 
 #include "dev_chain_int.h"
+#include "dev_json.h"
 
 enum prng_tag {
 	TAG_STATE = 1,
@@ -765,26 +766,26 @@ dev_chain_header(const struct dev_chain *c, const struct dev_blkref *ref,
 
 void
 dev_chain_header_json_of(enum chain_format fmt, const struct header *h,
-    struct dev_buf *b)
+    struct buf *b)
 {
 	const struct digest_item	*it;
 	size_t				 start;
 	unsigned			 i;
 
-	dev_buf_reserve(b, 400 + 2 * h->digest_len + 8 * h->n_logs);
-	dev_buf_adds(b, "{\"parentHash\":");
-	dev_buf_addhex(b, h->parent_hash, 32, 1);
-	dev_buf_adds(b, ",\"number\":");
-	dev_buf_addqty(b, h->number);
-	dev_buf_adds(b, ",\"stateRoot\":");
-	dev_buf_addhex(b, h->state_root, 32, 1);
-	dev_buf_adds(b, ",\"extrinsicsRoot\":");
-	dev_buf_addhex(b, h->extrinsics_root, 32, 1);
+	buf_reserve(b, 400 + 2 * h->digest_len + 8 * h->n_logs);
+	buf_adds(b, "{\"parentHash\":");
+	dev_json_hex(b, h->parent_hash, 32, 1);
+	buf_adds(b, ",\"number\":");
+	dev_json_qty(b, h->number);
+	buf_adds(b, ",\"stateRoot\":");
+	dev_json_hex(b, h->state_root, 32, 1);
+	buf_adds(b, ",\"extrinsicsRoot\":");
+	dev_json_hex(b, h->extrinsics_root, 32, 1);
 	if (fmt == FORMAT_QUANTUS) {
-		dev_buf_adds(b, ",\"zkTreeRoot\":");
-		dev_buf_addhex(b, h->zk_tree_root, 32, 1);
+		buf_adds(b, ",\"zkTreeRoot\":");
+		dev_json_hex(b, h->zk_tree_root, 32, 1);
 	}
-	dev_buf_adds(b, ",\"digest\":{\"logs\":[");
+	buf_adds(b, ",\"digest\":{\"logs\":[");
 	for (i = 0; i < h->n_logs; i++) {
 		it = &h->logs[i];
 		/* Each log is the SCALE item: its head, then the payload. */
@@ -800,16 +801,16 @@ dev_chain_header_json_of(enum chain_format fmt, const struct header *h,
 			break;
 		}
 		if (i > 0)
-			dev_buf_addc(b, ',');
-		dev_buf_addhex(b, h->digest + start, it->off + it->len - start,
+			buf_addc(b, ',');
+		dev_json_hex(b, h->digest + start, it->off + it->len - start,
 		    1);
 	}
-	dev_buf_adds(b, "]}}");
+	buf_adds(b, "]}}");
 }
 
 void
 dev_chain_header_json(const struct dev_chain *c,
-    const struct dev_blkref *ref, struct dev_buf *b)
+    const struct dev_blkref *ref, struct buf *b)
 {
 	struct header	h;
 

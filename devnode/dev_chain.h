@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "header.h"
-#include "dev_buf.h"
+#include "buf.h"
 
 #define DEV_MINERS_MAX		64
 #define DEV_SPEC_CHANGES_MAX	64
@@ -107,10 +107,10 @@ void	 dev_chain_header(const struct dev_chain *, const struct dev_blkref *,
 	    struct header *);
 /* The RPC JSON of the header, written without jansson (hot path). */
 void	 dev_chain_header_json(const struct dev_chain *,
-	    const struct dev_blkref *, struct dev_buf *);
+	    const struct dev_blkref *, struct buf *);
 /* The same from a header, for tests against header_to_json. */
 void	 dev_chain_header_json_of(enum chain_format, const struct header *,
-	    struct dev_buf *);
+	    struct buf *);
 
 /* State of a block (QPoW.CurrentDifficulty, Timestamp.Now, version). */
 uint64_t dev_chain_difficulty(const struct dev_chain *,

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "dev_fault.h"
+#include "dev_json.h"
 
 enum arg_kind {
 	ARG_NONE,
@@ -332,7 +333,7 @@ fault_foreach(void (*fn)(const char *, void *), void *arg)
 }
 
 struct list_json {
-	struct dev_buf	*b;
+	struct buf	*b;
 	int		 n;
 };
 
@@ -342,18 +343,18 @@ add_json(const char *text, void *arg)
 	struct list_json	*l = arg;
 
 	if (l->n++ > 0)
-		dev_buf_addc(l->b, ',');
-	dev_buf_addstr(l->b, text);
+		buf_addc(l->b, ',');
+	dev_json_str(l->b, text);
 }
 
 void
-dev_fault_list_json(struct dev_buf *b)
+dev_fault_list_json(struct buf *b)
 {
 	struct list_json	l = { b, 0 };
 
-	dev_buf_addc(b, '[');
+	buf_addc(b, '[');
 	fault_foreach(add_json, &l);
-	dev_buf_addc(b, ']');
+	buf_addc(b, ']');
 }
 
 struct list_text {

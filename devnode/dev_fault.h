@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "dev_buf.h"
+#include "buf.h"
 
 enum dev_transport {
 	TR_HTTP = 0,
@@ -89,7 +89,7 @@ dev_fault_on(const struct dev_fault_view *v, enum dev_fault_id id)
 const char *dev_fault_name(enum dev_fault_id);
 
 /* The current faults as a JSON array of spec strings. */
-void	dev_fault_list_json(struct dev_buf *);
+void	dev_fault_list_json(struct buf *);
 /* A one-line text form for the log ("slow:200@http, stall"). */
 void	dev_fault_list_text(char *, size_t);
 

@@ -18,9 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,10 +29,13 @@
 #include <jansson.h>
 #include <microhttpd.h>
 
+#include "http_log.h"
+#include "listen_addr.h"
 #include "log.h"
 #include "util.h"
 
 #include "dev_http.h"
+#include "dev_json.h"
 #include "dev_rpc.h"
 #include "wskey.h"
 #include "dev_ws.h"
@@ -54,7 +55,7 @@ enum req_kind {
 
 struct http_req {
 	enum req_kind		 kind;
-	struct dev_buf		 body;
+	struct buf		 body;
 	int			 too_big;
 	int			 slowed;	/* the slow delay is behind us */
 	/* While suspended, on the held list (under held_lock). */
@@ -80,53 +81,25 @@ static int			 http_stopping;
 
 static void	listener_update(void);
 
-static void
-mhd_log(void *cls, const char *fmt, va_list ap)
-{
-	char	msg[512];
-	size_t	n;
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	n = strlen(msg);
-	while (n > 0 && msg[n - 1] == '\n')
-		msg[--n] = '\0';
-	log_debug("libmicrohttpd: %s", msg);
-}
-
-/* "ADDR:PORT", "[V6]:PORT" or "PORT" (on 127.0.0.1). */
+/*
+ * --listen and --control-listen: an address as listen_addr_parse() takes
+ * it, or a bare port (or ":PORT") on 127.0.0.1.
+ */
 static int
 parse_listen(const char *spec, struct sockaddr_storage *ss, socklen_t *len)
 {
-	char		 buf[256], *host, *portstr, *p;
-	struct addrinfo	 hints, *res;
-	int		 rc;
+	char		 buf[80], addr[64];
+	unsigned	 port;
 
-	if (snprintf(buf, sizeof(buf), "%s", spec) >= (int)sizeof(buf))
-		return -1;
-	if (buf[0] == '[') {
-		host = buf + 1;
-		if ((p = strchr(host, ']')) == NULL || p[1] != ':')
+	if (spec[0] == ':' || strspn(spec, "0123456789") == strlen(spec)) {
+		if (snprintf(buf, sizeof(buf), "127.0.0.1:%s", spec +
+		    (spec[0] == ':')) >= (int)sizeof(buf))
 			return -1;
-		*p = '\0';
-		portstr = p + 2;
-	} else if ((p = strrchr(buf, ':')) != NULL) {
-		*p = '\0';
-		host = buf[0] != '\0' ? buf : "127.0.0.1";
-		portstr = p + 1;
-	} else {
-		host = "127.0.0.1";
-		portstr = buf;
+		spec = buf;
 	}
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
-	if ((rc = getaddrinfo(host, portstr, &hints, &res)) != 0)
+	if (listen_addr_parse(spec, addr, sizeof(addr), &port) == -1)
 		return -1;
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	*len = res->ai_addrlen;
-	freeaddrinfo(res);
-	return 0;
+	return listen_addr_sockaddr(addr, port, ss, len);
 }
 
 int
@@ -330,10 +303,10 @@ respond_text(struct MHD_Connection *conn, unsigned status, const char *text)
 }
 
 static enum MHD_Result
-respond_buf(struct MHD_Connection *conn, unsigned status, struct dev_buf *b)
+respond_buf(struct MHD_Connection *conn, unsigned status, struct buf *b)
 {
 	size_t	len;
-	char	*p = dev_buf_release(b, &len);
+	char	*p = buf_release(b, &len);
 
 	return respond(conn, status, "application/json; charset=utf-8", p,
 	    len);
@@ -343,26 +316,26 @@ static enum MHD_Result
 answer_control(struct MHD_Connection *conn, struct http_req *r,
     const char *method)
 {
-	struct dev_buf	 out;
+	struct buf	 out;
 	json_t		*req;
 	json_error_t	 jerr;
 	char		 err[200];
 
-	dev_buf_init(&out);
+	buf_init(&out);
 	if (strcmp(method, "POST") == 0 && r->body.len > 0) {
 		if (r->too_big ||
 		    (req = json_loadb(r->body.p, r->body.len, 0, &jerr)) ==
 		    NULL) {
-			dev_buf_adds(&out, "{\"error\":");
-			dev_buf_addstr(&out, "the body is not JSON");
-			dev_buf_addc(&out, '}');
+			buf_adds(&out, "{\"error\":");
+			dev_json_str(&out, "the body is not JSON");
+			buf_addc(&out, '}');
 			return respond_buf(conn, MHD_HTTP_BAD_REQUEST, &out);
 		}
 		if (dev_fault_control(req, err, sizeof(err)) == -1) {
 			json_decref(req);
-			dev_buf_adds(&out, "{\"error\":");
-			dev_buf_addstr(&out, err);
-			dev_buf_addc(&out, '}');
+			buf_adds(&out, "{\"error\":");
+			dev_json_str(&out, err);
+			buf_addc(&out, '}');
 			return respond_buf(conn, MHD_HTTP_BAD_REQUEST, &out);
 		}
 		json_decref(req);
@@ -492,7 +465,7 @@ answer_rpc(struct MHD_Connection *conn, struct http_req *r)
 {
 	struct dev_fault_view	 fv;
 	struct dev_rpc_ctx	 ctx;
-	struct dev_buf		 out;
+	struct buf		 out;
 	struct truncated	*t;
 	struct dev_oversized	*o;
 	struct dev_blkref	 ref;
@@ -500,7 +473,7 @@ answer_rpc(struct MHD_Connection *conn, struct http_req *r)
 	size_t			 len;
 	int			 control;
 
-	dev_buf_init(&out);
+	buf_init(&out);
 	if (r->too_big) {
 		dev_rpc_error(&out, RPC_INVALID_REQUEST, "Request is too big");
 		return respond_buf(conn, MHD_HTTP_CONTENT_TOO_LARGE, &out);
@@ -537,7 +510,7 @@ answer_rpc(struct MHD_Connection *conn, struct http_req *r)
 	    &out);
 	if (dev_fault_hit(&fv, FAULT_TRUNCATED) && out.len > 1) {
 		t = xcalloc(1, sizeof(*t));
-		t->body = dev_buf_release(&out, &t->len);
+		t->body = buf_release(&out, &t->len);
 		t->send = t->len / 2;
 		return respond_callback(conn, t->len, truncated_cb, t,
 		    truncated_free);
@@ -545,19 +518,19 @@ answer_rpc(struct MHD_Connection *conn, struct http_req *r)
 	if (dev_fault_hit(&fv, FAULT_OVERSIZED)) {
 		/* Valid-looking JSON: the best header, over and over. */
 		dev_request_id(r->body.p, r->body.len, id, sizeof(id));
-		dev_buf_reset(&out);
+		buf_reset(&out);
 		dev_chain_block_at(ctx.view.chain, ctx.view.head,
 		    ctx.view.head, &ref);
 		dev_chain_header_json(ctx.view.chain, &ref, &out);
 		o = dev_oversized_new(id, out.p, out.len,
 		    fv.arg[FAULT_OVERSIZED] << 20);
-		dev_buf_free(&out);
+		buf_free(&out);
 		return respond_callback(conn, MHD_SIZE_UNKNOWN, oversized_cb, o,
 		    oversized_free);
 	}
 	if (dev_fault_hit(&fv, FAULT_MALFORMED)) {
 		bad = dev_malform(out.p != NULL ? out.p : "", out.len, &len);
-		dev_buf_free(&out);
+		buf_free(&out);
 		return respond(conn, MHD_HTTP_OK,
 		    "application/json; charset=utf-8", bad, len);
 	}
@@ -593,11 +566,11 @@ http_access(void *cls, struct MHD_Connection *conn, const char *url,
 	struct http_req		*r = *req_cls;
 	struct dev_fault_view	 fv;
 	struct dev_rpc_ctx	 ctx;
-	struct dev_buf		 out;
+	struct buf		 out;
 
 	if (r == NULL) {
 		r = xcalloc(1, sizeof(*r));
-		dev_buf_init(&r->body);
+		buf_init(&r->body);
 		r->kind = cls == &ctl_marker ? REQ_CONTROL :
 		    classify(conn, url, method);
 		*req_cls = r;
@@ -607,9 +580,9 @@ http_access(void *cls, struct MHD_Connection *conn, const char *url,
 		if (!r->too_big && r->body.len + *upload_size >
 		    dev_conf.max_request) {
 			r->too_big = 1;
-			dev_buf_free(&r->body);
+			buf_free(&r->body);
 		} else if (!r->too_big)
-			dev_buf_add(&r->body, upload, *upload_size);
+			buf_add(&r->body, upload, *upload_size);
 		*upload_size = 0;
 		return MHD_YES;
 	}
@@ -628,8 +601,8 @@ http_access(void *cls, struct MHD_Connection *conn, const char *url,
 			return MHD_NO;
 		memset(&ctx, 0, sizeof(ctx));
 		dev_view_get(&fv, &ctx.view);
-		dev_buf_init(&out);
-		dev_buf_addf(&out, "{\"peers\":3,\"isSyncing\":%s,"
+		buf_init(&out);
+		buf_addf(&out, "{\"peers\":3,\"isSyncing\":%s,"
 		    "\"shouldHavePeers\":true}",
 		    ctx.view.syncing ? "true" : "false");
 		return respond_buf(conn, MHD_HTTP_OK, &out);
@@ -648,7 +621,7 @@ req_done(void *cls, struct MHD_Connection *conn, void **req_cls,
 
 	if (r == NULL)
 		return;
-	dev_buf_free(&r->body);
+	buf_free(&r->body);
 	free(r);
 	*req_cls = NULL;
 }
@@ -692,7 +665,7 @@ dev_http_init(struct ev_loop *l)
 	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT,
 	    4000, NULL };
 	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_EXTERNAL_LOGGER,
-	    (intptr_t)mhd_log, NULL };
+	    (intptr_t)http_mhd_log, NULL };
 	if (dev_conf.threads > 1)
 		opts[n++] = (struct MHD_OptionItem){
 		    MHD_OPTION_THREAD_POOL_SIZE, dev_conf.threads, NULL };
@@ -711,7 +684,7 @@ dev_http_init(struct ev_loop *l)
 	    MHD_OPTION_LISTEN_SOCKET, ctl_fd,
 	    MHD_OPTION_NOTIFY_COMPLETED, req_done, NULL,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT,
-	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+	    MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, NULL,
 	    MHD_OPTION_END);
 	if (mhd_ctl == NULL) {
 		log_warnx("libmicrohttpd did not start (control port)");
@@ -774,13 +747,13 @@ dev_oversized_new(const char *id_json, const char *unit, size_t unit_len,
     uint64_t bytes)
 {
 	struct dev_oversized	*o;
-	struct dev_buf		 b;
+	struct buf		 b;
 	uint64_t		 room;
 
 	o = xcalloc(1, sizeof(*o));
-	dev_buf_init(&b);
-	dev_buf_addf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":[", id_json);
-	o->prefix = dev_buf_release(&b, &o->plen);
+	buf_init(&b);
+	buf_addf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":[", id_json);
+	o->prefix = buf_release(&b, &o->plen);
 	o->unit = xmalloc(unit_len + 1);
 	memcpy(o->unit, unit, unit_len);
 	o->ulen = unit_len;

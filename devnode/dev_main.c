@@ -34,6 +34,7 @@
 
 #include "dev.h"
 #include "dev_http.h"
+#include "dev_json.h"
 #include "dev_rpc.h"
 #include "dev_ws.h"
 
@@ -161,7 +162,7 @@ hook_want_alt(void)
 }
 
 static void
-status_view(struct dev_buf *b, enum dev_transport tr)
+status_view(struct buf *b, enum dev_transport tr)
 {
 	struct dev_fault_view	fv;
 	struct dev_view		v;
@@ -170,57 +171,57 @@ status_view(struct dev_buf *b, enum dev_transport tr)
 
 	dev_fault_snapshot(tr, &fv);
 	dev_view_get(&fv, &v);
-	dev_buf_addf(b, "{\"head\":%" PRIu64 ",\"headHash\":", v.head);
+	buf_addf(b, "{\"head\":%" PRIu64 ",\"headHash\":", v.head);
 	if (dev_chain_block_at(v.chain, v.head, v.head, &ref) == 0) {
 		dev_chain_hash(v.chain, &ref, h);
-		dev_buf_addhex(b, h, 32, 1);
+		dev_json_hex(b, h, 32, 1);
 	} else
-		dev_buf_adds(b, "null");
-	dev_buf_addf(b, ",\"finalized\":%" PRIu64 ",\"genesis\":",
+		buf_adds(b, "null");
+	buf_addf(b, ",\"finalized\":%" PRIu64 ",\"genesis\":",
 	    dev_chain_finalized(v.chain, v.head));
 	if (dev_chain_count(v.chain) > 0) {
 		dev_chain_genesis(v.chain, h);
-		dev_buf_addhex(b, h, 32, 1);
+		dev_json_hex(b, h, 32, 1);
 	} else
-		dev_buf_adds(b, "null");
-	dev_buf_addf(b, ",\"syncing\":%s,\"wrongGenesis\":%s,\"stalled\":%s}",
+		buf_adds(b, "null");
+	buf_addf(b, ",\"syncing\":%s,\"wrongGenesis\":%s,\"stalled\":%s}",
 	    v.syncing ? "true" : "false", v.wrong_genesis ? "true" : "false",
 	    dev_fault_on(&fv, FAULT_STALL) ? "true" : "false");
 }
 
 void
-dev_status_json(struct dev_buf *b)
+dev_status_json(struct buf *b)
 {
 	const struct dev_chain_timing	*tm = &dev_conf.timing;
 
-	dev_buf_adds(b, "{\"name\":\"chainwatch-devnode\",\"version\":");
-	dev_buf_addstr(b, PACKAGE_VERSION);
-	dev_buf_addf(b, ",\"format\":\"%s\",\"seed\":",
+	buf_adds(b, "{\"name\":\"chainwatch-devnode\",\"version\":");
+	dev_json_str(b, PACKAGE_VERSION);
+	buf_addf(b, ",\"format\":\"%s\",\"seed\":",
 	    chain_format_name(dev_conf.params.format));
-	dev_buf_addstr(b, dev_conf.seed_text);
-	dev_buf_addf(b, ",\"blockTime\":%" PRIu64 ",\"startTime\":%" PRIu64
+	dev_json_str(b, dev_conf.seed_text);
+	buf_addf(b, ",\"blockTime\":%" PRIu64 ",\"startTime\":%" PRIu64
 	    ",\"backlog\":%" PRIu64 ",\"liveHead\":%" PRIu64
 	    ",\"port\":%d,\"controlPort\":%d,\"wsConnections\":%u,\"http\":",
 	    tm->block_ms, tm->start_ms, tm->backlog,
 	    dev_chain_head(main_chain), dev_http_port(),
 	    dev_http_control_port(), dev_ws_connections());
 	status_view(b, TR_HTTP);
-	dev_buf_adds(b, ",\"ws\":");
+	buf_adds(b, ",\"ws\":");
 	status_view(b, TR_WS);
-	dev_buf_adds(b, ",\"faults\":");
+	buf_adds(b, ",\"faults\":");
 	dev_fault_list_json(b);
-	dev_buf_addc(b, '}');
+	buf_addc(b, '}');
 }
 
 static void
 announce_block(enum dev_sub_kind kind, const struct dev_chain *c,
-    uint64_t head, uint64_t n, struct dev_buf *hdr)
+    uint64_t head, uint64_t n, struct buf *hdr)
 {
 	struct dev_blkref	ref;
 
 	if (dev_chain_block_at(c, head, n, &ref) == -1)
 		return;
-	dev_buf_reset(hdr);
+	buf_reset(hdr);
 	dev_chain_header_json(c, &ref, hdr);
 	dev_ws_announce(kind, hdr->p, hdr->len);
 }
@@ -247,7 +248,7 @@ announce(void)
 {
 	struct dev_fault_view	 fv;
 	struct dev_view		 v;
-	struct dev_buf		 hdr;
+	struct buf		 hdr;
 	uint64_t		 low, f, from, fin, n;
 	int			 subs = dev_ws_subscribers();
 
@@ -256,7 +257,7 @@ announce(void)
 	if (v.syncing)
 		return;
 	fin = dev_chain_finalized(v.chain, v.head);
-	dev_buf_init(&hdr);
+	buf_init(&hdr);
 	if (!told.valid || told.chain != v.chain) {
 		/* Just synced, or another chain: just where it stands. */
 		if (subs) {
@@ -293,7 +294,7 @@ done:
 	told.chain = v.chain;
 	told.head = v.head;
 	told.fin = fin;
-	dev_buf_free(&hdr);
+	buf_free(&hdr);
 }
 
 static void
@@ -749,13 +750,13 @@ parse_options(int argc, char **argv, int *selftest)
 		    "address", dev_conf.control_listen);
 
 	{
-		struct dev_buf	b;
+		struct buf	b;
 
-		dev_buf_init(&b);
-		dev_buf_adds(&b, "chainwatch-devnode seed:");
-		dev_buf_adds(&b, dev_conf.seed_text);
+		buf_init(&b);
+		buf_adds(&b, "chainwatch-devnode seed:");
+		buf_adds(&b, dev_conf.seed_text);
 		blake2b_256(b.p, b.len, p->seed);
-		dev_buf_free(&b);
+		buf_free(&b);
 	}
 	if (!weights)
 		dev_chain_default_weights(p);

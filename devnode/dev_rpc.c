@@ -19,6 +19,7 @@
 #include "hex.h"
 #include "util.h"
 
+#include "dev_json.h"
 #include "dev_rpc.h"
 
 #define STORAGE_KEY_MAX		1024
@@ -34,7 +35,7 @@ struct call {
 	struct dev_rpc_ctx	*ctx;
 	const struct method	*m;
 	const json_t		*params;	/* array, object or NULL */
-	struct dev_buf		*out;
+	struct buf		*out;
 	int			 code;
 	char			 msg[160];
 	char			 data[200];
@@ -111,13 +112,13 @@ param_number(struct call *c, const json_t *v, uint64_t *n)
 }
 
 static void
-add_hash_of(struct dev_buf *b, const struct dev_chain *ch,
+add_hash_of(struct buf *b, const struct dev_chain *ch,
     const struct dev_blkref *ref)
 {
 	uint8_t	h[32];
 
 	dev_chain_hash(ch, ref, h);
-	dev_buf_addhex(b, h, 32, 1);
+	dev_json_hex(b, h, 32, 1);
 }
 
 /* The block a state call is about: `at`, or the best block. */
@@ -160,7 +161,7 @@ state_kept(struct call *c, const struct dev_blkref *ref, const uint8_t *hash)
 	    v->head - ref->number < dev_conf.state_pruning))
 		return 1;
 	if (dev_conf.pruned_null) {
-		dev_buf_adds(c->out, "null");
+		buf_adds(c->out, "null");
 		return 0;
 	}
 	hex_encode(hash, 32, hex);
@@ -187,7 +188,7 @@ m_get_block_hash(struct call *c)
 		if (param_number(c, p, &n) == -1)
 			return -1;
 		if (dev_chain_block_at(v->chain, v->head, n, &ref) == -1)
-			dev_buf_adds(c->out, "null");
+			buf_adds(c->out, "null");
 		else
 			add_hash_of(c->out, v->chain, &ref);
 		return 0;
@@ -203,16 +204,16 @@ m_get_block_hash(struct call *c)
 			return -1;
 		}
 	}
-	dev_buf_addc(c->out, '[');
+	buf_addc(c->out, '[');
 	for (i = 0; i < cnt; i++) {
 		if (i > 0)
-			dev_buf_addc(c->out, ',');
+			buf_addc(c->out, ',');
 		if (dev_chain_block_at(v->chain, v->head, nums[i], &ref) == -1)
-			dev_buf_adds(c->out, "null");
+			buf_adds(c->out, "null");
 		else
 			add_hash_of(c->out, v->chain, &ref);
 	}
-	dev_buf_addc(c->out, ']');
+	buf_addc(c->out, ']');
 	free(nums);
 	return 0;
 }
@@ -243,7 +244,7 @@ m_get_header(struct call *c)
 	if ((rc = header_param(c, &ref)) == -1)
 		return -1;
 	if (rc == 0)
-		dev_buf_adds(c->out, "null");
+		buf_adds(c->out, "null");
 	else
 		dev_chain_header_json(c->ctx->view.chain, &ref, c->out);
 	return 0;
@@ -258,12 +259,12 @@ m_get_block(struct call *c)
 	if ((rc = header_param(c, &ref)) == -1)
 		return -1;
 	if (rc == 0) {
-		dev_buf_adds(c->out, "null");
+		buf_adds(c->out, "null");
 		return 0;
 	}
-	dev_buf_adds(c->out, "{\"block\":{\"header\":");
+	buf_adds(c->out, "{\"block\":{\"header\":");
 	dev_chain_header_json(c->ctx->view.chain, &ref, c->out);
-	dev_buf_adds(c->out, ",\"extrinsics\":[]},\"justifications\":null}");
+	buf_adds(c->out, ",\"extrinsics\":[]},\"justifications\":null}");
 	return 0;
 }
 
@@ -291,7 +292,7 @@ subscribe(struct call *c, enum dev_sub_kind kind)
 	if (c->ctx->subscribe(c->ctx->sub_arg, kind, id) == -1)
 		return call_error(c, RPC_INTERNAL_ERROR,
 		    "Too many subscriptions on this connection", NULL);
-	dev_buf_addstr(c->out, id);
+	dev_json_str(c->out, id);
 	return 0;
 }
 
@@ -305,7 +306,7 @@ unsubscribe(struct call *c, enum dev_sub_kind kind)
 		    "Subscriptions are not supported over HTTP", NULL);
 	if (!json_is_string(p))
 		return invalid_params(c, "expected a subscription id");
-	dev_buf_adds(c->out, c->ctx->unsubscribe(c->ctx->sub_arg, kind,
+	buf_adds(c->out, c->ctx->unsubscribe(c->ctx->sub_arg, kind,
 	    json_string_value(p)) == 0 ? "true" : "false");
 	return 0;
 }
@@ -360,19 +361,19 @@ m_get_storage(struct call *c)
 		x = dev_chain_difficulty(v->chain, &ref);
 		for (int i = 0; i < 8; i++)
 			val[i] = (uint8_t)(x >> (8 * i));
-		dev_buf_addhex(c->out, val, 64, 1);
+		dev_json_hex(c->out, val, 64, 1);
 	} else if (klen == 32 && memcmp(key, k_now, 32) == 0) {
 		x = dev_chain_timestamp(v->chain, &ref);
 		for (int i = 0; i < 8; i++)
 			val[i] = (uint8_t)(x >> (8 * i));
-		dev_buf_addhex(c->out, val, 8, 1);
+		dev_json_hex(c->out, val, 8, 1);
 	} else if (klen == 32 && memcmp(key, k_number, 32) == 0) {
 		x = ref.number;
 		for (int i = 0; i < 4; i++)
 			val[i] = (uint8_t)(x >> (8 * i));
-		dev_buf_addhex(c->out, val, 4, 1);
+		dev_json_hex(c->out, val, 4, 1);
 	} else
-		dev_buf_adds(c->out, "null");
+		buf_adds(c->out, "null");
 	return 0;
 }
 
@@ -391,7 +392,7 @@ m_runtime_version(struct call *c)
 		return rc;
 	spec = dev_chain_format(v->chain) == FORMAT_QUANTUS ?
 	    "quantus-runtime" : "devnode-runtime";
-	dev_buf_addf(c->out, "{\"specName\":\"%s\",\"implName\":\"%s\","
+	buf_addf(c->out, "{\"specName\":\"%s\",\"implName\":\"%s\","
 	    "\"authoringVersion\":1,\"specVersion\":%u,\"implVersion\":1,"
 	    "\"apis\":[[\"0xdf6acb689907609b\",5],[\"0x37e397fc7c91f5e4\",2],"
 	    "[\"0x40fe3ad401f8959a\",6],[\"0xd2bc9897eed08f15\",3]],"
@@ -403,7 +404,7 @@ m_runtime_version(struct call *c)
 static int
 m_system_health(struct call *c)
 {
-	dev_buf_addf(c->out, "{\"peers\":%d,\"isSyncing\":%s,"
+	buf_addf(c->out, "{\"peers\":%d,\"isSyncing\":%s,"
 	    "\"shouldHavePeers\":true}", 3,
 	    c->ctx->view.syncing ? "true" : "false");
 	return 0;
@@ -412,21 +413,21 @@ m_system_health(struct call *c)
 static int
 m_system_chain(struct call *c)
 {
-	dev_buf_addstr(c->out, dev_conf.chain_name);
+	dev_json_str(c->out, dev_conf.chain_name);
 	return 0;
 }
 
 static int
 m_system_name(struct call *c)
 {
-	dev_buf_adds(c->out, "\"chainwatch-devnode\"");
+	buf_adds(c->out, "\"chainwatch-devnode\"");
 	return 0;
 }
 
 static int
 m_system_version(struct call *c)
 {
-	dev_buf_addstr(c->out, PACKAGE_VERSION);
+	dev_json_str(c->out, PACKAGE_VERSION);
 	return 0;
 }
 
@@ -434,10 +435,10 @@ static int
 m_system_properties(struct call *c)
 {
 	if (dev_chain_format(c->ctx->view.chain) == FORMAT_QUANTUS)
-		dev_buf_addf(c->out, "{\"ss58Format\":%d,\"tokenDecimals\":12,"
+		buf_addf(c->out, "{\"ss58Format\":%d,\"tokenDecimals\":12,"
 		    "\"tokenSymbol\":\"DEV\"}", SS58_PREFIX_QUANTUS);
 	else
-		dev_buf_adds(c->out, "{\"ss58Format\":42,\"tokenDecimals\":12,"
+		buf_adds(c->out, "{\"ss58Format\":42,\"tokenDecimals\":12,"
 		    "\"tokenSymbol\":\"UNIT\"}");
 	return 0;
 }
@@ -496,7 +497,7 @@ m_dev_miners(struct call *c)
 	p = dev_chain_params(ch);
 	prefix = dev_chain_format(ch) == FORMAT_QUANTUS ?
 	    SS58_PREFIX_QUANTUS : 42;
-	dev_buf_addc(c->out, '[');
+	buf_addc(c->out, '[');
 	for (i = 0; i < p->n_miners; i++) {
 		dev_chain_preimage(ch, i, pre);
 		if (dev_chain_format(ch) == FORMAT_QUANTUS)
@@ -505,17 +506,17 @@ m_dev_miners(struct call *c)
 			memcpy(acct, pre, 32);
 		if (ss58_encode(prefix, acct, ss58, sizeof(ss58)) == -1)
 			ss58[0] = '\0';
-		dev_buf_addf(c->out, "%s{\"index\":%u,\"weight\":%u,"
+		buf_addf(c->out, "%s{\"index\":%u,\"weight\":%u,"
 		    "\"preimage\":", i > 0 ? "," : "", i,
 		    (unsigned)p->weights[i]);
-		dev_buf_addhex(c->out, pre, 32, 1);
-		dev_buf_adds(c->out, ",\"account\":");
-		dev_buf_addhex(c->out, acct, 32, 1);
-		dev_buf_adds(c->out, ",\"ss58\":");
-		dev_buf_addstr(c->out, ss58);
-		dev_buf_addc(c->out, '}');
+		dev_json_hex(c->out, pre, 32, 1);
+		buf_adds(c->out, ",\"account\":");
+		dev_json_hex(c->out, acct, 32, 1);
+		buf_adds(c->out, ",\"ss58\":");
+		dev_json_str(c->out, ss58);
+		buf_addc(c->out, '}');
 	}
-	dev_buf_addc(c->out, ']');
+	buf_addc(c->out, ']');
 	return 0;
 }
 
@@ -559,13 +560,13 @@ m_rpc_methods(struct call *c)
 {
 	size_t	i;
 
-	dev_buf_adds(c->out, "{\"methods\":[");
+	buf_adds(c->out, "{\"methods\":[");
 	for (i = 0; i < nitems(methods); i++) {
 		if (i > 0)
-			dev_buf_addc(c->out, ',');
-		dev_buf_addstr(c->out, methods[i].name);
+			buf_addc(c->out, ',');
+		dev_json_str(c->out, methods[i].name);
 	}
-	dev_buf_adds(c->out, "]}");
+	buf_adds(c->out, "]}");
 	return 0;
 }
 
@@ -589,42 +590,42 @@ method_find(const char *name)
 }
 
 static void
-add_id(struct dev_buf *b, const json_t *id)
+add_id(struct buf *b, const json_t *id)
 {
 	char	*s;
 
 	if (id == NULL || json_is_null(id))
-		dev_buf_adds(b, "null");
+		buf_adds(b, "null");
 	else if (json_is_integer(id))
-		dev_buf_addf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(id));
+		buf_addf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(id));
 	else if (json_is_string(id) &&
 	    strlen(json_string_value(id)) == json_string_length(id))
-		dev_buf_addstr(b, json_string_value(id));
+		dev_json_str(b, json_string_value(id));
 	else if ((s = json_dumps(id, JSON_ENCODE_ANY | JSON_COMPACT)) != NULL) {
-		dev_buf_adds(b, s);
+		buf_adds(b, s);
 		free(s);
 	} else
-		dev_buf_adds(b, "null");
+		buf_adds(b, "null");
 }
 
 static void
-add_error(struct dev_buf *b, int code, const char *msg, const char *data)
+add_error(struct buf *b, int code, const char *msg, const char *data)
 {
-	dev_buf_addf(b, "\"error\":{\"code\":%d,\"message\":", code);
-	dev_buf_addstr(b, msg);
+	buf_addf(b, "\"error\":{\"code\":%d,\"message\":", code);
+	dev_json_str(b, msg);
 	if (data != NULL && data[0] != '\0') {
-		dev_buf_adds(b, ",\"data\":");
-		dev_buf_addstr(b, data);
+		buf_adds(b, ",\"data\":");
+		dev_json_str(b, data);
 	}
-	dev_buf_addc(b, '}');
+	buf_addc(b, '}');
 }
 
 void
-dev_rpc_error(struct dev_buf *b, int code, const char *message)
+dev_rpc_error(struct buf *b, int code, const char *message)
 {
-	dev_buf_adds(b, "{\"jsonrpc\":\"2.0\",");
+	buf_adds(b, "{\"jsonrpc\":\"2.0\",");
 	add_error(b, code, message, NULL);
-	dev_buf_adds(b, ",\"id\":null}");
+	buf_adds(b, ",\"id\":null}");
 }
 
 static int
@@ -636,7 +637,7 @@ valid_id(const json_t *id)
 
 /* One call; returns 1 if it wrote an answer (not for notifications). */
 static int
-rpc_one(struct dev_rpc_ctx *ctx, const json_t *req, struct dev_buf *out)
+rpc_one(struct dev_rpc_ctx *ctx, const json_t *req, struct buf *out)
 {
 	struct call	 c;
 	const json_t	*id, *ver, *meth, *params;
@@ -659,9 +660,9 @@ rpc_one(struct dev_rpc_ctx *ctx, const json_t *req, struct dev_buf *out)
 		dev_rpc_error(out, RPC_INVALID_REQUEST, "Invalid request");
 		return 1;
 	}
-	dev_buf_adds(out, "{\"jsonrpc\":\"2.0\",\"id\":");
+	buf_adds(out, "{\"jsonrpc\":\"2.0\",\"id\":");
 	add_id(out, id);
-	dev_buf_addc(out, ',');
+	buf_addc(out, ',');
 	mark = out->len;
 	if (!json_is_string(ver) || strcmp(json_string_value(ver), "2.0") != 0 ||
 	    !json_is_string(meth))
@@ -677,17 +678,17 @@ rpc_one(struct dev_rpc_ctx *ctx, const json_t *req, struct dev_buf *out)
 		    NULL);
 	else {
 		c.params = json_is_null(params) ? NULL : params;
-		dev_buf_adds(out, "\"result\":");
+		buf_adds(out, "\"result\":");
 		rc = c.m->fn(&c);
 	}
 	if (rc == -1) {
-		out->len = mark;
+		buf_truncate(out, mark);
 		add_error(out, c.code, c.msg, c.data);
 	}
-	dev_buf_addc(out, '}');
+	buf_addc(out, '}');
 	if (notification) {
 		/* Nothing goes back for a notification, not even an error. */
-		out->len = start;
+		buf_truncate(out, start);
 		return 0;
 	}
 	return 1;
@@ -695,7 +696,7 @@ rpc_one(struct dev_rpc_ctx *ctx, const json_t *req, struct dev_buf *out)
 
 void
 dev_rpc_handle(struct dev_rpc_ctx *ctx, const char *body, size_t len,
-    struct dev_buf *out)
+    struct buf *out)
 {
 	json_t		*req, *e;
 	json_error_t	 jerr;
@@ -718,18 +719,18 @@ dev_rpc_handle(struct dev_rpc_ctx *ctx, const char *body, size_t len,
 		return;
 	}
 	start = out->len;
-	dev_buf_addc(out, '[');
+	buf_addc(out, '[');
 	json_array_foreach(req, i, e) {
 		if (any)
-			dev_buf_addc(out, ',');
+			buf_addc(out, ',');
 		if (rpc_one(ctx, e, out))
 			any = 1;
 		else if (any)
-			out->len--;	/* the comma */
+			buf_truncate(out, out->len - 1);	/* the comma */
 	}
-	dev_buf_addc(out, ']');
+	buf_addc(out, ']');
 	if (!any)
-		out->len = start;
+		buf_truncate(out, start);
 	json_decref(req);
 }
 
@@ -751,17 +752,17 @@ dev_rpc_is_control(const char *body, size_t len)
 }
 
 void
-dev_rpc_notification(struct dev_buf *b, enum dev_sub_kind kind,
+dev_rpc_notification(struct buf *b, enum dev_sub_kind kind,
     const char *id, const char *header, size_t header_len)
 {
-	dev_buf_reserve(b, header_len + 128);
-	dev_buf_adds(b, kind == SUB_NEW_HEADS ?
+	buf_reserve(b, header_len + 128);
+	buf_adds(b, kind == SUB_NEW_HEADS ?
 	    "{\"jsonrpc\":\"2.0\",\"method\":\"chain_newHead\","
 	    "\"params\":{\"subscription\":\"" :
 	    "{\"jsonrpc\":\"2.0\",\"method\":\"chain_finalizedHead\","
 	    "\"params\":{\"subscription\":\"");
-	dev_buf_adds(b, id);
-	dev_buf_adds(b, "\",\"result\":");
-	dev_buf_add(b, header, header_len);
-	dev_buf_adds(b, "}}");
+	buf_adds(b, id);
+	buf_adds(b, "\",\"result\":");
+	buf_add(b, header, header_len);
+	buf_adds(b, "}}");
 }

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "dev.h"
-#include "dev_buf.h"
+#include "buf.h"
 #include "dev_fault.h"
 
 #define RPC_PARSE_ERROR		-32700
@@ -42,14 +42,14 @@ struct dev_rpc_ctx {
 
 /* Answers body into out; out stays empty if every call was a notification. */
 void	dev_rpc_handle(struct dev_rpc_ctx *, const char *body, size_t len,
-	    struct dev_buf *out);
+	    struct buf *out);
 /* A JSON-RPC error answer with a null id (for a rejected request). */
-void	dev_rpc_error(struct dev_buf *, int code, const char *message);
+void	dev_rpc_error(struct buf *, int code, const char *message);
 /* 1 if the body is one dev_fault call: the control path skips faults. */
 int	dev_rpc_is_control(const char *body, size_t len);
 
 /* The notification for one subscription: HEADER is raw JSON. */
-void	dev_rpc_notification(struct dev_buf *, enum dev_sub_kind,
+void	dev_rpc_notification(struct buf *, enum dev_sub_kind,
 	    const char *id, const char *header, size_t header_len);
 
 #endif

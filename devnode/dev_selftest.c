@@ -38,18 +38,18 @@ check_block(struct dev_chain *c, const struct dev_blkref *ref)
 {
 	enum chain_format	 fmt = dev_chain_format(c);
 	struct header		 h, back;
-	struct dev_buf		 b;
+	struct buf		 b;
 	struct dev_blkref	 pref, found;
 	json_t			*j, *parsed;
 	char			*ref_json, err[160];
 	uint8_t			 hash[32], again[32], parent[32];
 
 	dev_chain_header(c, ref, &h);
-	dev_buf_init(&b);
+	buf_init(&b);
 	dev_chain_header_json_of(fmt, &h, &b);
 	j = header_to_json(fmt, &h);
 	ref_json = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
-	dev_buf_addc(&b, '\0');
+	buf_addc(&b, '\0');
 	CHECK(ref_json != NULL && strcmp(ref_json, b.p) == 0,
 	    "%s block %" PRIu64 "/%" PRIu64 ": header JSON differs:\n%s\n%s",
 	    chain_format_name(fmt), ref->number, ref->branch, b.p,
@@ -90,7 +90,7 @@ check_block(struct dev_chain *c, const struct dev_blkref *ref)
 	json_decref(parsed);
 	json_decref(j);
 	free(ref_json);
-	dev_buf_free(&b);
+	buf_free(&b);
 }
 
 static void
@@ -190,22 +190,22 @@ static void
 check_oversized(void)
 {
 	struct dev_oversized	*o;
-	struct dev_buf		 b;
+	struct buf		 b;
 	char			 chunk[777];
 	size_t			 n;
 	json_t			*j;
 
 	o = dev_oversized_new("7", "{\"a\":1}", 7, 100000);
-	dev_buf_init(&b);
+	buf_init(&b);
 	while ((n = dev_oversized_read(o, chunk, sizeof(chunk))) > 0)
-		dev_buf_add(&b, chunk, n);
+		buf_add(&b, chunk, n);
 	CHECK(b.len == dev_oversized_total(o) && b.len >= 100000,
 	    "oversized: %zu bytes", b.len);
 	j = json_loadb(b.p, b.len, 0, NULL);
 	CHECK(j != NULL && json_array_size(json_object_get(j, "result")) > 1000,
 	    "oversized: not valid JSON");
 	json_decref(j);
-	dev_buf_free(&b);
+	buf_free(&b);
 	dev_oversized_free(o);
 }
 

@@ -358,11 +358,11 @@ static void
 first_notifications(struct ws_conn *c, const struct dev_view *v)
 {
 	struct dev_blkref	ref;
-	struct dev_buf		hdr, note;
+	struct buf		hdr, note;
 	unsigned		i;
 
-	dev_buf_init(&hdr);
-	dev_buf_init(&note);
+	buf_init(&hdr);
+	buf_init(&note);
 	for (i = 0; i < c->nsubs && !c->closing; i++) {
 		if (!c->subs[i].fresh)
 			continue;
@@ -370,15 +370,15 @@ first_notifications(struct ws_conn *c, const struct dev_view *v)
 		dev_chain_block_at(v->chain, v->head,
 		    c->subs[i].kind == SUB_NEW_HEADS ? v->head :
 		    dev_chain_finalized(v->chain, v->head), &ref);
-		dev_buf_reset(&hdr);
+		buf_reset(&hdr);
 		dev_chain_header_json(v->chain, &ref, &hdr);
-		dev_buf_reset(&note);
+		buf_reset(&note);
 		dev_rpc_notification(&note, c->subs[i].kind, c->subs[i].id,
 		    hdr.p, hdr.len);
 		send_text(c, note.p, note.len, 1, NULL, 0);
 	}
-	dev_buf_free(&hdr);
-	dev_buf_free(&note);
+	buf_free(&hdr);
+	buf_free(&note);
 }
 
 static void
@@ -388,7 +388,7 @@ on_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_recv_arg
 	struct ws_conn		*c = user;
 	struct dev_fault_view	 fv;
 	struct dev_rpc_ctx	 rc;
-	struct dev_buf		 out;
+	struct buf		 out;
 	const char		*req = (const char *)arg->msg;
 
 	if (arg->opcode != WSLAY_TEXT_FRAME &&
@@ -403,11 +403,11 @@ on_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_recv_arg
 	rc.subscribe = sub_add;
 	rc.unsubscribe = sub_remove;
 	rc.sub_arg = c;
-	dev_buf_init(&out);
+	buf_init(&out);
 	dev_rpc_handle(&rc, req, arg->msg_length, &out);
 	if (out.len > 0)
 		send_text(c, out.p, out.len, 0, req, arg->msg_length);
-	dev_buf_free(&out);
+	buf_free(&out);
 	/* After the answer that carries the id, the current head. */
 	first_notifications(c, &rc.view);
 }
@@ -692,17 +692,17 @@ void
 dev_ws_announce(enum dev_sub_kind kind, const char *header, size_t len)
 {
 	struct ws_conn	*c, *next;
-	struct dev_buf	 note;
+	struct buf	 note;
 	unsigned	 i;
 
-	dev_buf_init(&note);
+	buf_init(&note);
 	for (c = conns; c != NULL; c = next) {
 		next = c->next;
 		for (i = 0; i < c->nsubs && !c->closing; i++) {
 			/* A fresh one gets the head right after its answer. */
 			if (c->subs[i].kind != kind || c->subs[i].fresh)
 				continue;
-			dev_buf_reset(&note);
+			buf_reset(&note);
 			dev_rpc_notification(&note, kind, c->subs[i].id, header,
 			    len);
 			send_text(c, note.p, note.len, 1, NULL, 0);
@@ -710,7 +710,7 @@ dev_ws_announce(enum dev_sub_kind kind, const char *header, size_t len)
 		if (!c->closing)
 			conn_update(c);
 	}
-	dev_buf_free(&note);
+	buf_free(&note);
 	graveyard_empty();
 }
 

@@ -1,19 +1,14 @@
 # metrics/: chainwatch-metrics, the Prometheus exposition and /health,
-# started by chainwatchd.  It judges the store with the CLI's own code
-# (cli_status_json and what that needs), so both say the same.
+# started by chainwatchd.  It judges the store with libcwview.a, as
+# chainwatch status does, so both say the same.
 libexec_PROGRAMS += metrics/chainwatch-metrics
 metrics_chainwatch_metrics_SOURCES = metrics/mtr.h \
 	metrics/mtr_main.c \
 	metrics/mtr_gather.c \
 	metrics/mtr_expo.c \
 	metrics/mtr_health.c \
-	metrics/mtr_http.c \
-	src/cli_ctl.c src/cli_ctl.h \
-	src/cli_daemon.c \
-	src/cli_db.c \
-	src/cli_fmt.c src/cli_fmt.h \
-	src/cli_status.c
+	metrics/mtr_http.c
 metrics_chainwatch_metrics_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) \
-	$(SQLITE_CFLAGS) $(JANSSON_CFLAGS) $(INIH_CFLAGS)
-metrics_chainwatch_metrics_LDADD = src/libcw.a $(MHD_LIBS) $(SQLITE_LIBS) \
-	$(JANSSON_LIBS) $(INIH_LIBS) -lpthread -lm
+	$(SQLITE_CFLAGS) $(JANSSON_CFLAGS)
+metrics_chainwatch_metrics_LDADD = src/libcwhttp.a $(VIEW_LIBS) $(MHD_LIBS) \
+	-lpthread -lm

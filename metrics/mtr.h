@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "outcome.h"
 
 #define MTR_BUCKETS_MAX	32	/* latency bounds taken from the supervisor */
@@ -71,19 +72,8 @@ struct mtr_snap {
 	size_t			 n_chains;
 	struct mtr_endpoint	*eps;
 	size_t			 n_eps;
-	struct json_t		*status;	/* cli_status_json(), or NULL */
+	struct json_t		*status;	/* view_status_json() or NULL */
 };
-
-/* A growing text buffer; xrealloc aborts rather than fail. */
-struct mtr_buf {
-	char	*s;
-	size_t	 len, cap;
-};
-
-void	mtr_buf_add(struct mtr_buf *, const char *, size_t);
-void	mtr_buf_printf(struct mtr_buf *, const char *, ...)
-	    __attribute__((format(printf, 2, 3)));
-void	mtr_buf_free(struct mtr_buf *);
 
 /* mtr_gather.c: paths set once by main before any thread starts. */
 struct mtr_source {
@@ -97,11 +87,11 @@ void	mtr_snap_free(struct mtr_snap *);
 void	mtr_gather_close(void);
 
 /* mtr_expo.c: the Prometheus text format, version 0.0.4. */
-void	mtr_expo(const struct mtr_snap *, struct mtr_buf *);
+void	mtr_expo(const struct mtr_snap *, struct buf *);
 void	mtr_fmt_double(double, char *, size_t);
 
 /* mtr_health.c: the /health body and its HTTP status. */
-unsigned mtr_health(const struct mtr_snap *, struct mtr_buf *);
+unsigned mtr_health(const struct mtr_snap *, struct buf *);
 
 /* mtr_http.c */
 int	mtr_http_start(int listen_fd, int ipv6);

@@ -15,50 +15,6 @@
 #include "mtr.h"
 #include "util.h"
 
-void
-mtr_buf_add(struct mtr_buf *b, const char *s, size_t n)
-{
-	if (b->cap - b->len < n + 1) {
-		while (b->cap - b->len < n + 1)
-			b->cap = b->cap == 0 ? 4096 : b->cap * 2;
-		b->s = xrealloc(b->s, b->cap);
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-void
-mtr_buf_printf(struct mtr_buf *b, const char *fmt, ...)
-{
-	va_list	ap;
-	char	small[256], *big;
-	int	n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n < sizeof(small)) {
-		mtr_buf_add(b, small, (size_t)n);
-		return;
-	}
-	big = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	mtr_buf_add(b, big, (size_t)n);
-	free(big);
-}
-
-void
-mtr_buf_free(struct mtr_buf *b)
-{
-	free(b->s);
-	memset(b, 0, sizeof(*b));
-}
-
 /*
  * The shortest decimal that reads back as the same double, without an
  * exponent for everyday magnitudes: le="10", not le="1e+01", since a
@@ -92,32 +48,32 @@ mtr_fmt_double(double v, char *out, size_t outlen)
 
 /* A label value: backslash, double quote and newline are escaped. */
 static void
-esc(struct mtr_buf *b, const char *v)
+esc(struct buf *b, const char *v)
 {
 	const char	*p;
 
 	for (p = v; *p != '\0'; p++) {
 		switch (*p) {
 		case '\\':
-			mtr_buf_add(b, "\\\\", 2);
+			buf_add(b, "\\\\", 2);
 			break;
 		case '"':
-			mtr_buf_add(b, "\\\"", 2);
+			buf_add(b, "\\\"", 2);
 			break;
 		case '\n':
-			mtr_buf_add(b, "\\n", 2);
+			buf_add(b, "\\n", 2);
 			break;
 		default:
-			mtr_buf_add(b, p, 1);
+			buf_add(b, p, 1);
 		}
 	}
 }
 
 static void
-family(struct mtr_buf *b, const char *name, const char *type,
+family(struct buf *b, const char *name, const char *type,
     const char *help)
 {
-	mtr_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name,
+	buf_addf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name,
 	    type);
 }
 
@@ -126,47 +82,47 @@ family(struct mtr_buf *b, const char *name, const char *type,
  * key, value pairs -- then a space, ready for the value.
  */
 static void
-series(struct mtr_buf *b, const char *name, const char *chain,
+series(struct buf *b, const char *name, const char *chain,
     const char *ep, ...)
 {
 	va_list		 ap;
 	const char	*k, *v;
 
-	mtr_buf_printf(b, "%s{chain=\"", name);
+	buf_addf(b, "%s{chain=\"", name);
 	esc(b, chain);
 	if (ep != NULL) {
-		mtr_buf_add(b, "\",endpoint=\"", 12);
+		buf_add(b, "\",endpoint=\"", 12);
 		esc(b, ep);
 	}
 	va_start(ap, ep);
 	while ((k = va_arg(ap, const char *)) != NULL) {
 		v = va_arg(ap, const char *);
-		mtr_buf_printf(b, "\",%s=\"", k);
+		buf_addf(b, "\",%s=\"", k);
 		esc(b, v);
 	}
 	va_end(ap);
-	mtr_buf_add(b, "\"} ", 3);
+	buf_add(b, "\"} ", 3);
 }
 
 static void
-val_u(struct mtr_buf *b, uint64_t v)
+val_u(struct buf *b, uint64_t v)
 {
-	mtr_buf_printf(b, "%llu\n", (unsigned long long)v);
+	buf_addf(b, "%llu\n", (unsigned long long)v);
 }
 
 static void
-val_i(struct mtr_buf *b, int64_t v)
+val_i(struct buf *b, int64_t v)
 {
-	mtr_buf_printf(b, "%lld\n", (long long)v);
+	buf_addf(b, "%lld\n", (long long)v);
 }
 
 static void
-val_d(struct mtr_buf *b, double v)
+val_d(struct buf *b, double v)
 {
 	char	num[40];
 
 	mtr_fmt_double(v, num, sizeof(num));
-	mtr_buf_printf(b, "%s\n", num);
+	buf_addf(b, "%s\n", num);
 }
 
 /*
@@ -203,7 +159,7 @@ fam_has(const struct fam *f, const void *p)
 }
 
 static void
-fam_value(struct mtr_buf *b, const struct fam *f, const void *p, int64_t now)
+fam_value(struct buf *b, const struct fam *f, const void *p, int64_t now)
 {
 	const char	*v = (const char *)p + f->value;
 
@@ -228,7 +184,7 @@ fam_value(struct mtr_buf *b, const struct fam *f, const void *p, int64_t now)
 
 /* The families f[0..n), each over every chain that has it. */
 static void
-chain_fams(const struct mtr_snap *s, struct mtr_buf *b, const struct fam *f,
+chain_fams(const struct mtr_snap *s, struct buf *b, const struct fam *f,
     size_t n)
 {
 	const struct mtr_chain	*c;
@@ -248,7 +204,7 @@ chain_fams(const struct mtr_snap *s, struct mtr_buf *b, const struct fam *f,
 
 /* The families f[0..n), each over every endpoint that has it. */
 static void
-ep_fams(const struct mtr_snap *s, struct mtr_buf *b, const struct fam *f,
+ep_fams(const struct mtr_snap *s, struct buf *b, const struct fam *f,
     size_t n)
 {
 	const struct mtr_endpoint	*e;
@@ -294,7 +250,7 @@ static const struct fam chain_ingest[] = {
 
 /* Queue items, or the blocks they cover, by kind and state. */
 static void
-chain_queue(const struct mtr_snap *s, struct mtr_buf *b, const char *name,
+chain_queue(const struct mtr_snap *s, struct buf *b, const char *name,
     const char *help, int blocks)
 {
 	const struct mtr_chain	*c;
@@ -318,7 +274,7 @@ chain_queue(const struct mtr_snap *s, struct mtr_buf *b, const char *name,
 }
 
 static void
-expo_chains(const struct mtr_snap *s, struct mtr_buf *b)
+expo_chains(const struct mtr_snap *s, struct buf *b)
 {
 	const struct mtr_chain	*c;
 	size_t			 i;
@@ -346,7 +302,7 @@ expo_chains(const struct mtr_snap *s, struct mtr_buf *b)
 }
 
 static void
-expo_histogram(const struct mtr_endpoint *e, struct mtr_buf *b)
+expo_histogram(const struct mtr_endpoint *e, struct buf *b)
 {
 	const char	*name = "chainwatch_endpoint_request_duration_seconds";
 	char		 n[128], le[40];
@@ -406,7 +362,7 @@ static const struct fam ep_worker[] = {
 };
 
 static void
-expo_endpoints(const struct mtr_snap *s, struct mtr_buf *b)
+expo_endpoints(const struct mtr_snap *s, struct buf *b)
 {
 	const struct mtr_endpoint	*e;
 	size_t				 i;
@@ -466,17 +422,17 @@ expo_endpoints(const struct mtr_snap *s, struct mtr_buf *b)
 }
 
 void
-mtr_expo(const struct mtr_snap *s, struct mtr_buf *b)
+mtr_expo(const struct mtr_snap *s, struct buf *b)
 {
 	family(b, "chainwatch_up", "gauge", "1 when chainwatchd answered "
 	    "over its control socket, 0 when only the store was read.");
-	mtr_buf_printf(b, "chainwatch_up %d\n", s->sup_up != 0);
+	buf_addf(b, "chainwatch_up %d\n", s->sup_up != 0);
 	family(b, "chainwatch_store_up", "gauge",
 	    "1 when the store could be read.");
-	mtr_buf_printf(b, "chainwatch_store_up %d\n", s->store_up != 0);
+	buf_addf(b, "chainwatch_store_up %d\n", s->store_up != 0);
 	family(b, "chainwatch_scrape_duration_seconds", "gauge",
 	    "Seconds spent gathering these figures.");
-	mtr_buf_printf(b, "chainwatch_scrape_duration_seconds ");
+	buf_addf(b, "chainwatch_scrape_duration_seconds ");
 	val_d(b, s->gather_seconds);
 	expo_chains(s, b);
 	expo_endpoints(s, b);

@@ -8,7 +8,6 @@
 #include "config.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +15,11 @@
 
 #include <jansson.h>
 
-#include "cli.h"
-#include "cli_ctl.h"
 #include "log.h"
 #include "mtr.h"
 #include "util.h"
+#include "view.h"
+#include "view_ctl.h"
 
 const char *const mtr_queue_kinds[MTR_NKINDS] = {
 	"headers", "parent", "state", "runtime",
@@ -38,29 +37,26 @@ const char *const mtr_chain_statuses[] = {
 };
 
 static struct mtr_source src;
-static struct cli_db	 db;
+static struct view_db	 db;
 static int		 db_open;
 /* Say a source failed once, and again only after it came back. */
 static int		 store_failing, sup_failing;
 
 /*
- * The CLI's store code reports its errors through cli_err(): here they
- * are log lines, at debug level while the store keeps failing.
+ * The store's errors, from libcwview.a: log lines, at debug level while
+ * the store keeps failing.
  */
-void
-cli_err(const char *fmt, ...)
+static void
+store_err(const char *msg)
 {
-	va_list	ap;
-
-	va_start(ap, fmt);
-	vlog(store_failing ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARN, fmt, ap);
-	va_end(ap);
+	logit(store_failing ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARN, "%s", msg);
 }
 
 void
 mtr_gather_init(const struct mtr_source *s)
 {
 	src = *s;
+	view_set_err(store_err);
 }
 
 int
@@ -68,7 +64,7 @@ mtr_gather_open_store(void)
 {
 	if (db_open)
 		return 0;
-	if (cli_db_open(&db, src.database) != CW_EXIT_OK)
+	if (view_db_open(&db, src.database) != CW_EXIT_OK)
 		return -1;
 	db_open = 1;
 	return 0;
@@ -78,7 +74,7 @@ void
 mtr_gather_close(void)
 {
 	if (db_open)
-		cli_db_close(&db);
+		view_db_close(&db);
 	db_open = 0;
 }
 
@@ -173,7 +169,7 @@ store_endpoints(struct mtr_snap *s)
 	struct mtr_endpoint	*e;
 	int			 rc;
 
-	if (cli_db_prepare(&db, "reading endpoints", q_endpoints, &st) == -1)
+	if (view_db_prepare(&db, "reading endpoints", q_endpoints, &st) == -1)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		e = snap_ep(s, col_text(st, 1), col_text(st, 0));
@@ -181,14 +177,14 @@ store_endpoints(struct mtr_snap *s)
 		snprintf(e->state, sizeof(e->state), "%s", col_text(st, 2));
 		if (name_index(mtr_endpoint_states, e->state) == -1)
 			snprintf(e->state, sizeof(e->state), "unknown");
-		e->has_best = cli_col_int(st, 3, &e->best_number);
-		e->has_lag_blocks = cli_col_int(st, 4, &e->lag_blocks);
-		e->has_lag = cli_col_int(st, 5, &e->lag_ms);
+		e->has_best = view_col_int(st, 3, &e->best_number);
+		e->has_lag_blocks = view_col_int(st, 4, &e->lag_blocks);
+		e->has_lag = view_col_int(st, 5, &e->lag_ms);
 		e->heads_seen = sqlite3_column_int64(st, 6);
 		e->heads_first = sqlite3_column_int64(st, 7);
 		e->restarts_stored = sqlite3_column_int64(st, 8);
 	}
-	return cli_db_finish(&db, "reading endpoints", st, rc == SQLITE_DONE);
+	return view_db_finish(&db, "reading endpoints", st, rc == SQLITE_DONE);
 }
 
 /* Queue items leased to each endpoint: one pass over the queue. */
@@ -198,13 +194,13 @@ store_leases(struct mtr_snap *s)
 	sqlite3_stmt	*st;
 	int		 rc;
 
-	if (cli_db_prepare(&db, "reading the queue", q_leases, &st) == -1)
+	if (view_db_prepare(&db, "reading the queue", q_leases, &st) == -1)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		for (size_t i = 0; i < s->n_eps; i++)
 			if (strcmp(s->eps[i].name, col_text(st, 0)) == 0)
 				s->eps[i].leased = sqlite3_column_int64(st, 1);
-	return cli_db_finish(&db, "reading the queue", st, rc == SQLITE_DONE);
+	return view_db_finish(&db, "reading the queue", st, rc == SQLITE_DONE);
 }
 
 static int
@@ -214,7 +210,7 @@ store_queue(struct mtr_snap *s)
 	struct mtr_chain	*c;
 	int			 rc, k, q;
 
-	if (cli_db_prepare(&db, "reading the queue", q_queue, &st) == -1)
+	if (view_db_prepare(&db, "reading the queue", q_queue, &st) == -1)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		k = name_index(mtr_queue_kinds, col_text(st, 1));
@@ -228,7 +224,7 @@ store_queue(struct mtr_snap *s)
 		c->q_items[k][q] = (uint64_t)sqlite3_column_int64(st, 3);
 		c->q_blocks[k][q] = (uint64_t)sqlite3_column_int64(st, 4);
 	}
-	return cli_db_finish(&db, "reading the queue", st, rc == SQLITE_DONE);
+	return view_db_finish(&db, "reading the queue", st, rc == SQLITE_DONE);
 }
 
 static int
@@ -269,13 +265,13 @@ gather_store(struct mtr_snap *s)
 
 	if (mtr_gather_open_store() == -1)
 		return -1;
-	if (cli_status_json(&db, NULL, &s->status) != CW_EXIT_OK) {
+	if (view_status_json(&db, NULL, &s->status) != CW_EXIT_OK) {
 		s->status = NULL;
 		mtr_gather_close();
 		return -1;
 	}
 	store_chains(s);
-	if (cli_db_begin(&db) == -1) {
+	if (view_db_begin(&db) == -1) {
 		mtr_gather_close();
 		return -1;
 	}
@@ -284,7 +280,7 @@ gather_store(struct mtr_snap *s)
 		rc = store_leases(s);
 	if (rc == 0)
 		rc = store_queue(s);
-	cli_db_end(&db);
+	view_db_end(&db);
 	/* Reopen next time: the file may have been replaced. */
 	if (rc == -1)
 		mtr_gather_close();
@@ -292,18 +288,6 @@ gather_store(struct mtr_snap *s)
 }
 
 /* ---- the supervisor ---- */
-
-/* A counter or gauge the supervisor sent: a non-negative integer. */
-static int
-juint(const json_t *o, const char *key, uint64_t *v)
-{
-	const json_t	*j = json_object_get(o, key);
-
-	if (!json_is_integer(j) || json_integer_value(j) < 0)
-		return -1;
-	*v = (uint64_t)json_integer_value(j);
-	return 0;
-}
 
 /*
  * The latency histogram as the supervisor sends it: increasing finite
@@ -323,7 +307,7 @@ sup_histogram(struct mtr_endpoint *e, const json_t *o)
 		return -1;
 	n = json_array_size(le);
 	if (n > MTR_BUCKETS_MAX || json_array_size(cum) != n + 1 ||
-	    juint(o, "latency_count", &count) == -1)
+	    view_ctl_count(o, "latency_count", &count) == -1)
 		return -1;
 	for (i = 0; i < n; i++) {
 		const json_t *b = json_array_get(le, i);
@@ -373,7 +357,7 @@ sup_endpoint(struct mtr_snap *s, const json_t *o)
 	e->in_sup = 1;
 	req = json_object_get(o, "requests");
 	for (int i = 0; i < OUTCOME_COUNT; i++)
-		if (juint(req, outcome_name((enum outcome)i),
+		if (view_ctl_count(req, outcome_name((enum outcome)i),
 		    &e->requests[i]) == -1)
 			e->requests[i] = 0;
 	e->has_hist = sup_histogram(e, o) == 0;
@@ -385,10 +369,10 @@ sup_endpoint(struct mtr_snap *s, const json_t *o)
 	    json_string_value(v)) != -1)
 		snprintf(e->breaker, sizeof(e->breaker), "%s",
 		    json_string_value(v));
-	(void)juint(o, "restarts", &e->restarts);
-	(void)juint(o, "rss_bytes", &e->rss_bytes);
-	(void)juint(o, "inflight", &e->inflight);
-	(void)juint(o, "hedges", &e->hedges);
+	(void)view_ctl_count(o, "restarts", &e->restarts);
+	(void)view_ctl_count(o, "rss_bytes", &e->rss_bytes);
+	(void)view_ctl_count(o, "inflight", &e->inflight);
+	(void)view_ctl_count(o, "hedges", &e->hedges);
 	e->ready = json_is_true(json_object_get(o, "ready"));
 }
 
@@ -411,9 +395,9 @@ sup_chain(struct mtr_snap *s, const json_t *o)
 		c->has_final = 1;
 		c->final_number = json_integer_value(v);
 	}
-	(void)juint(o, "blocks_ingested", &c->blocks_ingested);
-	(void)juint(o, "hedges", &c->hedges);
-	(void)juint(o, "hedges_won", &c->hedges_won);
+	(void)view_ctl_count(o, "blocks_ingested", &c->blocks_ingested);
+	(void)view_ctl_count(o, "hedges", &c->hedges);
+	(void)view_ctl_count(o, "hedges_won", &c->hedges_won);
 }
 
 static int
@@ -424,7 +408,7 @@ gather_sup(struct mtr_snap *s)
 	size_t		 i;
 	int		 down;
 
-	if (cli_ctl_request(src.control_socket, "metrics", &a, &down, err,
+	if (view_ctl_request(src.control_socket, "metrics", &a, &down, err,
 	    sizeof(err)) == -1) {
 		logit(sup_failing ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARN,
 		    "chainwatchd does not answer: %s; serving the store's "

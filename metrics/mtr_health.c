@@ -32,7 +32,7 @@ status_weight(const char *s)
  * draining chainwatch would not help; alert on chainwatch_chain_status.
  */
 unsigned
-mtr_health(const struct mtr_snap *s, struct mtr_buf *b)
+mtr_health(const struct mtr_snap *s, struct buf *b)
 {
 	json_t		*o = json_object(), *chains, *c;
 	const char	*worst = "ok", *st;
@@ -69,8 +69,8 @@ mtr_health(const struct mtr_snap *s, struct mtr_buf *b)
 	text = json_dumps(o, JSON_INDENT(2));
 	json_decref(o);
 	if (text != NULL) {
-		mtr_buf_add(b, text, strlen(text));
-		mtr_buf_add(b, "\n", 1);
+		buf_add(b, text, strlen(text));
+		buf_add(b, "\n", 1);
 		free(text);
 	}
 	return code;

@@ -8,13 +8,13 @@
 #include "config.h"
 
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <microhttpd.h>
 
+#include "http_log.h"
 #include "log.h"
 #include "mtr.h"
 #include "util.h"
@@ -34,22 +34,9 @@ static pthread_mutex_t		 cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	int		valid;
 	uint64_t	at;		/* monotonic ms */
-	struct mtr_buf	metrics, health;
+	struct buf	metrics, health;
 	unsigned	health_code;
 } cache;
-
-static void
-mhd_log(void *cls, const char *fmt, va_list ap)
-{
-	char	msg[512];
-	size_t	n;
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	n = strlen(msg);
-	while (n > 0 && msg[n - 1] == '\n')
-		msg[--n] = '\0';
-	log_debug("libmicrohttpd: %s", msg);
-}
 
 /* Under cache_lock: gather again unless the snapshot is fresh. */
 static void
@@ -60,8 +47,8 @@ cache_refresh(void)
 	if (cache.valid && now_mono_ms() - cache.at < MTR_CACHE_MS)
 		return;
 	mtr_gather(&s);
-	mtr_buf_free(&cache.metrics);
-	mtr_buf_free(&cache.health);
+	buf_free(&cache.metrics);
+	buf_free(&cache.health);
 	mtr_expo(&s, &cache.metrics);
 	cache.health_code = mtr_health(&s, &cache.health);
 	mtr_snap_free(&s);
@@ -104,14 +91,14 @@ respond_snapshot(struct MHD_Connection *conn, const char *method,
 {
 	struct MHD_Response	*resp;
 	enum MHD_Result		 ret;
-	const struct mtr_buf	*b;
+	const struct buf	*b;
 	unsigned		 code;
 
 	pthread_mutex_lock(&cache_lock);
 	cache_refresh();
 	b = health ? &cache.health : &cache.metrics;
 	code = health ? cache.health_code : MHD_HTTP_OK;
-	resp = MHD_create_response_from_buffer(b->len, b->s,
+	resp = MHD_create_response_from_buffer(b->len, b->p,
 	    MHD_RESPMEM_MUST_COPY);
 	pthread_mutex_unlock(&cache_lock);
 	if (resp == NULL)
@@ -162,7 +149,7 @@ mtr_http_start(int listen_fd, int ipv6)
 	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
 	    MHD_USE_ERROR_LOG | (ipv6 ? MHD_USE_IPv6 : 0), 0, NULL, NULL,
 	    http_answer, NULL,
-	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,	/* first, or lost */
+	    MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, NULL,	/* first, or lost */
 	    MHD_OPTION_LISTEN_SOCKET, listen_fd,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)MTR_CONN_MAX,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MTR_CONN_TIMEOUT,
@@ -176,7 +163,7 @@ mtr_http_stop(void)
 	if (mhd != NULL)
 		MHD_stop_daemon(mhd);
 	mhd = NULL;
-	mtr_buf_free(&cache.metrics);
-	mtr_buf_free(&cache.health);
+	buf_free(&cache.metrics);
+	buf_free(&cache.health);
 	cache.valid = 0;
 }

@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 
 #include <netinet/in.h>
-#include <arpa/inet.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "conf.h"
+#include "listen_addr.h"
 #include "log.h"
 #include "mtr.h"
 #include "util.h"
@@ -54,23 +53,12 @@ listen_on(const char *spec, int *ipv6, char *shown, size_t shownlen)
 	unsigned		 port;
 	int			 fd, one = 1;
 
-	if (conf_parse_listen(spec, addr, sizeof(addr), &port) == -1 ||
-	    addr[0] == '\0')
+	if (listen_addr_parse(spec, addr, sizeof(addr), &port) == -1)
 		fatalx(CW_EXIT_USAGE, "-l %s: not ADDRESS:PORT (an IPv4 "
 		    "address or [IPv6] address and a port)", spec);
-	memset(&ss, 0, sizeof(ss));
-	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons((uint16_t)port);
-		len = sizeof(*sin);
-		*ipv6 = 0;
-	} else if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons((uint16_t)port);
-		len = sizeof(*sin6);
-		*ipv6 = 1;
-	} else
+	if (listen_addr_sockaddr(addr, port, &ss, &len) == -1)
 		fatalx(CW_EXIT_USAGE, "-l %s: bad address", spec);
+	*ipv6 = ss.ss_family == AF_INET6;
 	if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC |
 	    SOCK_NONBLOCK, 0)) == -1)
 		fatal(CW_EXIT_SYSTEM, "socket");

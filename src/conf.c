@@ -5,9 +5,6 @@
  */
 #include "config.h"
 
-#include <sys/socket.h>
-#include <arpa/inet.h>
-
 #include <ctype.h>
 #include <errno.h>
 #include <ini.h>
@@ -18,6 +15,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "listen_addr.h"
 #include "util.h"
 
 static const char *const format_choices[] = { "quantus", "substrate", NULL };
@@ -377,55 +375,17 @@ parse_endpoint(struct parse_ctx *ctx, const char *value)
 	ch->endpoints[ch->n_endpoints++] = ep;
 }
 
-/*
- * A listening address: an IPv4 literal or a bracketed IPv6 literal and a
- * port, or "none".  Names are refused: what a name resolves to can change
- * under a daemon that binds once.
- */
+/* A listening address (listen_addr.h), or "none". */
 int
 conf_parse_listen(const char *s, char *addr, size_t addrlen, unsigned *port)
 {
-	const char	*colon;
-	char		 a[64], *end;
-	unsigned long	 p;
-	unsigned char	 buf[16];
-	size_t		 n;
-
 	if (strcmp(s, "none") == 0) {
 		if (addrlen > 0)
 			addr[0] = '\0';
 		*port = 0;
 		return 0;
 	}
-	if ((colon = strrchr(s, ':')) == NULL || colon[1] == '\0')
-		return -1;
-	n = (size_t)(colon - s);
-	if (s[0] == '[') {
-		if (n < 3 || s[n - 1] != ']' || n - 2 >= sizeof(a))
-			return -1;
-		memcpy(a, s + 1, n - 2);
-		a[n - 2] = '\0';
-		if (inet_pton(AF_INET6, a, buf) != 1)
-			return -1;
-	} else {
-		if (n == 0 || n >= sizeof(a))
-			return -1;
-		memcpy(a, s, n);
-		a[n] = '\0';
-		if (inet_pton(AF_INET, a, buf) != 1)
-			return -1;
-	}
-	if (!isdigit((unsigned char)colon[1]))
-		return -1;
-	errno = 0;
-	p = strtoul(colon + 1, &end, 10);
-	if (errno != 0 || *end != '\0' || p > 65535)
-		return -1;
-	if (strlen(a) >= addrlen)
-		return -1;
-	strcpy(addr, a);
-	*port = (unsigned)p;
-	return 0;
+	return listen_addr_parse(s, addr, addrlen, port);
 }
 
 /* Store one typed value at its offset; returns -1 after logging. */

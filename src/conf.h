@@ -131,7 +131,10 @@ void	conf_dump(const struct conf *, FILE *);
 /* Helpers shared with tests and -n output. */
 int	conf_parse_duration(const char *, uint64_t *ms);
 int	conf_parse_size(const char *, uint64_t *bytes);
-/* "ADDRESS:PORT" or "none" (addr "" and port 0). */
+/*
+ * "ADDRESS:PORT" as listen_addr_parse() takes it, or "none" (addr "" and
+ * port 0).
+ */
 int	conf_parse_listen(const char *, char *addr, size_t addrlen,
 	    unsigned *port);
 /*

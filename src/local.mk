@@ -1,10 +1,12 @@
-# src/: the code every program shares, and (later) the chainwatch CLI.
+# src/: the code every program shares.
 noinst_LIBRARIES += src/libcw.a
 src_libcw_a_SOURCES = \
 	src/log.c src/log.h \
 	src/util.c src/util.h \
+	src/buf.c src/buf.h \
 	src/outcome.c src/outcome.h \
 	src/conf.c src/conf.h \
+	src/listen_addr.c src/listen_addr.h \
 	src/msg.c src/msg.h \
 	src/proto.c src/proto.h \
 	src/schema.c src/schema.h \
@@ -15,4 +17,5 @@ src_libcw_a_CFLAGS = $(AM_CFLAGS) $(MSGPACK_CFLAGS) $(INIH_CFLAGS) \
 	$(JANSSON_CFLAGS) $(SODIUM_CFLAGS) $(XXHASH_CFLAGS)
 
 include src/codec.mk
-include src/cli.mk
+include src/view.mk
+include src/http.mk

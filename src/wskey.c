@@ -5,40 +5,23 @@
 
 #include <string.h>
 
+#include <sodium.h>
+
 #include "sha1.h"
 #include "wskey.h"
 
 #define WS_GUID		"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
+/*
+ * libsodium's encoder is a pure function of its input: it needs no
+ * sodium_init(), so neither do the programs that only shake hands.
+ */
 void
 base64_encode(const uint8_t *in, size_t len, char *out)
 {
-	static const char	 tab[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	uint32_t		 v;
-	size_t			 i;
-
-	for (i = 0; i + 2 < len; i += 3) {
-		v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
-		*out++ = tab[v >> 18 & 63];
-		*out++ = tab[v >> 12 & 63];
-		*out++ = tab[v >> 6 & 63];
-		*out++ = tab[v & 63];
-	}
-	if (len - i == 1) {
-		v = (uint32_t)in[i] << 16;
-		*out++ = tab[v >> 18 & 63];
-		*out++ = tab[v >> 12 & 63];
-		*out++ = '=';
-		*out++ = '=';
-	} else if (len - i == 2) {
-		v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8;
-		*out++ = tab[v >> 18 & 63];
-		*out++ = tab[v >> 12 & 63];
-		*out++ = tab[v >> 6 & 63];
-		*out++ = '=';
-	}
-	*out = '\0';
+	sodium_bin2base64(out, sodium_base64_ENCODED_LEN(len,
+	    sodium_base64_VARIANT_ORIGINAL), in, len,
+	    sodium_base64_VARIANT_ORIGINAL);
 }
 
 void

@@ -13,7 +13,10 @@
 /* Sec-WebSocket-Accept for a Sec-WebSocket-Key. */
 void	ws_accept_key(const char *key, char out[WS_ACCEPT_LEN + 1]);
 
-/* Standard base64 with padding; out holds 4 * ((len + 2) / 3) + 1. */
+/*
+ * Standard base64 with padding (libsodium's), NUL-terminated; out holds
+ * 4 * ((len + 2) / 3) + 1 bytes.
+ */
 void	base64_encode(const uint8_t *, size_t, char *out);
 
 #endif

@@ -8,10 +8,10 @@ tests_unit_test_control_SOURCES = tests/unit/test_control.c \
 	supervisor/sup_control.c supervisor/sup_reload_result.c
 tests_unit_test_control_LDADD = $(UNIT_LIBS) $(EV_LIBS) $(JANSSON_LIBS)
 tests_unit_test_cli_reload_CFLAGS = $(UNIT_CFLAGS) $(JANSSON_CFLAGS) \
-	$(SQLITE_CFLAGS)
+	$(SQLITE_CFLAGS) -I$(top_srcdir)/cli
 tests_unit_test_cli_reload_SOURCES = tests/unit/test_cli_reload.c \
-	src/cli_reload.c src/cli_daemon.c src/cli_ctl.c
-tests_unit_test_cli_reload_LDADD = $(UNIT_LIBS) $(JANSSON_LIBS)
+	cli/cli_reload.c cli/cli_daemon.c cli/cli_fmt.c
+tests_unit_test_cli_reload_LDADD = $(VIEW_LIBS) $(UNIT_LIBS)
 TESTS += tests/unit/test_control tests/unit/test_cli_reload
 
 TESTS += tests/integration/cli_reload.sh

@@ -9,6 +9,7 @@ workers_libwrk_a_SOURCES = \
 	workers/wrk_sub.c workers/wrk_sub.h
 workers_libwrk_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JANSSON_CFLAGS)
 
-# What a program linking libwrk.a needs after it (libcw.a for log/util).
+# What a program linking libwrk.a needs after it (libcw.a for log/util,
+# libsodium for libcw.a's base64 in the WebSocket handshake).
 WRK_IO_LIBS = workers/libwrk.a src/libcw.a $(CURL_LIBS) $(JANSSON_LIBS) \
-	$(WSLAY_LIBS) $(EV_LIBS)
+	$(WSLAY_LIBS) $(EV_LIBS) $(SODIUM_LIBS)

@@ -12,6 +12,7 @@
 #include <ev.h>
 #include <curl/curl.h>
 
+#include "buf.h"
 #include "log.h"
 #include "util.h"
 #include "wrk_http.h"
@@ -240,11 +241,8 @@ struct http_slot {
 	void			*arg;
 	uint64_t		 start_ms;
 	uint32_t		 deadline_ms;
-	char			*req;
-	size_t			 req_cap;
-	char			*resp;
-	size_t			 resp_len;
-	size_t			 resp_cap;
+	struct buf		 req;
+	struct buf		 resp;
 	int			 too_large;
 	int			 active;
 	char			 errbuf[CURL_ERROR_SIZE];
@@ -273,24 +271,12 @@ static size_t
 http_write(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct http_slot	*s = arg;
-	size_t			 len = size * nmemb, need, cap;
+	size_t			 len = size * nmemb;
 
-	if (len > s->h->max_response - s->resp_len) {
+	if (buf_add_max(&s->resp, data, len, s->h->max_response) == -1) {
 		s->too_large = 1;
 		return 0;
 	}
-	need = s->resp_len + len + 1;
-	if (need > s->resp_cap) {
-		cap = s->resp_cap < 4096 ? 4096 : s->resp_cap;
-		while (cap < need)
-			cap *= 2;
-		if (cap > s->h->max_response + 1)
-			cap = s->h->max_response + 1;
-		s->resp = xrealloc(s->resp, cap);
-		s->resp_cap = cap;
-	}
-	memcpy(s->resp + s->resp_len, data, len);
-	s->resp_len += len;
 	return len;
 }
 
@@ -299,16 +285,10 @@ slot_put(struct wrk_http *h, struct http_slot *s)
 {
 	s->cb = NULL;
 	s->arg = NULL;
-	if (s->resp_cap > HTTP_KEEP_BUF) {
-		free(s->resp);
-		s->resp = NULL;
-		s->resp_cap = 0;
-	}
-	if (s->req_cap > HTTP_KEEP_BUF) {
-		free(s->req);
-		s->req = NULL;
-		s->req_cap = 0;
-	}
+	if (s->resp.cap > HTTP_KEEP_BUF)
+		buf_free(&s->resp);
+	if (s->req.cap > HTTP_KEEP_BUF)
+		buf_free(&s->req);
 	s->next_free = h->free_slots;
 	h->free_slots = s;
 }
@@ -331,17 +311,13 @@ slot_finish(struct http_slot *s, CURLcode code, const char *why)
 	h->inflight--;
 	h->connects += nconn;
 
-	if (s->resp == NULL) {
-		s->resp = xmalloc(1);
-		s->resp_cap = 1;
-	}
-	s->resp[s->resp_len] = '\0';
+	buf_reserve(&s->resp, 0);	/* a string even when empty */
 	memset(&r, 0, sizeof(r));
 	r.curl_code = code;
 	r.status = status;
 	r.too_large = s->too_large || code == CURLE_FILESIZE_EXCEEDED;
-	r.body = s->resp;
-	r.len = s->resp_len;
+	r.body = s->resp.p;
+	r.len = s->resp.len;
 	if (why != NULL)
 		r.error = why;
 	else if (s->errbuf[0] != '\0')
@@ -397,8 +373,8 @@ http_destroy(void *owner)
 			curl_multi_remove_handle(wrk_multi_handle(h->m),
 			    s->easy);
 		curl_easy_cleanup(s->easy);
-		free(s->req);
-		free(s->resp);
+		buf_free(&s->req);
+		buf_free(&s->resp);
 		free(s);
 	}
 	curl_slist_free_all(h->headers);
@@ -522,19 +498,14 @@ wrk_http_post(struct wrk_http *h, const char *body, size_t len,
 	if (ct == 0 || ct > deadline_ms)
 		ct = deadline_ms;
 
-	if (len + 1 > s->req_cap) {
-		free(s->req);
-		s->req_cap = len + 1 < 4096 ? 4096 : len + 1;
-		s->req = xmalloc(s->req_cap);
-	}
-	memcpy(s->req, body, len);
-	s->req[len] = '\0';
-	s->resp_len = 0;
+	buf_reset(&s->req);
+	buf_add(&s->req, body, len);
+	buf_reset(&s->resp);
 	s->too_large = 0;
 	s->errbuf[0] = '\0';
 	s->cb = cb;
 	s->arg = arg;
-	curl_easy_setopt(s->easy, CURLOPT_POSTFIELDS, s->req);
+	curl_easy_setopt(s->easy, CURLOPT_POSTFIELDS, s->req.p);
 	curl_easy_setopt(s->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 	curl_easy_setopt(s->easy, CURLOPT_TIMEOUT_MS, (long)deadline_ms);
 	curl_easy_setopt(s->easy, CURLOPT_CONNECTTIMEOUT_MS, (long)ct);

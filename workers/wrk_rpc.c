@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "log.h"
 #include "util.h"
 #include "hex.h"
@@ -23,35 +24,6 @@
 
 /* ------------------------------------------------------------------ */
 /* request text                                                        */
-
-static void
-buf_reserve(struct wrk_buf *b, size_t more)
-{
-	size_t	cap;
-
-	if (b->len + more + 1 <= b->cap)
-		return;
-	cap = b->cap < 1024 ? 1024 : b->cap;
-	while (cap < b->len + more + 1)
-		cap *= 2;
-	b->p = xrealloc(b->p, cap);
-	b->cap = cap;
-}
-
-static void
-buf_add(struct wrk_buf *b, const char *s, size_t len)
-{
-	buf_reserve(b, len);
-	memcpy(b->p + b->len, s, len);
-	b->len += len;
-	b->p[b->len] = '\0';
-}
-
-static void
-buf_adds(struct wrk_buf *b, const char *s)
-{
-	buf_add(b, s, strlen(s));
-}
 
 static int
 method_ok(const char *m)
@@ -65,7 +37,7 @@ method_ok(const char *m)
 }
 
 int
-wrk_rpc_build(struct wrk_buf *b, const struct wrk_rpc_call *calls, size_t n,
+wrk_rpc_build(struct buf *b, const struct wrk_rpc_call *calls, size_t n,
     uint64_t first_id)
 {
 	char	id[32];
@@ -75,14 +47,12 @@ wrk_rpc_build(struct wrk_buf *b, const struct wrk_rpc_call *calls, size_t n,
 	for (size_t i = 0; i < n; i++)
 		if (!method_ok(calls[i].method))
 			return -1;
-	b->len = 0;
-	buf_reserve(b, 0);
-	b->p[0] = '\0';
+	buf_reset(b);
 	if (n > 1)
-		buf_add(b, "[", 1);
+		buf_addc(b, '[');
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0)
-			buf_add(b, ",", 1);
+			buf_addc(b, ',');
 		snprintf(id, sizeof(id), "%" PRIu64, first_id + i);
 		buf_adds(b, "{\"jsonrpc\":\"2.0\",\"id\":");
 		buf_adds(b, id);
@@ -90,10 +60,10 @@ wrk_rpc_build(struct wrk_buf *b, const struct wrk_rpc_call *calls, size_t n,
 		buf_adds(b, calls[i].method);
 		buf_adds(b, "\",\"params\":");
 		buf_adds(b, calls[i].params != NULL ? calls[i].params : "[]");
-		buf_add(b, "}", 1);
+		buf_addc(b, '}');
 	}
 	if (n > 1)
-		buf_add(b, "]", 1);
+		buf_addc(b, ']');
 	return 0;
 }
 
@@ -379,7 +349,7 @@ struct rpc_pending {
 struct wrk_rpc {
 	struct wrk_http		*http;
 	uint64_t		 next_id;
-	struct wrk_buf		 body;
+	struct buf		 body;
 	struct wrk_rpc_result	*res;
 	size_t			 res_cap;
 	struct rpc_pending	*free_pending;
@@ -398,7 +368,7 @@ rpc_destroy(struct wrk_rpc *rpc)
 		free(p->flags);
 		free(p);
 	}
-	free(rpc->body.p);
+	buf_free(&rpc->body);
 	free(rpc->res);
 	free(rpc);
 }

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "buf.h"
 #include "outcome.h"
 #include "wrk_http.h"
 
@@ -60,14 +61,8 @@ int	 wrk_rpc_send(struct wrk_rpc *, const struct wrk_rpc_call *, size_t n,
 
 /* ---- the pure parts, exposed for tests and for wrk_sub ---- */
 
-struct wrk_buf {
-	char	*p;
-	size_t	 len;
-	size_t	 cap;
-};
-
 /* The request text for n calls with ids first_id, first_id + 1, ... */
-int	 wrk_rpc_build(struct wrk_buf *, const struct wrk_rpc_call *, size_t n,
+int	 wrk_rpc_build(struct buf *, const struct wrk_rpc_call *, size_t n,
 	    uint64_t first_id);
 
 /* The class of a reply that carried no usable body, or OUTCOME_OK. */

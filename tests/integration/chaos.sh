@@ -41,7 +41,7 @@ fi
 command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
 command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }
 
-CW=$top_builddir/src/chainwatch
+CW=$top_builddir/cli/chainwatch
 CHECK="/usr/bin/python3 $top_srcdir/tests/integration/chaos_check.py"
 DB=$T/chainwatch.db
 HEDGE_MS=500

@@ -2,7 +2,7 @@
 # (mkschema) and crafted rows, and the standings python3 expects of it.
 . "$top_srcdir/tests/integration/lib.sh"
 
-CHAINWATCH=$top_builddir/src/chainwatch
+CHAINWATCH=$top_builddir/cli/chainwatch
 MKSCHEMA=$top_builddir/tests/integration/mkschema
 
 command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }

@@ -8,7 +8,7 @@
 command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
 
-CHAINWATCH=$top_builddir/src/chainwatch
+CHAINWATCH=$top_builddir/cli/chainwatch
 CTL="python3 $top_srcdir/tests/integration/ctl_client.py"
 SOCK=$T/chainwatchd.sock
 CONF=$T/chainwatch.conf

@@ -75,7 +75,7 @@ ok "d1 recovered: preferred again ($a reads)"
 
 wait_for 60 'test "$(sql "SELECT count(*) FROM blocks WHERE canonical = 1 AND (timestamp IS NULL OR difficulty IS NULL)")" = 0' ||
     fail "state reads missing: $(sql "SELECT count(*) FROM blocks WHERE canonical = 1 AND timestamp IS NULL")"
-"$top_builddir/src/chainwatch" -d "$T/chainwatch.db" verify >"$T/verify.out" 2>&1 || { cat "$T/verify.out"; fail "verify found differences"; }
+"$top_builddir/cli/chainwatch" -d "$T/chainwatch.db" verify >"$T/verify.out" 2>&1 || { cat "$T/verify.out"; fail "verify found differences"; }
 ok "every canonical block has its state; verify clean"
 kill -TERM $DAEMON_PID
 wait $DAEMON_PID || fail "daemon exited with $?"

@@ -12,7 +12,7 @@ PYTHONDONTWRITEBYTECODE=1
 export PYTHONDONTWRITEBYTECODE
 
 METRICS=$top_builddir/metrics/chainwatch-metrics
-CHAINWATCH=$top_builddir/src/chainwatch
+CHAINWATCH=$top_builddir/cli/chainwatch
 PROMPARSE=$top_srcdir/tests/integration/promparse.py
 
 # The port of the running server: the last "listening on" line.

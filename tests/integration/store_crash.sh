@@ -48,8 +48,8 @@ wait $DAEMON_PID || fail "daemon exited with $?"
     fail "the store differs from the devnode's chain after the crashes"
 below=$(sql "SELECT count(*) FROM blocks WHERE number < 500")
 [ "$below" = 0 ] || fail "$below blocks below backfill_from stored"
-if [ -x "$top_builddir/src/chainwatch" ]; then
-	"$top_builddir/src/chainwatch" -d "$T/chainwatch.db" verify >"$T/verify.out" 2>&1 ||
+if [ -x "$top_builddir/cli/chainwatch" ]; then
+	"$top_builddir/cli/chainwatch" -d "$T/chainwatch.db" verify >"$T/verify.out" 2>&1 ||
 	    { cat "$T/verify.out"; fail "chainwatch verify found differences"; }
 fi
 mismatch=$(sql "SELECT count(*) FROM standings s WHERE s.blocks != (SELECT count(*) FROM blocks b WHERE b.chain_id = s.chain_id AND b.canonical = 1 AND coalesce(b.miner, x'') = s.miner)")

@@ -41,8 +41,8 @@ ok "store equals the devnode's canonical chain; $reorgs reorgs followed"
 # Standings: counts per miner equal the canonical blocks, every one.
 mismatch=$(sql "SELECT count(*) FROM standings s WHERE s.blocks != (SELECT count(*) FROM blocks b WHERE b.chain_id = s.chain_id AND b.canonical = 1 AND coalesce(b.miner, x'') = s.miner) OR s.final_blocks != (SELECT count(*) FROM blocks b WHERE b.chain_id = s.chain_id AND b.final = 1 AND coalesce(b.miner, x'') = s.miner)")
 [ "$mismatch" = 0 ] || fail "$mismatch standings rows disagree with the blocks"
-if [ -x "$top_builddir/src/chainwatch" ]; then
-	"$top_builddir/src/chainwatch" -d "$T/chainwatch.db" verify >"$T/verify.out" 2>&1 ||
+if [ -x "$top_builddir/cli/chainwatch" ]; then
+	"$top_builddir/cli/chainwatch" -d "$T/chainwatch.db" verify >"$T/verify.out" 2>&1 ||
 	    { cat "$T/verify.out"; fail "chainwatch verify found differences"; }
 	ok "chainwatch verify: $(tail -n 1 "$T/verify.out")"
 fi

@@ -1,6 +1,6 @@
 /*
- * chainwatch reload's side without a daemon (src/cli_reload.c,
- * src/cli_daemon.c): the line it prints, and what it says and exits with
+ * chainwatch reload's side without a daemon (cli/cli_reload.c,
+ * cli/cli_daemon.c): the line it prints, and what it says and exits with
  * when nothing answers on the control socket.
  */
 #include "config.h"
@@ -10,7 +10,6 @@
 
 #include <jansson.h>
 #include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,17 +22,36 @@
 #include "cli.h"
 #include "util.h"
 
-static char	last_err[1024];
+/*
+ * What cli_err() says goes to stderr: between said_start() and said(),
+ * stderr is a temporary file, which said() reads back.
+ */
+static FILE	*said_fp;
+static int	 said_saved = -1;
+static char	 said_buf[4096];
 
-/* chainwatch.c's, kept to check what would be said. */
-void
-cli_err(const char *fmt, ...)
+static void
+said_start(void)
 {
-	va_list	ap;
+	fflush(stderr);
+	assert_non_null(said_fp = tmpfile());
+	assert_true((said_saved = dup(STDERR_FILENO)) != -1);
+	assert_true(dup2(fileno(said_fp), STDERR_FILENO) != -1);
+}
 
-	va_start(ap, fmt);
-	vsnprintf(last_err, sizeof(last_err), fmt, ap);
-	va_end(ap);
+static const char *
+said(void)
+{
+	size_t	n;
+
+	fflush(stderr);
+	assert_true(dup2(said_saved, STDERR_FILENO) != -1);
+	close(said_saved);
+	rewind(said_fp);
+	n = fread(said_buf, 1, sizeof(said_buf) - 1, said_fp);
+	said_buf[n] = '\0';
+	fclose(said_fp);
+	return said_buf;
 }
 
 static void
@@ -70,12 +88,12 @@ test_not_running(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/sock", dir);
-	assert_int_equal(cli_daemon_state(path, &status), 0);
+	assert_int_equal(view_daemon_state(path, &status), 0);
 	assert_null(status);
-	last_err[0] = '\0';
+	said_start();
 	assert_int_equal(cli_reload(NULL, path, 0), CLI_EXIT_NOT_RUNNING);
-	assert_non_null(strstr(last_err, "chainwatchd is not running "
-	    "(nothing answers on "));
+	assert_non_null(strstr(said(), "chainwatch: chainwatchd is not "
+	    "running (nothing answers on "));
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
@@ -83,7 +101,7 @@ test_not_running(void **state)
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
 	assert_int_equal(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
 	close(fd);
-	assert_int_equal(cli_daemon_state(path, &status), 0);
+	assert_int_equal(view_daemon_state(path, &status), 0);
 	assert_int_equal(cli_reload(NULL, path, 1), CLI_EXIT_NOT_RUNNING);
 
 	/* The socket named by a configuration, as without -s. */
@@ -99,8 +117,9 @@ test_not_running(void **state)
 	fclose(fp);
 	assert_int_equal(cli_reload(conf, NULL, 0), CW_EXIT_CONFIG);
 	unlink(conf);
+	said_start();
 	assert_int_equal(cli_reload(conf, NULL, 0), CW_EXIT_SYSTEM);
-	assert_non_null(strstr(last_err, "-s socket"));
+	assert_non_null(strstr(said(), "-s socket"));
 
 	unlink(path);
 	assert_int_equal(rmdir(dir), 0);

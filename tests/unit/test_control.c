@@ -25,6 +25,7 @@
 
 #include <cmocka.h>
 
+#include "buf.h"
 #include "chainwatchd.h"
 #include "sup_control.h"
 #include "sup_reload.h"
@@ -138,19 +139,17 @@ cl_send(int fd, const char *s, size_t len)
 static char *
 cl_read(int fd, double limit, size_t *len, int *eof)
 {
-	size_t	 cap = 1 << 16, off = 0;
-	char	*buf = xmalloc(cap);
-	ssize_t	 n;
+	struct buf	 b = { 0 };
+	ssize_t		 n;
 
 	*eof = 0;
 	for (double t = 0; t < limit; t += 0.01) {
 		pump(0.01);
 		for (;;) {
-			if (cap - off < 4096)
-				buf = xrealloc(buf, cap *= 2);
-			n = read(fd, buf + off, cap - off - 1);
+			buf_reserve(&b, 4096);
+			n = read(fd, b.p + b.len, b.cap - b.len - 1);
 			if (n > 0) {
-				off += (size_t)n;
+				buf_added(&b, (size_t)n);
 				continue;
 			}
 			if (n == 0 || errno == ECONNRESET)
@@ -160,9 +159,7 @@ cl_read(int fd, double limit, size_t *len, int *eof)
 		if (*eof)
 			break;
 	}
-	buf[off] = '\0';
-	*len = off;
-	return buf;
+	return buf_release(&b, len);
 }
 
 /* One request, its answer parsed. */

@@ -401,7 +401,7 @@ test_match_padded_head(void **state)
 static void
 test_build(void **state)
 {
-	struct wrk_buf		 b = { 0 };
+	struct buf		 b = { 0 };
 	struct wrk_rpc_call	 c[3] = {
 		{ "chain_getHeader", "[\"0xab\"]", WRK_RPC_NULL_ABSENT },
 		{ "chain_getBlockHash", "[5]", 0 },
@@ -436,7 +436,7 @@ test_build(void **state)
 
 	assert_int_equal(wrk_rpc_build(&b, &bad, 1, 1), -1);
 	assert_int_equal(wrk_rpc_build(&b, c, 0, 1), -1);
-	free(b.p);
+	buf_free(&b);
 }
 
 int

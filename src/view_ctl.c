@@ -1,7 +1,8 @@
 /*
  * Talking to the running daemon: connect to its control socket, send one
  * line, read the answer until the daemon closes.  Every step, connect
- * included, has the same deadline, so a stopped daemon cannot hang the CLI.
+ * included, has the same deadline, so a stopped daemon cannot hang the CLI
+ * or a scrape.  And whether chainwatchd runs, from its "status" answer.
  */
 #include "config.h"
 
@@ -15,8 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_ctl.h"
+#include "buf.h"
 #include "util.h"
+#include "view.h"
+#include "view_ctl.h"
 
 /* Wait for fd to be ready for events, until the deadline; 0 if it is. */
 static int
@@ -39,14 +42,15 @@ ctl_wait(int fd, short events, uint64_t deadline)
 }
 
 int
-cli_ctl_request(const char *path, const char *cmd, json_t **answer,
+view_ctl_request(const char *path, const char *cmd, json_t **answer,
     int *down, char *err, size_t errlen)
 {
 	struct sockaddr_un	 sun;
-	uint64_t		 deadline = now_mono_ms() + CTL_TIMEOUT_MS;
+	uint64_t		 deadline = now_mono_ms() + VIEW_CTL_TIMEOUT_MS;
 	json_t			*j;
-	char			*req = NULL, *buf = NULL;
-	size_t			 len = 0, off = 0, cap = 0;
+	struct buf		 ans = { 0 };
+	char			*req = NULL;
+	size_t			 len = 0, off = 0;
 	json_error_t		 je;
 	ssize_t			 n;
 	int			 fd = -1, rc = -1;
@@ -80,7 +84,8 @@ cli_ctl_request(const char *path, const char *cmd, json_t **answer,
 		*down = errno == ENOENT || errno == ECONNREFUSED;
 		if (errno == EAGAIN)
 			snprintf(err, errlen, "%s: the daemon accepted no "
-			    "connection in %d s", path, CTL_TIMEOUT_MS / 1000);
+			    "connection in %d s", path,
+			    VIEW_CTL_TIMEOUT_MS / 1000);
 		else
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		goto out;
@@ -98,7 +103,7 @@ cli_ctl_request(const char *path, const char *cmd, json_t **answer,
 	while (off < len) {
 		if (ctl_wait(fd, POLLOUT, deadline) == -1) {
 			snprintf(err, errlen, "%s: the daemon took no request "
-			    "in %d s", path, CTL_TIMEOUT_MS / 1000);
+			    "in %d s", path, VIEW_CTL_TIMEOUT_MS / 1000);
 			goto out;
 		}
 		n = send(fd, req + off, len - off, MSG_NOSIGNAL);
@@ -112,18 +117,14 @@ cli_ctl_request(const char *path, const char *cmd, json_t **answer,
 			off += (size_t)n;
 	}
 	(void)shutdown(fd, SHUT_WR);
-	off = 0;
 	for (;;) {
-		if (cap - off < 4096) {
-			cap = cap == 0 ? 8192 : cap * 2;
-			buf = xrealloc(buf, cap);
-		}
+		buf_reserve(&ans, 4096);
 		if (ctl_wait(fd, POLLIN, deadline) == -1) {
 			snprintf(err, errlen, "%s: no answer from the daemon "
-			    "in %d s", path, CTL_TIMEOUT_MS / 1000);
+			    "in %d s", path, VIEW_CTL_TIMEOUT_MS / 1000);
 			goto out;
 		}
-		n = read(fd, buf + off, cap - off - 1);
+		n = read(fd, ans.p + ans.len, ans.cap - ans.len - 1);
 		if (n == 0)
 			break;
 		if (n == -1) {
@@ -133,25 +134,24 @@ cli_ctl_request(const char *path, const char *cmd, json_t **answer,
 			 * A daemon that closed without reading all we
 			 * sent resets the stream after its answer.
 			 */
-			if (errno == ECONNRESET && off > 0)
+			if (errno == ECONNRESET && ans.len > 0)
 				break;
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			goto out;
 		}
-		off += (size_t)n;
-		if (off > CTL_ANSWER_MAX) {
+		buf_added(&ans, (size_t)n);
+		if (ans.len > VIEW_CTL_ANSWER_MAX) {
 			snprintf(err, errlen, "%s: answer larger than %d bytes",
-			    path, CTL_ANSWER_MAX);
+			    path, VIEW_CTL_ANSWER_MAX);
 			goto out;
 		}
 	}
-	buf[off] = '\0';
-	if (off == 0) {
+	if (ans.len == 0) {
 		snprintf(err, errlen, "%s: the daemon closed without an "
 		    "answer", path);
 		goto out;
 	}
-	if ((*answer = json_loads(buf, 0, &je)) == NULL ||
+	if ((*answer = json_loads(ans.p, 0, &je)) == NULL ||
 	    !json_is_object(*answer)) {
 		snprintf(err, errlen, "%s: the answer is not a JSON object: %s",
 		    path, *answer == NULL ? je.text : "another type");
@@ -162,8 +162,47 @@ cli_ctl_request(const char *path, const char *cmd, json_t **answer,
 	rc = 0;
 out:
 	free(req);
-	free(buf);
+	buf_free(&ans);
 	if (fd != -1)
 		close(fd);
 	return rc;
+}
+
+int
+view_ctl_count(const json_t *answer, const char *key, uint64_t *v)
+{
+	const json_t	*j = json_object_get(answer, key);
+
+	if (!json_is_integer(j) || json_integer_value(j) < 0)
+		return -1;
+	*v = (uint64_t)json_integer_value(j);
+	return 0;
+}
+
+int
+view_daemon_state(const char *socket_path, json_t **status)
+{
+	json_t	*answer;
+	char	 err[512];
+	int	 down;
+
+	*status = NULL;
+	if (view_ctl_request(socket_path, "status", &answer, &down, err,
+	    sizeof(err)) == -1) {
+		if (down)
+			return 0;
+		view_err("%s", err);
+		return -1;
+	}
+	if (!json_is_true(json_object_get(answer, "ok"))) {
+		const char *e = json_string_value(json_object_get(answer,
+		    "error"));
+
+		view_err("%s: chainwatchd refused the status request: %s",
+		    socket_path, e != NULL ? e : "(no reason given)");
+		json_decref(answer);
+		return -1;
+	}
+	*status = answer;
+	return 1;
 }

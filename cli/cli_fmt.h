@@ -17,8 +17,8 @@
 #define CLI_COLS	80	/* no line for people is wider */
 #define CLI_ACCOUNT_MAX	32	/* bytes of a miner's account */
 
-/* (Ages, cli_ago and cli_span, are in cli.h: the metrics server has them.) */
-/* A short duration: "150 ms", "1.2 s", then as cli_span. */
+/* (Ages, view_ago and view_span, are in view.h.) */
+/* A short duration: "150 ms", "1.2 s", then as view_span. */
 void	cli_ms(int64_t ms, char *out, size_t outlen);
 /* Exact up to 7 digits, else 3 significant digits: "4.52e18". */
 void	cli_u512_short(const struct u512 *, char *out, size_t outlen);
@@ -67,15 +67,7 @@ void	cli_table_wrap(struct cli_table *, int indent, const char *text);
 void	cli_table_print(const struct cli_table *);
 void	cli_table_free(struct cli_table *);
 
-/* A JSON string, or null for NULL or text that is not valid UTF-8. */
-json_t	*cli_jstr(const char *);
-/* An integer, or null when has is 0. */
-json_t	*cli_jint(int has, int64_t);
-/*
- * A time twice in object o: key name in ISO 8601 UTC, and name_ms in
- * milliseconds since the epoch; both null when has is 0.
- */
-void	cli_jtime(json_t *o, const char *name, int has, int64_t ms);
+/* (view_jstr, view_jint and view_jtime are in view.h.) */
 /* daemon_running as cli_daemon_note() said it: true, false, or null. */
 json_t	*cli_jrunning(int running);
 /* What --json prints: root, indented, and a newline; root is freed. */
@@ -89,13 +81,5 @@ void	cli_json_list(int running, const char *key, json_t *arr);
  */
 char	*cli_miner_name(const uint8_t *account, size_t len,
 	    const unsigned char *ss58);
-
-/*
- * When chainwatchd does not answer on its control socket, say so on
- * stderr, with the age of the store being shown.  Returns what
- * cli_daemon_state() said: 1 running, 0 not running, -1 cannot tell.
- */
-struct cli_db;
-int	cli_daemon_note(struct cli_db *);
 
 #endif

@@ -42,7 +42,7 @@ struct qfail {
 };
 
 struct qchain {
-	const struct cli_chain *ch;
+	const struct view_chain *ch;
 	struct qkind	 k[NKINDS];
 	int64_t		 items, pending, leased, blocks, failing;
 	struct qfail	*fail;
@@ -91,14 +91,14 @@ static const char q_failed[] =
     " ORDER BY q.next_attempt DESC, q.id DESC LIMIT ?2";
 
 static int
-qkinds_load(struct cli_db *c, struct qchain *q, int64_t now)
+qkinds_load(struct view_db *c, struct qchain *q, int64_t now)
 {
 	sqlite3_stmt	*st;
 	struct qkind	*k;
 	const char	*name;
 	int		 rc, i;
 
-	if (cli_db_prepare(c, "reading the queue", q_kinds, &st) == -1)
+	if (view_db_prepare(c, "reading the queue", q_kinds, &st) == -1)
 		return CW_EXIT_SYSTEM;
 	sqlite3_bind_int64(st, 1, q->ch->id);
 	sqlite3_bind_int64(st, 2, now);
@@ -122,7 +122,7 @@ qkinds_load(struct cli_db *c, struct qchain *q, int64_t now)
 		q->leased += k->leased;
 		q->blocks += k->blocks;
 	}
-	if (cli_db_finish(c, "reading the queue", st, rc == SQLITE_DONE) == -1)
+	if (view_db_finish(c, "reading the queue", st, rc == SQLITE_DONE) == -1)
 		return CW_EXIT_SYSTEM;
 	q->items = q->pending + q->leased;
 	return CW_EXIT_OK;
@@ -133,21 +133,21 @@ qkinds_load(struct cli_db *c, struct qchain *q, int64_t now)
  * item's next attempt out by its backoff from the time it failed.
  */
 static int
-qfail_load(struct cli_db *c, struct qchain *q)
+qfail_load(struct view_db *c, struct qchain *q)
 {
 	sqlite3_stmt	*st;
 	struct qfail	*f;
 	int		 rc;
 
-	if (cli_db_prepare(c, "reading the queue", q_failing, &st) == -1)
+	if (view_db_prepare(c, "reading the queue", q_failing, &st) == -1)
 		return CW_EXIT_SYSTEM;
 	sqlite3_bind_int64(st, 1, q->ch->id);
 	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		q->failing = sqlite3_column_int64(st, 0);
-	if (cli_db_finish(c, "reading the queue", st, rc == SQLITE_ROW) == -1)
+	if (view_db_finish(c, "reading the queue", st, rc == SQLITE_ROW) == -1)
 		return CW_EXIT_SYSTEM;
 
-	if (cli_db_prepare(c, "reading the queue", q_failed, &st) == -1)
+	if (view_db_prepare(c, "reading the queue", q_failed, &st) == -1)
 		return CW_EXIT_SYSTEM;
 	sqlite3_bind_int64(st, 1, q->ch->id);
 	sqlite3_bind_int(st, 2, FAILING_SHOWN);
@@ -156,26 +156,26 @@ qfail_load(struct cli_db *c, struct qchain *q)
 		f = &q->fail[q->nfail++];
 		memset(f, 0, sizeof(*f));
 		f->id = sqlite3_column_int64(st, 0);
-		if ((f->kind = cli_col_dup(st, 1)) == NULL)
+		if ((f->kind = view_col_dup(st, 1)) == NULL)
 			f->kind = xstrdup("?");
-		if ((f->state = cli_col_dup(st, 2)) == NULL)
+		if ((f->state = view_col_dup(st, 2)) == NULL)
 			f->state = xstrdup("?");
-		f->has_range = cli_col_int(st, 3, &f->from) &
-		    cli_col_int(st, 4, &f->to);
+		f->has_range = view_col_int(st, 3, &f->from) &
+		    view_col_int(st, 4, &f->to);
 		if (sqlite3_column_type(st, 5) != SQLITE_NULL &&
 		    sqlite3_column_bytes(st, 5) > 2)
-			f->hash = cli_col_dup(st, 5);
-		f->has_number = cli_col_int(st, 6, &f->number);
+			f->hash = view_col_dup(st, 5);
+		f->has_number = view_col_int(st, 6, &f->number);
 		f->attempts = sqlite3_column_int64(st, 7);
 		f->next_attempt = sqlite3_column_int64(st, 8);
-		f->outcome = cli_col_dup(st, 9);
-		f->error = cli_col_dup(st, 10);
-		f->endpoint = cli_col_dup(st, 11);
-		f->lease_endpoint = cli_col_dup(st, 12);
-		f->has_deadline = cli_col_int(st, 13, &f->lease_deadline);
+		f->outcome = view_col_dup(st, 9);
+		f->error = view_col_dup(st, 10);
+		f->endpoint = view_col_dup(st, 11);
+		f->lease_endpoint = view_col_dup(st, 12);
+		f->has_deadline = view_col_int(st, 13, &f->lease_deadline);
 		f->created_at = sqlite3_column_int64(st, 14);
 	}
-	if (cli_db_finish(c, "reading the queue", st, rc == SQLITE_DONE) == -1)
+	if (view_db_finish(c, "reading the queue", st, rc == SQLITE_DONE) == -1)
 		return CW_EXIT_SYSTEM;
 	return CW_EXIT_OK;
 }
@@ -206,7 +206,7 @@ print_chain(const struct qchain *q, int64_t now)
 	struct cli_table	 t;
 	const struct qkind	*k;
 	const struct qfail	*f;
-	char			 a[CLI_AGE_LEN], what[64];
+	char			 a[VIEW_AGE_LEN], what[64];
 	size_t			 i;
 
 	if (q->items == 0) {
@@ -230,7 +230,7 @@ print_chain(const struct qchain *q, int64_t now)
 		cli_table_cell(&t, "%lld", (long long)k->waiting);
 		if (k->has_items) {
 			cli_table_cell(&t, "%lld", (long long)k->max_attempts);
-			cli_ago(now - k->oldest, a, sizeof(a));
+			view_ago(now - k->oldest, a, sizeof(a));
 			cli_table_cell(&t, "%s", a);
 		} else {
 			cli_table_cell(&t, "-");
@@ -268,7 +268,7 @@ print_chain(const struct qchain *q, int64_t now)
 		else if (f->next_attempt <= now)
 			cli_table_cell(&t, "due");
 		else {
-			cli_span(f->next_attempt - now, a, sizeof(a));
+			view_span(f->next_attempt - now, a, sizeof(a));
 			cli_table_cell(&t, "in %s", a);
 		}
 		if (f->error != NULL && f->error[0] != '\0')
@@ -287,7 +287,7 @@ qchain_json(const struct qchain *q)
 	size_t			 i;
 
 	o = json_object();
-	json_object_set_new(o, "chain", cli_jstr(q->ch->name));
+	json_object_set_new(o, "chain", view_jstr(q->ch->name));
 	json_object_set_new(o, "items", json_integer(q->items));
 	json_object_set_new(o, "pending", json_integer(q->pending));
 	json_object_set_new(o, "leased", json_integer(q->leased));
@@ -303,8 +303,8 @@ qchain_json(const struct qchain *q)
 		json_object_set_new(j, "due", json_integer(k->due));
 		json_object_set_new(j, "waiting", json_integer(k->waiting));
 		json_object_set_new(j, "max_attempts",
-		    cli_jint(k->has_items, k->max_attempts));
-		cli_jtime(j, "oldest", k->has_items, k->oldest);
+		    view_jint(k->has_items, k->max_attempts));
+		view_jtime(j, "oldest", k->has_items, k->oldest);
 		json_array_append_new(arr, j);
 	}
 	json_object_set_new(o, "kinds", arr);
@@ -314,25 +314,25 @@ qchain_json(const struct qchain *q)
 		f = &q->fail[i];
 		j = json_object();
 		json_object_set_new(j, "id", json_integer(f->id));
-		json_object_set_new(j, "kind", cli_jstr(f->kind));
-		json_object_set_new(j, "state", cli_jstr(f->state));
+		json_object_set_new(j, "kind", view_jstr(f->kind));
+		json_object_set_new(j, "state", view_jstr(f->state));
 		json_object_set_new(j, "range_from",
-		    cli_jint(f->has_range, f->from));
+		    view_jint(f->has_range, f->from));
 		json_object_set_new(j, "range_to",
-		    cli_jint(f->has_range, f->to));
+		    view_jint(f->has_range, f->to));
 		json_object_set_new(j, "block_number",
-		    cli_jint(f->has_number, f->number));
-		json_object_set_new(j, "block_hash", cli_jstr(f->hash));
+		    view_jint(f->has_number, f->number));
+		json_object_set_new(j, "block_hash", view_jstr(f->hash));
 		json_object_set_new(j, "attempts", json_integer(f->attempts));
-		json_object_set_new(j, "last_outcome", cli_jstr(f->outcome));
-		json_object_set_new(j, "last_error", cli_jstr(f->error));
-		json_object_set_new(j, "last_endpoint", cli_jstr(f->endpoint));
+		json_object_set_new(j, "last_outcome", view_jstr(f->outcome));
+		json_object_set_new(j, "last_error", view_jstr(f->error));
+		json_object_set_new(j, "last_endpoint", view_jstr(f->endpoint));
 		json_object_set_new(j, "lease_endpoint",
-		    cli_jstr(f->lease_endpoint));
-		cli_jtime(j, "lease_deadline", f->has_deadline,
+		    view_jstr(f->lease_endpoint));
+		view_jtime(j, "lease_deadline", f->has_deadline,
 		    f->lease_deadline);
-		cli_jtime(j, "next_attempt", 1, f->next_attempt);
-		cli_jtime(j, "created_at", 1, f->created_at);
+		view_jtime(j, "next_attempt", 1, f->next_attempt);
+		view_jtime(j, "created_at", 1, f->created_at);
 		json_array_append_new(arr, j);
 	}
 	json_object_set_new(o, "last_failed", arr);
@@ -340,17 +340,17 @@ qchain_json(const struct qchain *q)
 }
 
 int
-cli_queue(struct cli_db *c, const struct cli_opts *o)
+cli_queue(struct view_db *c, const struct cli_opts *o)
 {
-	struct cli_chain	*chains;
-	const struct cli_chain	*ch;
+	struct view_chain	*chains;
+	const struct view_chain	*ch;
 	struct qchain		*q;
 	json_t			*arr;
 	int64_t			 now = (int64_t)now_wall_ms();
 	size_t			 nc, i, n = 0;
 	int			 rc, running;
 
-	if ((rc = cli_chains_begin(c, o->chain, &chains, &nc, &ch)) !=
+	if ((rc = view_chains_begin(c, o->chain, &chains, &nc, &ch)) !=
 	    CW_EXIT_OK)
 		return rc;
 	q = xcalloc(nc > 0 ? nc : 1, sizeof(*q));
@@ -363,7 +363,7 @@ cli_queue(struct cli_db *c, const struct cli_opts *o)
 		n++;
 	}
 	running = rc == CW_EXIT_OK ? cli_daemon_note(c) : -1;
-	cli_db_end(c);
+	view_db_end(c);
 
 	if (rc == CW_EXIT_OK && o->json) {
 		arr = json_array();
@@ -382,6 +382,6 @@ cli_queue(struct cli_db *c, const struct cli_opts *o)
 	for (i = 0; i < n; i++)
 		qchain_free(&q[i]);
 	free(q);
-	cli_chains_free(chains, nc);
+	view_chains_free(chains, nc);
 	return rc;
 }

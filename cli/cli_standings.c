@@ -89,7 +89,7 @@ standings_free(struct standings *s)
 }
 
 static int
-standings_load(struct cli_db *c, const struct cli_chain *ch,
+standings_load(struct view_db *c, const struct view_chain *ch,
     const struct cli_opts *o, struct standings *s)
 {
 	sqlite3_stmt	*st;
@@ -107,7 +107,7 @@ standings_load(struct cli_db *c, const struct cli_chain *ch,
 		    o->final_only ? " AND final = 1" : "");
 	else
 		snprintf(sql, sizeof(sql), "%s", q_all);
-	if (cli_db_prepare(c, "reading standings", sql, &st) == -1)
+	if (view_db_prepare(c, "reading standings", sql, &st) == -1)
 		return CW_EXIT_SYSTEM;
 	sqlite3_bind_int64(st, 1, ch->id);
 	if (o->window != WINDOW_ALL)
@@ -146,7 +146,7 @@ standings_load(struct cli_db *c, const struct cli_chain *ch,
 		}
 		s->total_blocks += r->blocks;
 	}
-	if (cli_db_finish(c, "reading standings", st, rc == SQLITE_DONE) == -1)
+	if (view_db_finish(c, "reading standings", st, rc == SQLITE_DONE) == -1)
 		return CW_EXIT_SYSTEM;
 	if (s->n > 1)	/* never the NULL of an empty list */
 		qsort(s->rows, s->n, sizeof(*s->rows), srow_cmp);
@@ -210,10 +210,10 @@ print_row(char cell[NCOLS][CELL_MAX], const int width[NCOLS])
 }
 
 static void
-print_human(const struct cli_chain *ch, const struct cli_opts *o,
+print_human(const struct view_chain *ch, const struct cli_opts *o,
     const struct standings *s, size_t shown, int stale, const char *last)
 {
-	char	 cell[NCOLS][CELL_MAX], age[CLI_AGE_LEN];
+	char	 cell[NCOLS][CELL_MAX], age[VIEW_AGE_LEN];
 	int	 width[NCOLS], i;
 	size_t	 k;
 
@@ -224,7 +224,7 @@ print_human(const struct cli_chain *ch, const struct cli_opts *o,
 		printf("blocks of the last %s", window_name[o->window]);
 	printf("%s\n", o->final_only ? ", final only" : "");
 	if (ch->has_updated) {
-		cli_ago((int64_t)now_wall_ms() - ch->updated_at, age,
+		view_ago((int64_t)now_wall_ms() - ch->updated_at, age,
 		    sizeof(age));
 		printf("as of %s", age);
 	} else
@@ -267,7 +267,7 @@ print_human(const struct cli_chain *ch, const struct cli_opts *o,
 }
 
 static void
-print_json(const struct cli_chain *ch, const struct cli_opts *o,
+print_json(const struct view_chain *ch, const struct cli_opts *o,
     const struct standings *s, size_t shown, int stale, const char *last)
 {
 	json_t		*root, *rows, *row;
@@ -276,14 +276,14 @@ print_json(const struct cli_chain *ch, const struct cli_opts *o,
 	size_t		 k;
 
 	root = json_object();
-	json_object_set_new(root, "chain", cli_jstr(ch->name));
+	json_object_set_new(root, "chain", view_jstr(ch->name));
 	json_object_set_new(root, "window", json_string(window_name[o->window]));
 	json_object_set_new(root, "final_only", json_boolean(o->final_only));
-	cli_jtime(root, "as_of", ch->has_updated, ch->updated_at);
+	view_jtime(root, "as_of", ch->has_updated, ch->updated_at);
 	json_object_set_new(root, "best_number",
-	    cli_jint(ch->has_best, ch->best_number));
+	    view_jint(ch->has_best, ch->best_number));
 	json_object_set_new(root, "final_number",
-	    cli_jint(ch->has_final, ch->final_number));
+	    view_jint(ch->has_final, ch->final_number));
 	json_object_set_new(root, "stale", json_boolean(stale));
 	json_object_set_new(root, "last_endpoint", last[0] != '\0' ?
 	    json_string(last) : json_null());
@@ -294,7 +294,7 @@ print_json(const struct cli_chain *ch, const struct cli_opts *o,
 		r = &s->rows[k];
 		row = json_object();
 		json_object_set_new(row, "rank", json_integer((json_int_t)k + 1));
-		json_object_set_new(row, "miner", cli_jstr(r->name));
+		json_object_set_new(row, "miner", view_jstr(r->name));
 		if (r->account_len > 0) {
 			hex_encode(r->account, r->account_len, hex);
 			json_object_set_new(row, "account", json_string(hex));
@@ -311,9 +311,9 @@ print_json(const struct cli_chain *ch, const struct cli_opts *o,
 		    json_real(u512_to_double(&r->work)));
 		json_object_set_new(row, "share", json_real(share(s, r)));
 		json_object_set_new(row, "first_number",
-		    cli_jint(r->has_range, r->first));
+		    view_jint(r->has_range, r->first));
 		json_object_set_new(row, "last_number",
-		    cli_jint(r->has_range, r->last));
+		    view_jint(r->has_range, r->last));
 		json_array_append_new(rows, row);
 	}
 	json_object_set_new(root, "rows", rows);
@@ -321,23 +321,23 @@ print_json(const struct cli_chain *ch, const struct cli_opts *o,
 }
 
 int
-cli_standings(struct cli_db *c, const struct cli_opts *o)
+cli_standings(struct view_db *c, const struct cli_opts *o)
 {
-	struct cli_chain	*chains;
-	const struct cli_chain	*ch;
+	struct view_chain	*chains;
+	const struct view_chain	*ch;
 	struct standings	 s;
 	size_t			 n, shown;
 	int			 rc, stale = 0;
 	char			 last[64];
 
-	if ((rc = cli_chains_begin(c, o->chain, &chains, &n, &ch)) !=
+	if ((rc = view_chains_begin(c, o->chain, &chains, &n, &ch)) !=
 	    CW_EXIT_OK)
 		return rc;
 	rc = standings_load(c, ch, o, &s);
 	if (rc == CW_EXIT_OK &&
-	    (stale = cli_chain_stale(c, ch, last, sizeof(last))) == -1)
+	    (stale = view_chain_stale(c, ch, last, sizeof(last))) == -1)
 		rc = CW_EXIT_SYSTEM;
-	cli_db_end(c);
+	view_db_end(c);
 	if (rc == CW_EXIT_OK) {
 		shown = o->limit > 0 && (uint64_t)o->limit < s.n ?
 		    (size_t)o->limit : s.n;
@@ -347,6 +347,6 @@ cli_standings(struct cli_db *c, const struct cli_opts *o)
 			print_human(ch, o, &s, shown, stale, last);
 	}
 	standings_free(&s);
-	cli_chains_free(chains, n);
+	view_chains_free(chains, n);
 	return rc;
 }

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,17 +67,11 @@ usage(void)
 	exit(CW_EXIT_USAGE);
 }
 
-void
-cli_err(const char *fmt, ...)
+/* The store's and the control socket's errors look like ours. */
+static void
+view_error(const char *msg)
 {
-	va_list	 ap;
-
-	fflush(stdout);
-	fputs("chainwatch: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
+	cli_err("%s", msg);
 }
 
 static int
@@ -145,7 +138,7 @@ enum cmd_chain {
 
 struct cmd {
 	const char		*name;
-	int			(*run)(struct cli_db *,
+	int			(*run)(struct view_db *,
 				    const struct cli_opts *);
 	const struct option	*longopts;
 	enum cmd_chain		 chain;
@@ -282,7 +275,7 @@ main(int argc, char *argv[])
 	};
 	const struct cmd	*cmd = NULL;
 	struct cli_opts		 o;
-	struct cli_db		 db;
+	struct view_db		 db;
 	const char		*conf_path = DEFAULT_CONF, *db_path = NULL;
 	const char		*sock_path = NULL;
 	char			 conf_db[CONF_URL_MAX + 1];
@@ -292,6 +285,7 @@ main(int argc, char *argv[])
 
 	log_init(1, LOG_LEVEL_WARN, "chainwatch");
 	log_procinit("chainwatch");
+	view_set_err(view_error);
 
 	/* "+": global options end at the command name. */
 	while ((ch = getopt_long(argc, argv, "+d:f:hs:", longopts,
@@ -338,7 +332,7 @@ main(int argc, char *argv[])
 			return CW_EXIT_SYSTEM;
 		db_path = conf_db;
 	}
-	if ((rc = cli_db_open(&db, db_path)) != CW_EXIT_OK)
+	if ((rc = view_db_open(&db, db_path)) != CW_EXIT_OK)
 		return rc;
 	/*
 	 * The views say when the daemon is not running.  Without a
@@ -352,7 +346,7 @@ main(int argc, char *argv[])
 	if (cmd->note)
 		(void)cli_daemon_note(&db);
 	rc = cmd->run(&db, &o);
-	cli_db_close(&db);
+	view_db_close(&db);
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		cli_err("standard output: %s", strerror(errno));
 		return CW_EXIT_SYSTEM;

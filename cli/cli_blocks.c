@@ -76,20 +76,20 @@ blk_miner(struct blk *p, sqlite3_stmt *st)
 		p->account = xstrdup(hex);
 	}
 	/* A miner not in the miners table is shown by its account. */
-	if ((p->miner = cli_col_dup(st, 4)) == NULL)
+	if ((p->miner = view_col_dup(st, 4)) == NULL)
 		p->miner = xstrdup(p->account != NULL ? p->account :
 		    "unknown");
 }
 
 static int
-blks_load(struct cli_db *c, const struct cli_chain *ch, int64_t last,
+blks_load(struct view_db *c, const struct view_chain *ch, int64_t last,
     struct blks *b)
 {
 	sqlite3_stmt	*st;
 	struct blk	*p;
 	int		 rc;
 
-	if (cli_db_prepare(c, "reading blocks", q_blocks, &st) == -1)
+	if (view_db_prepare(c, "reading blocks", q_blocks, &st) == -1)
 		return CW_EXIT_SYSTEM;
 	sqlite3_bind_int64(st, 1, ch->id);
 	sqlite3_bind_int64(st, 2, last);
@@ -97,9 +97,9 @@ blks_load(struct cli_db *c, const struct cli_chain *ch, int64_t last,
 		b->v = xrealloc(b->v, (b->n + 1) * sizeof(*b->v));
 		p = &b->v[b->n++];
 		memset(p, 0, sizeof(*p));
-		p->hash = cli_col_dup(st, 0);
+		p->hash = view_col_dup(st, 0);
 		p->number = sqlite3_column_int64(st, 1);
-		p->parent = cli_col_dup(st, 2);
+		p->parent = view_col_dup(st, 2);
 		blk_miner(p, st);
 		if (sqlite3_column_type(st, 5) == SQLITE_BLOB &&
 		    sqlite3_column_bytes(st, 5) == U512_BYTES) {
@@ -112,7 +112,7 @@ blks_load(struct cli_db *c, const struct cli_chain *ch, int64_t last,
 		p->canonical = sqlite3_column_int(st, 7);
 		p->final = sqlite3_column_int(st, 8);
 		p->runtime_updated = sqlite3_column_int(st, 9);
-		p->endpoint = cli_col_dup(st, 10);
+		p->endpoint = view_col_dup(st, 10);
 		p->first_seen = sqlite3_column_int64(st, 11);
 		if ((p->has_state_at = sqlite3_column_type(st, 12) !=
 		    SQLITE_NULL))
@@ -121,7 +121,7 @@ blks_load(struct cli_db *c, const struct cli_chain *ch, int64_t last,
 			b->heights++;
 		b->reorged += !p->canonical;
 	}
-	if (cli_db_finish(c, "reading blocks", st, rc == SQLITE_DONE) == -1)
+	if (view_db_finish(c, "reading blocks", st, rc == SQLITE_DONE) == -1)
 		return CW_EXIT_SYSTEM;
 	return CW_EXIT_OK;
 }
@@ -138,11 +138,11 @@ blk_status(const struct blk *p, int people)
 }
 
 static void
-print_human(const struct cli_chain *ch, const struct blks *b, int64_t now)
+print_human(const struct view_chain *ch, const struct blks *b, int64_t now)
 {
 	struct cli_table	 t;
 	const struct blk	*p;
-	char			 a[CLI_AGE_LEN], s[64];
+	char			 a[VIEW_AGE_LEN], s[64];
 	size_t			 i, len;
 
 	len = (size_t)snprintf(s, sizeof(s), "%s: ", ch->name);
@@ -179,7 +179,7 @@ print_human(const struct cli_chain *ch, const struct blks *b, int64_t now)
 			cli_table_cell(&t, "-");
 		/* The age of its timestamp; "ago" goes without saying. */
 		if (p->has_ts) {
-			cli_span(now - p->ts, a, sizeof(a));
+			view_span(now - p->ts, a, sizeof(a));
 			cli_table_cell(&t, "%s", a);
 		} else
 			cli_table_cell(&t, "-");
@@ -202,14 +202,14 @@ blk_json(const struct blk *p)
 	char	 dec[U512_DEC_LEN];
 
 	json_object_set_new(o, "number", json_integer(p->number));
-	json_object_set_new(o, "hash", cli_jstr(p->hash));
-	json_object_set_new(o, "parent", cli_jstr(p->parent));
+	json_object_set_new(o, "hash", view_jstr(p->hash));
+	json_object_set_new(o, "parent", view_jstr(p->parent));
 	json_object_set_new(o, "status", json_string(blk_status(p, 0)));
 	json_object_set_new(o, "canonical", json_boolean(p->canonical));
 	json_object_set_new(o, "final", json_boolean(p->final));
 	json_object_set_new(o, "reorged", json_boolean(!p->canonical));
-	json_object_set_new(o, "miner", cli_jstr(p->miner));
-	json_object_set_new(o, "account", cli_jstr(p->account));
+	json_object_set_new(o, "miner", view_jstr(p->miner));
+	json_object_set_new(o, "account", view_jstr(p->account));
 	if (p->has_difficulty) {
 		u512_to_dec(&p->difficulty, dec);
 		json_object_set_new(o, "difficulty", json_string(dec));
@@ -219,30 +219,30 @@ blk_json(const struct blk *p)
 		json_object_set_new(o, "difficulty", json_null());
 		json_object_set_new(o, "difficulty_f", json_null());
 	}
-	cli_jtime(o, "timestamp", p->has_ts, p->ts);
-	cli_jtime(o, "first_seen", 1, p->first_seen);
-	json_object_set_new(o, "first_endpoint", cli_jstr(p->endpoint));
-	cli_jtime(o, "state_at", p->has_state_at, p->state_at);
+	view_jtime(o, "timestamp", p->has_ts, p->ts);
+	view_jtime(o, "first_seen", 1, p->first_seen);
+	json_object_set_new(o, "first_endpoint", view_jstr(p->endpoint));
+	view_jtime(o, "state_at", p->has_state_at, p->state_at);
 	json_object_set_new(o, "runtime_updated",
 	    json_boolean(p->runtime_updated));
 	return o;
 }
 
 static void
-print_json(const struct cli_chain *ch, const struct cli_opts *o,
+print_json(const struct view_chain *ch, const struct cli_opts *o,
     const struct blks *b, int running)
 {
 	json_t	*root, *arr;
 	size_t	 i;
 
 	root = json_object();
-	json_object_set_new(root, "chain", cli_jstr(ch->name));
+	json_object_set_new(root, "chain", view_jstr(ch->name));
 	json_object_set_new(root, "daemon_running", cli_jrunning(running));
 	json_object_set_new(root, "best_number",
-	    cli_jint(ch->has_best, ch->best_number));
+	    view_jint(ch->has_best, ch->best_number));
 	json_object_set_new(root, "final_number",
-	    cli_jint(ch->has_final, ch->final_number));
-	cli_jtime(root, "as_of", ch->has_updated, ch->updated_at);
+	    view_jint(ch->has_final, ch->final_number));
+	view_jtime(root, "as_of", ch->has_updated, ch->updated_at);
 	json_object_set_new(root, "last", json_integer(o->last));
 	json_object_set_new(root, "heights",
 	    json_integer((json_int_t)b->heights));
@@ -256,21 +256,21 @@ print_json(const struct cli_chain *ch, const struct cli_opts *o,
 }
 
 int
-cli_blocks(struct cli_db *c, const struct cli_opts *o)
+cli_blocks(struct view_db *c, const struct cli_opts *o)
 {
-	struct cli_chain	*chains;
-	const struct cli_chain	*ch;
+	struct view_chain	*chains;
+	const struct view_chain	*ch;
 	struct blks		 b;
 	size_t			 n;
 	int			 rc, running = -1;
 
 	memset(&b, 0, sizeof(b));
-	if ((rc = cli_chains_begin(c, o->chain, &chains, &n, &ch)) !=
+	if ((rc = view_chains_begin(c, o->chain, &chains, &n, &ch)) !=
 	    CW_EXIT_OK)
 		return rc;
 	if ((rc = blks_load(c, ch, o->last, &b)) == CW_EXIT_OK)
 		running = cli_daemon_note(c);
-	cli_db_end(c);
+	view_db_end(c);
 	if (rc == CW_EXIT_OK) {
 		if (o->json)
 			print_json(ch, o, &b, running);
@@ -278,6 +278,6 @@ cli_blocks(struct cli_db *c, const struct cli_opts *o)
 			print_human(ch, &b, (int64_t)now_wall_ms());
 	}
 	blks_free(&b);
-	cli_chains_free(chains, n);
+	view_chains_free(chains, n);
 	return rc;
 }

@@ -16,7 +16,7 @@
 #include "util.h"
 
 struct ep {
-	const struct cli_chain *ch;
+	const struct view_chain *ch;
 	char		*name, *state, *reason, *rpc_url, *ws_url;
 	char		*spec_name, *system_chain;
 	int64_t		 position;
@@ -58,13 +58,13 @@ static const char q_endpoints[] =
     " ORDER BY position, name";
 
 static int
-eps_load(struct cli_db *c, const struct cli_chain *ch, struct eps *e)
+eps_load(struct view_db *c, const struct view_chain *ch, struct eps *e)
 {
 	sqlite3_stmt	*st;
 	struct ep	*p;
 	int		 rc;
 
-	if (cli_db_prepare(c, "reading endpoints", q_endpoints, &st) == -1)
+	if (view_db_prepare(c, "reading endpoints", q_endpoints, &st) == -1)
 		return CW_EXIT_SYSTEM;
 	sqlite3_bind_int64(st, 1, ch->id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -72,33 +72,33 @@ eps_load(struct cli_db *c, const struct cli_chain *ch, struct eps *e)
 		p = &e->v[e->n++];
 		memset(p, 0, sizeof(*p));
 		p->ch = ch;
-		if ((p->name = cli_col_dup(st, 0)) == NULL)
+		if ((p->name = view_col_dup(st, 0)) == NULL)
 			p->name = xstrdup("?");
-		if ((p->state = cli_col_dup(st, 1)) == NULL)
+		if ((p->state = view_col_dup(st, 1)) == NULL)
 			p->state = xstrdup("unknown");
-		p->has_since = cli_col_int(st, 2, &p->since);
-		p->reason = cli_col_dup(st, 3);
+		p->has_since = view_col_int(st, 2, &p->since);
+		p->reason = view_col_dup(st, 3);
 		if (p->reason != NULL && p->reason[0] == '\0') {
 			free(p->reason);
 			p->reason = NULL;
 		}
-		p->has_best = cli_col_int(st, 4, &p->best);
-		p->has_best_at = cli_col_int(st, 5, &p->best_at);
-		p->has_lag = cli_col_int(st, 6, &p->lag_ms);
+		p->has_best = view_col_int(st, 4, &p->best);
+		p->has_best_at = view_col_int(st, 5, &p->best_at);
+		p->has_lag = view_col_int(st, 6, &p->lag_ms);
 		p->heads_first = sqlite3_column_int64(st, 7);
 		p->heads_seen = sqlite3_column_int64(st, 8);
-		p->has_bound = cli_col_int(st, 9, &p->pruning_bound);
+		p->has_bound = view_col_int(st, 9, &p->pruning_bound);
 		p->restarts = sqlite3_column_int64(st, 10);
-		if ((p->rpc_url = cli_col_dup(st, 11)) == NULL)
+		if ((p->rpc_url = view_col_dup(st, 11)) == NULL)
 			p->rpc_url = xstrdup("");
-		if ((p->ws_url = cli_col_dup(st, 12)) == NULL)
+		if ((p->ws_url = view_col_dup(st, 12)) == NULL)
 			p->ws_url = xstrdup("");
 		p->position = sqlite3_column_int64(st, 13);
-		p->spec_name = cli_col_dup(st, 14);
-		p->has_spec = cli_col_int(st, 15, &p->spec_version);
-		p->system_chain = cli_col_dup(st, 16);
+		p->spec_name = view_col_dup(st, 14);
+		p->has_spec = view_col_int(st, 15, &p->spec_version);
+		p->system_chain = view_col_dup(st, 16);
 	}
-	if (cli_db_finish(c, "reading endpoints", st, rc == SQLITE_DONE) == -1)
+	if (view_db_finish(c, "reading endpoints", st, rc == SQLITE_DONE) == -1)
 		return CW_EXIT_SYSTEM;
 	return CW_EXIT_OK;
 }
@@ -114,11 +114,11 @@ ep_behind(const struct ep *p, int64_t *behind)
 }
 
 static void
-print_chain(const struct cli_chain *ch, const struct eps *e, int64_t now)
+print_chain(const struct view_chain *ch, const struct eps *e, int64_t now)
 {
 	struct cli_table	 t;
 	const struct ep		*p;
-	char			 line[CLI_COLS * 4], a[CLI_AGE_LEN];
+	char			 line[CLI_COLS * 4], a[VIEW_AGE_LEN];
 	int64_t			 behind;
 	size_t			 i, len, n;
 
@@ -127,7 +127,7 @@ print_chain(const struct cli_chain *ch, const struct eps *e, int64_t now)
 		len += (size_t)snprintf(line + len, sizeof(line) - len,
 		    "best #%lld", (long long)ch->best_number);
 		if (ch->has_updated) {
-			cli_ago(now - ch->updated_at, a, sizeof(a));
+			view_ago(now - ch->updated_at, a, sizeof(a));
 			len += (size_t)snprintf(line + len, sizeof(line) - len,
 			    " (%s)", a);
 		}
@@ -164,7 +164,7 @@ print_chain(const struct cli_chain *ch, const struct eps *e, int64_t now)
 		}
 		cli_table_cell(&t, "%s", p->state);
 		if (p->has_since) {
-			cli_ago(now - p->since, a, sizeof(a));
+			view_ago(now - p->since, a, sizeof(a));
 			cli_table_cell(&t, "%s", a);
 		} else
 			cli_table_cell(&t, "-");
@@ -203,42 +203,42 @@ ep_json(const struct ep *p)
 	int	 has_behind;
 
 	has_behind = ep_behind(p, &behind);
-	json_object_set_new(o, "chain", cli_jstr(p->ch->name));
-	json_object_set_new(o, "name", cli_jstr(p->name));
+	json_object_set_new(o, "chain", view_jstr(p->ch->name));
+	json_object_set_new(o, "name", view_jstr(p->name));
 	json_object_set_new(o, "position", json_integer(p->position));
-	json_object_set_new(o, "state", cli_jstr(p->state));
-	cli_jtime(o, "since", p->has_since, p->since);
-	json_object_set_new(o, "reason", cli_jstr(p->reason));
-	json_object_set_new(o, "best_number", cli_jint(p->has_best, p->best));
-	cli_jtime(o, "best_at", p->has_best_at, p->best_at);
-	json_object_set_new(o, "behind", cli_jint(has_behind, behind));
-	json_object_set_new(o, "lag_ms", cli_jint(p->has_lag, p->lag_ms));
+	json_object_set_new(o, "state", view_jstr(p->state));
+	view_jtime(o, "since", p->has_since, p->since);
+	json_object_set_new(o, "reason", view_jstr(p->reason));
+	json_object_set_new(o, "best_number", view_jint(p->has_best, p->best));
+	view_jtime(o, "best_at", p->has_best_at, p->best_at);
+	json_object_set_new(o, "behind", view_jint(has_behind, behind));
+	json_object_set_new(o, "lag_ms", view_jint(p->has_lag, p->lag_ms));
 	json_object_set_new(o, "heads_first", json_integer(p->heads_first));
 	json_object_set_new(o, "heads_seen", json_integer(p->heads_seen));
 	json_object_set_new(o, "pruning_bound",
-	    cli_jint(p->has_bound, p->pruning_bound));
+	    view_jint(p->has_bound, p->pruning_bound));
 	json_object_set_new(o, "restarts", json_integer(p->restarts));
-	json_object_set_new(o, "rpc_url", cli_jstr(p->rpc_url));
-	json_object_set_new(o, "ws_url", cli_jstr(p->ws_url));
-	json_object_set_new(o, "system_chain", cli_jstr(p->system_chain));
-	json_object_set_new(o, "spec_name", cli_jstr(p->spec_name));
+	json_object_set_new(o, "rpc_url", view_jstr(p->rpc_url));
+	json_object_set_new(o, "ws_url", view_jstr(p->ws_url));
+	json_object_set_new(o, "system_chain", view_jstr(p->system_chain));
+	json_object_set_new(o, "spec_name", view_jstr(p->spec_name));
 	json_object_set_new(o, "spec_version",
-	    cli_jint(p->has_spec, p->spec_version));
+	    view_jint(p->has_spec, p->spec_version));
 	return o;
 }
 
 int
-cli_endpoints(struct cli_db *c, const struct cli_opts *o)
+cli_endpoints(struct view_db *c, const struct cli_opts *o)
 {
-	struct cli_chain	*chains;
-	const struct cli_chain	*ch;
+	struct view_chain	*chains;
+	const struct view_chain	*ch;
 	struct eps		*e;
 	json_t			*arr;
 	int64_t			 now = (int64_t)now_wall_ms();
 	size_t			 nc, i, k, shown = 0;
 	int			 rc, running;
 
-	if ((rc = cli_chains_begin(c, o->chain, &chains, &nc, &ch)) !=
+	if ((rc = view_chains_begin(c, o->chain, &chains, &nc, &ch)) !=
 	    CW_EXIT_OK)
 		return rc;
 	e = xcalloc(nc > 0 ? nc : 1, sizeof(*e));
@@ -246,7 +246,7 @@ cli_endpoints(struct cli_db *c, const struct cli_opts *o)
 		if (ch == NULL || &chains[i] == ch)
 			rc = eps_load(c, &chains[i], &e[i]);
 	running = rc == CW_EXIT_OK ? cli_daemon_note(c) : -1;
-	cli_db_end(c);
+	view_db_end(c);
 
 	if (rc == CW_EXIT_OK && o->json) {
 		arr = json_array();
@@ -268,6 +268,6 @@ cli_endpoints(struct cli_db *c, const struct cli_opts *o)
 	for (i = 0; i < nc; i++)
 		eps_free(&e[i]);
 	free(e);
-	cli_chains_free(chains, nc);
+	view_chains_free(chains, nc);
 	return rc;
 }

@@ -13,33 +13,21 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli_ctl.h"
 #include "conf.h"
 #include "util.h"
+#include "view_ctl.h"
 
 void
-cli_reload_line(char *out, size_t outlen, int64_t added, int64_t changed,
-    int64_t removed, int64_t kept)
+cli_reload_line(char *out, size_t outlen, uint64_t added, uint64_t changed,
+    uint64_t removed, uint64_t kept)
 {
 	char	rm[32] = "";
 
 	if (removed > 0)
-		snprintf(rm, sizeof(rm), ", %" PRId64 " removed", removed);
-	snprintf(out, outlen, "reloaded: %" PRId64 " endpoint%s added, %"
-	    PRId64 " changed%s, %" PRId64 " kept", added, added == 1 ? "" : "s",
+		snprintf(rm, sizeof(rm), ", %" PRIu64 " removed", removed);
+	snprintf(out, outlen, "reloaded: %" PRIu64 " endpoint%s added, %"
+	    PRIu64 " changed%s, %" PRIu64 " kept", added, added == 1 ? "" : "s",
 	    changed, rm, kept);
-}
-
-/* A count of the answer: a whole number, 0 or more. */
-static int
-answer_count(const json_t *answer, const char *key, int64_t *v)
-{
-	const json_t	*j = json_object_get(answer, key);
-
-	if (!json_is_integer(j) || json_integer_value(j) < 0)
-		return -1;
-	*v = (int64_t)json_integer_value(j);
-	return 0;
 }
 
 /* Every string of the array key, on stderr as prefix + string. */
@@ -88,7 +76,7 @@ cli_reload(const char *conf_path, const char *socket_path, int json)
 	const json_t	*ok;
 	const char	*e;
 	char		 conf_sock[CONF_URL_MAX + 1], err[512], line[160];
-	int64_t		 added = 0, changed = 0, removed = 0, kept = 0;
+	uint64_t	 added = 0, changed = 0, removed = 0, kept = 0;
 	int		 down, rc;
 
 	if (socket_path == NULL) {
@@ -97,7 +85,7 @@ cli_reload(const char *conf_path, const char *socket_path, int json)
 			return rc;
 		socket_path = conf_sock;
 	}
-	if (cli_ctl_request(socket_path, "reload", &answer, &down, err,
+	if (view_ctl_request(socket_path, "reload", &answer, &down, err,
 	    sizeof(err)) == -1) {
 		if (down) {
 			cli_err("chainwatchd is not running (nothing "
@@ -108,10 +96,11 @@ cli_reload(const char *conf_path, const char *socket_path, int json)
 		return CW_EXIT_SYSTEM;
 	}
 	ok = json_object_get(answer, "ok");
-	if (json_is_true(ok) && (answer_count(answer, "added", &added) == -1 ||
-	    answer_count(answer, "changed", &changed) == -1 ||
-	    answer_count(answer, "removed", &removed) == -1 ||
-	    answer_count(answer, "kept", &kept) == -1))
+	if (json_is_true(ok) &&
+	    (view_ctl_count(answer, "added", &added) == -1 ||
+	    view_ctl_count(answer, "changed", &changed) == -1 ||
+	    view_ctl_count(answer, "removed", &removed) == -1 ||
+	    view_ctl_count(answer, "kept", &kept) == -1))
 		ok = NULL;
 	if (!json_is_boolean(ok)) {
 		cli_err("%s: chainwatchd gave an answer to reload that this "

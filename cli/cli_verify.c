@@ -43,9 +43,9 @@ struct vrow {
 };
 
 struct verify {
-	struct cli_db	*c;
+	struct view_db	*c;
 	const struct cli_opts *o;
-	const struct cli_chain *ch;
+	const struct view_chain *ch;
 	json_t		*diffs;		/* --json: every difference */
 	size_t		 ndiffs;
 	struct vrow	*rows;
@@ -133,7 +133,7 @@ diff_add(struct verify *v, const char *kind, json_t *detail,
 static int
 prepare(struct verify *v, const char *sql, sqlite3_stmt **st)
 {
-	if (cli_db_prepare(v->c, "verify", sql, st) == -1)
+	if (view_db_prepare(v->c, "verify", sql, st) == -1)
 		return -1;
 	sqlite3_bind_int64(*st, 1, v->ch->id);
 	return 0;
@@ -142,7 +142,7 @@ prepare(struct verify *v, const char *sql, sqlite3_stmt **st)
 static int
 finish(struct verify *v, sqlite3_stmt *st, int rc)
 {
-	return cli_db_finish(v->c, "verify", st, rc == SQLITE_DONE);
+	return view_db_finish(v->c, "verify", st, rc == SQLITE_DONE);
 }
 
 static int
@@ -214,8 +214,8 @@ load_rows(struct verify *v)
 		r->in_blocks = 1;
 		r->b_blocks = sqlite3_column_int64(st, 2);
 		r->b_final = sqlite3_column_int64(st, 3);
-		r->b_work = cli_col_dup(st, 4);
-		r->b_final_work = cli_col_dup(st, 5);
+		r->b_work = view_col_dup(st, 4);
+		r->b_final_work = view_col_dup(st, 5);
 		r->b_range = 1;
 		r->b_first = sqlite3_column_int64(st, 6);
 		r->b_last = sqlite3_column_int64(st, 7);
@@ -234,11 +234,11 @@ load_rows(struct verify *v)
 		r->in_standings = 1;
 		r->s_blocks = sqlite3_column_int64(st, 2);
 		r->s_final = sqlite3_column_int64(st, 3);
-		r->s_work = cli_col_dup(st, 4);
-		r->s_final_work = cli_col_dup(st, 5);
+		r->s_work = view_col_dup(st, 4);
+		r->s_final_work = view_col_dup(st, 5);
 		r->s_work_f = sqlite3_column_double(st, 6);
-		r->s_has_first = cli_col_int(st, 7, &r->s_first);
-		r->s_has_last = cli_col_int(st, 8, &r->s_last);
+		r->s_has_first = view_col_int(st, 7, &r->s_first);
+		r->s_has_last = view_col_int(st, 8, &r->s_last);
 	}
 	if (finish(v, st, rc) == -1)
 		return -1;
@@ -507,7 +507,7 @@ count_blocks(struct verify *v, int64_t *n)
 }
 
 static int
-verify_chain(struct verify *v, const struct cli_chain *ch, int64_t *blocks)
+verify_chain(struct verify *v, const struct view_chain *ch, int64_t *blocks)
 {
 	size_t	 i;
 	int	 rc = 0;
@@ -524,10 +524,10 @@ verify_chain(struct verify *v, const struct cli_chain *ch, int64_t *blocks)
 }
 
 int
-cli_verify(struct cli_db *c, const struct cli_opts *o)
+cli_verify(struct view_db *c, const struct cli_opts *o)
 {
-	struct cli_chain	*chains;
-	const struct cli_chain	*one;
+	struct view_chain	*chains;
+	const struct view_chain	*one;
 	struct verify		 v;
 	json_t			*root, *names;
 	int64_t			 blocks = 0;
@@ -537,7 +537,7 @@ cli_verify(struct cli_db *c, const struct cli_opts *o)
 	memset(&v, 0, sizeof(v));
 	v.c = c;
 	v.o = o;
-	if ((rc = cli_chains_begin(c, o->chain, &chains, &n, &one)) !=
+	if ((rc = view_chains_begin(c, o->chain, &chains, &n, &one)) !=
 	    CW_EXIT_OK)
 		return rc;
 	v.diffs = json_array();
@@ -553,7 +553,7 @@ cli_verify(struct cli_db *c, const struct cli_opts *o)
 		json_array_append_new(names, json_string(chains[i].name));
 		nchains++;
 	}
-	cli_db_end(c);
+	view_db_end(c);
 
 	if (rc == CW_EXIT_OK && o->json) {
 		root = json_object();
@@ -571,7 +571,7 @@ cli_verify(struct cli_db *c, const struct cli_opts *o)
 		json_decref(names);
 		json_decref(v.diffs);
 	}
-	cli_chains_free(chains, n);
+	view_chains_free(chains, n);
 	if (rc == CW_EXIT_OK && v.ndiffs > 0)
 		rc = CLI_EXIT_DIFFERENCES;
 	return rc;

@@ -1,23 +1,26 @@
 /*
  * The store, read-only: open it so that it works while chainwatchd writes
  * (WAL) and on a read-only copy, refuse a schema this build does not know,
- * and add u512_sum(), the exact sum of 64-byte difficulties.
+ * and add u512_sum(), the exact sum of 64-byte difficulties.  Also where
+ * the module's errors go (view_err).
  */
 #include "config.h"
 
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "buf.h"
+#include "log.h"
 #include "schema.h"
 #include "u512.h"
 #include "util.h"
+#include "view.h"
 
 struct sum_ctx {
 	struct u512	 sum;
@@ -66,30 +69,56 @@ u512_sum_final(sqlite3_context *ctx)
 	sqlite3_result_text(ctx, dec, -1, SQLITE_TRANSIENT);
 }
 
+/* Each program says how its errors look: see view.h. */
+static view_err_fn	*err_fn;
+
 void
-cli_db_err(const struct cli_db *c, const char *what)
+view_set_err(view_err_fn *fn)
 {
-	cli_err("%s: %s: %s", c->path, what, c->db != NULL ?
+	err_fn = fn;
+}
+
+void
+view_err(const char *fmt, ...)
+{
+	struct buf	 msg = { 0 };
+	va_list		 ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	if (err_fn != NULL)
+		err_fn(msg.p);
+	else
+		log_warnx("%s", msg.p);
+	buf_free(&msg);
+}
+
+void
+view_db_err(const struct view_db *c, const char *what)
+{
+	view_err("%s: %s: %s", c->path, what, c->db != NULL ?
 	    sqlite3_errmsg(c->db) : "out of memory");
 }
 
 int
-cli_db_prepare(struct cli_db *c, const char *what, const char *sql,
+view_db_prepare(struct view_db *c, const char *what, const char *sql,
     sqlite3_stmt **st)
 {
 	if (sqlite3_prepare_v2(c->db, sql, -1, st, NULL) != SQLITE_OK) {
-		cli_db_err(c, what);
+		view_db_err(c, what);
 		return -1;
 	}
 	return 0;
 }
 
 int
-cli_db_finish(struct cli_db *c, const char *what, sqlite3_stmt *st, int ok)
+view_db_finish(struct view_db *c, const char *what, sqlite3_stmt *st,
+    int ok)
 {
 	sqlite3_finalize(st);
 	if (!ok) {
-		cli_db_err(c, what);
+		view_db_err(c, what);
 		return -1;
 	}
 	return 0;
@@ -124,7 +153,7 @@ path_uri(const char *path, const char *query)
 
 /* Open and read user_version; the first read is what touches the WAL. */
 static int
-db_try(struct cli_db *c, int immutable, int *version)
+db_try(struct view_db *c, int immutable, int *version)
 {
 	sqlite3_stmt	*st = NULL;
 	char		*uri = NULL;
@@ -154,7 +183,7 @@ db_try(struct cli_db *c, int immutable, int *version)
 }
 
 int
-cli_db_open(struct cli_db *c, const char *path)
+view_db_open(struct view_db *c, const char *path)
 {
 	struct stat	 st;
 	char		*shm;
@@ -163,16 +192,16 @@ cli_db_open(struct cli_db *c, const char *path)
 	memset(c, 0, sizeof(*c));
 	c->path = path;
 	if (stat(path, &st) == -1) {
-		cli_err("%s: cannot open the store: %s", path,
+		view_err("%s: cannot open the store: %s", path,
 		    strerror(errno));
 		return CW_EXIT_SYSTEM;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		cli_err("%s: cannot open the store: not a regular file", path);
+		view_err("%s: cannot open the store: not a regular file", path);
 		return CW_EXIT_SYSTEM;
 	}
 	if (access(path, R_OK) == -1) {
-		cli_err("%s: cannot open the store: %s", path,
+		view_err("%s: cannot open the store: %s", path,
 		    strerror(errno));
 		return CW_EXIT_SYSTEM;
 	}
@@ -193,44 +222,44 @@ cli_db_open(struct cli_db *c, const char *path)
 		rc = db_try(c, 1, &version);
 		memcpy(shm + strlen(path), "-wal", 4);
 		if (rc == SQLITE_OK && stat(shm, &st) == 0 && st.st_size > 0)
-			cli_err("%s: warning: read-only copy without its -shm: "
-			    "%s is not read", path, shm);
+			view_err("%s: warning: read-only copy without its "
+			    "-shm: %s is not read", path, shm);
 	}
 	free(shm);
 	if (rc != SQLITE_OK) {
-		cli_err("%s: cannot open the store: %s", path,
+		view_err("%s: cannot open the store: %s", path,
 		    c->db != NULL ? sqlite3_errmsg(c->db) :
 		    sqlite3_errstr(rc));
-		cli_db_close(c);
+		view_db_close(c);
 		return CW_EXIT_SYSTEM;
 	}
 
 	if (version < 0 || (size_t)version > schema_version) {
-		cli_err("%s: schema version %d is newer than this chainwatch "
+		view_err("%s: schema version %d is newer than this chainwatch "
 		    "knows (%zu): upgrade chainwatch", path, version,
 		    schema_version);
-		cli_db_close(c);
+		view_db_close(c);
 		return CW_EXIT_SYSTEM;
 	}
 	if ((size_t)version < schema_version) {
-		cli_err("%s: not migrated yet (schema version %d of %zu; start "
-		    "chainwatchd)", path, version, schema_version);
-		cli_db_close(c);
+		view_err("%s: not migrated yet (schema version %d of %zu; "
+		    "start chainwatchd)", path, version, schema_version);
+		view_db_close(c);
 		return CW_EXIT_SYSTEM;
 	}
 
 	if (sqlite3_create_function(c->db, "u512_sum", 1,
 	    SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, NULL, u512_sum_step,
 	    u512_sum_final) != SQLITE_OK) {
-		cli_db_err(c, "u512_sum");
-		cli_db_close(c);
+		view_db_err(c, "u512_sum");
+		view_db_close(c);
 		return CW_EXIT_SYSTEM;
 	}
 	return CW_EXIT_OK;
 }
 
 void
-cli_db_close(struct cli_db *c)
+view_db_close(struct view_db *c)
 {
 	if (c->db != NULL)
 		sqlite3_close(c->db);
@@ -238,26 +267,26 @@ cli_db_close(struct cli_db *c)
 }
 
 int
-cli_db_begin(struct cli_db *c)
+view_db_begin(struct view_db *c)
 {
 	if (sqlite3_exec(c->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
-		cli_db_err(c, "BEGIN");
+		view_db_err(c, "BEGIN");
 		return -1;
 	}
 	return 0;
 }
 
 void
-cli_db_end(struct cli_db *c)
+view_db_end(struct view_db *c)
 {
 	/* Read-only: there is nothing to commit, only a snapshot to drop. */
 	sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
 int
-cli_chains_load(struct cli_db *c, struct cli_chain **out, size_t *n)
+view_chains_load(struct view_db *c, struct view_chain **out, size_t *n)
 {
-	struct cli_chain	*v = NULL, *ch;
+	struct view_chain	*v = NULL, *ch;
 	sqlite3_stmt		*st;
 	size_t			 cnt = 0;
 	int			 rc;
@@ -265,7 +294,7 @@ cli_chains_load(struct cli_db *c, struct cli_chain **out, size_t *n)
 	if (sqlite3_prepare_v2(c->db, "SELECT id, name, best_number, "
 	    "final_number, updated_at FROM chains ORDER BY name", -1, &st,
 	    NULL) != SQLITE_OK) {
-		cli_db_err(c, "reading chains");
+		view_db_err(c, "reading chains");
 		return CW_EXIT_SYSTEM;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -285,8 +314,8 @@ cli_chains_load(struct cli_db *c, struct cli_chain **out, size_t *n)
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
-		cli_db_err(c, "reading chains");
-		cli_chains_free(v, cnt);
+		view_db_err(c, "reading chains");
+		view_chains_free(v, cnt);
 		return CW_EXIT_SYSTEM;
 	}
 	*out = v;
@@ -295,7 +324,7 @@ cli_chains_load(struct cli_db *c, struct cli_chain **out, size_t *n)
 }
 
 void
-cli_chains_free(struct cli_chain *v, size_t n)
+view_chains_free(struct view_chain *v, size_t n)
 {
 	size_t	 i;
 
@@ -304,9 +333,9 @@ cli_chains_free(struct cli_chain *v, size_t n)
 	free(v);
 }
 
-const struct cli_chain *
-cli_chain_find(const struct cli_db *c, const struct cli_chain *v, size_t n,
-    const char *name)
+const struct view_chain *
+view_chain_find(const struct view_db *c, const struct view_chain *v,
+    size_t n, const char *name)
 {
 	char	*known;
 	size_t	 i, len = 1;
@@ -315,7 +344,7 @@ cli_chain_find(const struct cli_db *c, const struct cli_chain *v, size_t n,
 		if (strcmp(v[i].name, name) == 0)
 			return &v[i];
 	if (n == 0) {
-		cli_err("%s: no chain '%s' (no chains stored yet)", c->path,
+		view_err("%s: no chain '%s' (no chains stored yet)", c->path,
 		    name);
 		return NULL;
 	}
@@ -328,35 +357,35 @@ cli_chain_find(const struct cli_db *c, const struct cli_chain *v, size_t n,
 			strcat(known, ", ");
 		strcat(known, v[i].name);
 	}
-	cli_err("%s: no chain '%s' (known: %s)", c->path, name, known);
+	view_err("%s: no chain '%s' (known: %s)", c->path, name, known);
 	free(known);
 	return NULL;
 }
 
 int
-cli_chains_begin(struct cli_db *c, const char *name, struct cli_chain **out,
-    size_t *n, const struct cli_chain **one)
+view_chains_begin(struct view_db *c, const char *name,
+    struct view_chain **out, size_t *n, const struct view_chain **one)
 {
 	int	 rc;
 
 	*one = NULL;
-	if (cli_db_begin(c) == -1)
+	if (view_db_begin(c) == -1)
 		return CW_EXIT_SYSTEM;
-	if ((rc = cli_chains_load(c, out, n)) != CW_EXIT_OK) {
-		cli_db_end(c);
+	if ((rc = view_chains_load(c, out, n)) != CW_EXIT_OK) {
+		view_db_end(c);
 		return rc;
 	}
 	if (name != NULL &&
-	    (*one = cli_chain_find(c, *out, *n, name)) == NULL) {
-		cli_chains_free(*out, *n);
-		cli_db_end(c);
+	    (*one = view_chain_find(c, *out, *n, name)) == NULL) {
+		view_chains_free(*out, *n);
+		view_db_end(c);
 		return CW_EXIT_USAGE;
 	}
 	return CW_EXIT_OK;
 }
 
 char *
-cli_col_dup(sqlite3_stmt *st, int col)
+view_col_dup(sqlite3_stmt *st, int col)
 {
 	const unsigned char *t = sqlite3_column_text(st, col);
 
@@ -364,7 +393,7 @@ cli_col_dup(sqlite3_stmt *st, int col)
 }
 
 int
-cli_col_int(sqlite3_stmt *st, int col, int64_t *v)
+view_col_int(sqlite3_stmt *st, int col, int64_t *v)
 {
 	if (sqlite3_column_type(st, col) == SQLITE_NULL)
 		return 0;
@@ -372,53 +401,8 @@ cli_col_int(sqlite3_stmt *st, int col, int64_t *v)
 	return 1;
 }
 
-void
-cli_time_iso(int64_t ms, char *out, size_t outlen)
-{
-	struct tm	 tm;
-	time_t		 t;
-
-	/* Floor, so that times before 1970 do not round toward it. */
-	t = (time_t)(ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000));
-	if (gmtime_r(&t, &tm) == NULL ||
-	    strftime(out, outlen, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		snprintf(out, outlen, "?");
-}
-
-void
-cli_span(int64_t ms, char *out, size_t outlen)
-{
-	int64_t	 s;
-
-	if (ms < 0)
-		ms = -ms;
-	s = ms / 1000;
-	if (s < 120)
-		snprintf(out, outlen, "%lld s", (long long)s);
-	else if (s < 120 * 60)
-		snprintf(out, outlen, "%lld min", (long long)(s / 60));
-	else if (s < 48 * 3600)
-		snprintf(out, outlen, "%lld h", (long long)(s / 3600));
-	else
-		snprintf(out, outlen, "%lld d", (long long)(s / 86400));
-}
-
-void
-cli_ago(int64_t ms, char *out, size_t outlen)
-{
-	char	 span[CLI_AGE_LEN - 8];	/* room for " ahead" */
-
-	cli_span(ms, span, sizeof(span));
-	snprintf(out, outlen, "%s %s", span, ms < 0 ? "ahead" : "ago");
-}
-
-/*
- * 1 when every configured endpoint of the chain is open or half-open (so
- * its standings are stale), with the endpoint that brought the last head
- * in last; 0 when not; -1 on a read error.
- */
 int
-cli_chain_stale(struct cli_db *c, const struct cli_chain *ch, char *last,
+view_chain_stale(struct view_db *c, const struct view_chain *ch, char *last,
     size_t lastlen)
 {
 	sqlite3_stmt	*st;
@@ -430,7 +414,7 @@ cli_chain_stale(struct cli_db *c, const struct cli_chain *ch, char *last,
 	    "FROM endpoints WHERE chain_id = ?1 AND best_at IS NOT NULL "
 	    "ORDER BY best_at DESC LIMIT 1) FROM endpoints WHERE "
 	    "chain_id = ?1 AND configured = 1", -1, &st, NULL) != SQLITE_OK) {
-		cli_db_err(c, "reading endpoints");
+		view_db_err(c, "reading endpoints");
 		return -1;
 	}
 	sqlite3_bind_int64(st, 1, ch->id);
@@ -442,7 +426,7 @@ cli_chain_stale(struct cli_db *c, const struct cli_chain *ch, char *last,
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW) {
-		cli_db_err(c, "reading endpoints");
+		view_db_err(c, "reading endpoints");
 		return -1;
 	}
 	return stale;

@@ -1,11 +1,9 @@
 /*
  * What the chainwatch(1) views share: short numbers, addresses and names
- * and tables that fit 80 columns for people, times twice for --json, and
- * the line that says the daemon is not running.  (Ages are in cli_db.c.)
+ * and tables that fit 80 columns for people, --json output, and how an
+ * error looks.  (Ages and JSON values are in view_fmt.c.)
  */
 #include "config.h"
-
-#include <sys/stat.h>
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,12 +12,26 @@
 
 #include <jansson.h>
 
+#include "buf.h"
 #include "cli.h"
 #include "cli_fmt.h"
 #include "hex.h"
 #include "util.h"
 
 #define ADDR_COLS	17	/* 8 + "..." + 6 */
+
+void
+cli_err(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	fflush(stdout);
+	fputs("chainwatch: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
 
 void
 cli_ms(int64_t ms, char *out, size_t outlen)
@@ -29,7 +41,7 @@ cli_ms(int64_t ms, char *out, size_t outlen)
 	else if (ms >= 0 && ms < 10000)
 		snprintf(out, outlen, "%.1f s", (double)ms / 1000.0);
 	else
-		cli_span(ms, out, outlen);
+		view_span(ms, out, outlen);
 }
 
 void
@@ -102,18 +114,10 @@ cli_table_init(struct cli_table *t, const char *align, int indent, int gap)
 static char *
 vfmt(const char *fmt, va_list ap)
 {
-	va_list	 aq;
-	char	*s;
-	int	 n;
+	struct buf	 b = { 0 };
 
-	va_copy(aq, ap);
-	n = vsnprintf(NULL, 0, fmt, aq);
-	va_end(aq);
-	if (n < 0)
-		return xstrdup("?");
-	s = xmalloc((size_t)n + 1);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	return s;
+	buf_vaddf(&b, fmt, ap);
+	return buf_release(&b, NULL);
 }
 
 static struct cli_row *
@@ -256,32 +260,6 @@ cli_table_free(struct cli_table *t)
 }
 
 json_t *
-cli_jstr(const char *s)
-{
-	json_t	*j = s != NULL ? json_string(s) : NULL;
-
-	return j != NULL ? j : json_null();
-}
-
-json_t *
-cli_jint(int has, int64_t v)
-{
-	return has ? json_integer(v) : json_null();
-}
-
-void
-cli_jtime(json_t *o, const char *name, int has, int64_t ms)
-{
-	char	 iso[32], key[64];
-
-	if (has)
-		cli_time_iso(ms, iso, sizeof(iso));
-	json_object_set_new(o, name, has ? json_string(iso) : json_null());
-	snprintf(key, sizeof(key), "%s_ms", name);
-	json_object_set_new(o, key, cli_jint(has, ms));
-}
-
-json_t *
 cli_jrunning(int running)
 {
 	return running == -1 ? json_null() : json_boolean(running);
@@ -318,62 +296,4 @@ cli_miner_name(const uint8_t *account, size_t len, const unsigned char *ss58)
 		len = CLI_ACCOUNT_MAX;
 	hex_encode(account, len, hex);
 	return xstrdup(hex);
-}
-
-/*
- * How old the store is: the last head the daemon stored, else the last
- * time it wrote the file (the -wal, if it has one).  0 if unknown.
- */
-static int64_t
-store_time(struct cli_db *c)
-{
-	sqlite3_stmt	*st;
-	struct stat	 sb;
-	char		*wal;
-	int64_t		 t = 0;
-
-	if (sqlite3_prepare_v2(c->db, "SELECT max(updated_at) FROM chains",
-	    -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			t = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	}
-	if (t > 0)
-		return t;
-	if (stat(c->path, &sb) == 0)
-		t = (int64_t)sb.st_mtim.tv_sec * 1000 +
-		    sb.st_mtim.tv_nsec / 1000000;
-	wal = xmalloc(strlen(c->path) + 5);
-	sprintf(wal, "%s-wal", c->path);
-	if (stat(wal, &sb) == 0 && (int64_t)sb.st_mtim.tv_sec * 1000 +
-	    sb.st_mtim.tv_nsec / 1000000 > t)
-		t = (int64_t)sb.st_mtim.tv_sec * 1000 +
-		    sb.st_mtim.tv_nsec / 1000000;
-	free(wal);
-	return t;
-}
-
-int
-cli_daemon_note(struct cli_db *c)
-{
-	json_t	*status = NULL;
-	int64_t	 t;
-	char	 age[CLI_AGE_LEN];
-	int	 running;
-
-	if (c->socket == NULL)
-		return -1;
-	running = cli_daemon_state(c->socket, &status);
-	json_decref(status);
-	if (running == 1)
-		return 1;
-	if ((t = store_time(c)) > 0)
-		cli_ago((int64_t)now_wall_ms() - t, age, sizeof(age));
-	if (running == 0)
-		cli_err("chainwatchd is not running; this is the store as of "
-		    "%s", t > 0 ? age : "an unknown time");
-	else
-		cli_err("cannot tell whether chainwatchd is running; this is "
-		    "the store as of %s", t > 0 ? age : "an unknown time");
-	return running;
 }

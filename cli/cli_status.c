@@ -1,0 +1,223 @@
+/*
+ * chainwatch status: each chain's status as libcwview.a judges it
+ * (view_status.c), for people, one headline per chain with the endpoints
+ * that are down, why and since when, in local time; or as --json.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "cli_fmt.h"
+#include "util.h"
+
+/*
+ * A time for people: local HH:MM:SS when it is within the last 20 hours
+ * (or a little ahead), else the local date and minute, which a stale store
+ * needs to be read right.
+ */
+static void
+time_local(int64_t ms, int64_t now, char *out, size_t outlen)
+{
+	struct tm	 tm;
+	time_t		 t;
+	int64_t		 age = now - ms;
+
+	t = (time_t)(ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000));
+	if (localtime_r(&t, &tm) == NULL ||
+	    strftime(out, outlen, age < 20 * 3600 * 1000LL &&
+	    age > -3600 * 1000LL ? "%H:%M:%S" : "%Y-%m-%d %H:%M", &tm) == 0)
+		snprintf(out, outlen, "?");
+}
+
+/*
+ * The kind of failure a breaker reason names, when it is one of the forms
+ * the breaker writes: "3 timeouts in a row since ..." is "timeout", and
+ * "timeout on trial at ..." is "timeout".  Else the reason itself.
+ */
+static void
+reason_class(const char *reason, char *out, size_t outlen)
+{
+	const char	*p, *q;
+	size_t		 n;
+
+	p = reason;
+	if (*p >= '0' && *p <= '9' && (q = strstr(p, " in a row")) != NULL) {
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p == ' ' && q > p + 1) {
+			n = (size_t)(q - (p + 1));
+			/* "timeouts" -> "timeout": one kind, not a count. */
+			if (n > 1 && p[n] == 's')
+				n--;
+			snprintf(out, outlen, "%.*s", (int)n, p + 1);
+			return;
+		}
+	}
+	/* "wrong genesis: serves 0x..., chain x has 0x...": the hashes are
+	 * in the endpoint's line. */
+	if ((q = strchr(reason, ':')) != NULL && strncmp(reason,
+	    "wrong genesis", 13) == 0) {
+		snprintf(out, outlen, "%.*s", (int)(q - reason), reason);
+		return;
+	}
+	if ((q = strstr(reason, " on trial at ")) != NULL && q > reason) {
+		snprintf(out, outlen, "%.*s", (int)(q - reason), reason);
+		return;
+	}
+	snprintf(out, outlen, "%s", reason);
+}
+
+/* "a2-planck, timeout since 12:03:07" */
+static void
+down_item(const struct view_endpoint *e, int64_t now, char *out,
+    size_t outlen)
+{
+	char	 cls[256], t[32];
+
+	if (e->reason != NULL)
+		reason_class(e->reason, cls, sizeof(cls));
+	else
+		snprintf(cls, sizeof(cls), "%s", e->state);
+	if (e->has_since) {
+		time_local(e->since, now, t, sizeof(t));
+		snprintf(out, outlen, "%s, %s since %s", e->name, cls, t);
+	} else
+		snprintf(out, outlen, "%s, %s", e->name, cls);
+}
+
+static void
+print_human(const struct view_verdict *s, int64_t now)
+{
+	const struct view_chain		*ch = s->ch;
+	const struct view_endpoint	*e;
+	char				 line[1024], item[512], a[48], t[32];
+	size_t				 i, len, w = 0, sw = 9;
+	int				 first = 1;
+
+	/* The headline, then the endpoints down, as many lines as needed. */
+	len = (size_t)snprintf(line, sizeof(line), "%s: %s: %s", ch->name,
+	    view_status_name(s->status), s->headline);
+	for (i = 0; i < s->n_eps; i++) {
+		e = &s->eps[i];
+		/* A stalled chain's trouble is its heads, not these. */
+		if (!e->down || s->status == VIEW_STATUS_STALLED)
+			continue;
+		down_item(e, now, item, sizeof(item));
+		if (len + 2 + strlen(item) > CLI_COLS) {
+			if (first && len < sizeof(line) - 1)
+				strcat(line, ":");
+			cli_put_line(line);
+			len = (size_t)snprintf(line, sizeof(line), "    %s",
+			    item);
+		} else
+			len += (size_t)snprintf(line + len, sizeof(line) - len,
+			    "%s %s", first ? ":" : ";", item);
+		if (len >= sizeof(line))
+			len = sizeof(line) - 1;
+		first = 0;
+	}
+	cli_put_line(line);
+
+	if (ch->has_best) {
+		len = (size_t)snprintf(line, sizeof(line), "  best #%lld",
+		    (long long)ch->best_number);
+		if (ch->has_updated) {
+			view_ago(now - ch->updated_at, a, sizeof(a));
+			len += (size_t)snprintf(line + len, sizeof(line) - len,
+			    " (%s)", a);
+		}
+		if (ch->has_final)
+			snprintf(line + len, sizeof(line) - len,
+			    ", final #%lld", (long long)ch->final_number);
+		cli_put_line(line);
+	} else
+		cli_put_line("  no best block yet");
+	if (s->status == VIEW_STATUS_UNREACHABLE) {
+		if (ch->has_updated) {
+			time_local(ch->updated_at, now, t, sizeof(t));
+			snprintf(line, sizeof(line), "  standings served from "
+			    "the store as of %s", t);
+			cli_put_line(line);
+		} else
+			cli_put_line("  no standings: no head stored yet");
+	}
+
+	for (i = 0; i < s->n_eps; i++) {
+		if (strlen(s->eps[i].name) > w)
+			w = strlen(s->eps[i].name);
+		if (strlen(s->eps[i].state) > sw)
+			sw = strlen(s->eps[i].state);
+	}
+	for (i = 0; i < s->n_eps; i++) {
+		e = &s->eps[i];
+		if (e->has_since) {
+			time_local(e->since, now, t, sizeof(t));
+			snprintf(a, sizeof(a), "since %s", t);
+		} else
+			snprintf(a, sizeof(a), "never judged");
+		len = (size_t)snprintf(line, sizeof(line), "  %-*s  %-*s  %s",
+		    (int)w, e->name, (int)sw, e->state, a);
+		if (e->reason == NULL)
+			cli_put_line(line);
+		else if (len + 2 + strlen(e->reason) <= CLI_COLS) {
+			snprintf(line + len, sizeof(line) - len, "  %s",
+			    e->reason);
+			cli_put_line(line);
+		} else {
+			/* A long reason gets a line of its own. */
+			cli_put_line(line);
+			snprintf(line, sizeof(line), "    %s", e->reason);
+			cli_put_line(line);
+		}
+		if (e->trouble_kind != NULL) {
+			view_ago(now - e->trouble_at, a, sizeof(a));
+			snprintf(line, sizeof(line), "    worker %s %s%s%s",
+			    e->trouble_kind, a, e->trouble_detail != NULL ?
+			    ": " : "", e->trouble_detail != NULL ?
+			    e->trouble_detail : "");
+			cli_put_line(line);
+		}
+	}
+}
+
+int
+cli_status(struct view_db *c, const struct cli_opts *o)
+{
+	struct view_chain	*chains;
+	struct view_verdict	*ss;
+	json_t			*root;
+	size_t			 n, nc, i;
+	int64_t			 now = (int64_t)now_wall_ms();
+	int			 rc, bad = 0;
+
+	if (o->json) {
+		if ((rc = view_status_json(c, o->chain, &root)) != CW_EXIT_OK)
+			return rc;
+		for (i = 0; i < json_array_size(json_object_get(root,
+		    "chains")); i++)
+			bad |= strcmp(json_string_value(json_object_get(
+			    json_array_get(json_object_get(root, "chains"), i),
+			    "status")), "ok") != 0;
+		cli_json_print(root);
+		return bad ? CLI_EXIT_NOT_OK : CW_EXIT_OK;
+	}
+	if ((rc = view_status_judge(c, o->chain, &chains, &nc, &ss, &n)) !=
+	    CW_EXIT_OK)
+		return rc;
+	if (n == 0)
+		printf("no chains stored yet\n");
+	for (i = 0; i < n; i++) {
+		bad |= ss[i].status != VIEW_STATUS_OK;
+		if (i > 0)
+			putchar('\n');
+		print_human(&ss[i], now);
+	}
+	view_verdicts_free(ss, n, chains, nc);
+	return bad ? CLI_EXIT_NOT_OK : CW_EXIT_OK;
+}

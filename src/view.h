@@ -1,0 +1,171 @@
+/*
+ * libcwview.a: what chainwatchd keeps, read by the programs that show it
+ * (chainwatch and chainwatch-metrics), so that both say the same.
+ * view_db.c opens the store read-only and reads its chains, view_status.c
+ * judges each chain ok, degraded, stalled or unreachable, view_fmt.c has
+ * the times and JSON values they share; view_ctl.h is the control socket.
+ */
+#ifndef CW_VIEW_H
+#define CW_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+/*
+ * Where this module's errors go, one line each without the newline
+ * ("PATH: reading chains: database is locked").  Set once at start,
+ * before any other view_ call; unset, they go to log_warnx().
+ */
+typedef void	view_err_fn(const char *msg);
+void	view_set_err(view_err_fn *);
+/* Report through it. */
+void	view_err(const char *, ...) __attribute__((format(printf, 1, 2)));
+
+struct view_db {
+	sqlite3		*db;
+	const char	*path;
+	const char	*socket;	/* chainwatchd's control socket */
+};
+
+struct view_chain {
+	int64_t		 id;
+	char		*name;
+	int		 has_best, has_final, has_updated;
+	int64_t		 best_number, final_number;
+	int64_t		 updated_at;	/* ms */
+};
+
+/*
+ * Open path read-only, check its schema version, and register u512_sum.
+ * Returns CW_EXIT_OK, or an exit code after saying why through view_err.
+ */
+int	view_db_open(struct view_db *, const char *path);
+void	view_db_close(struct view_db *);
+/* One read transaction, so every query sees the same snapshot. */
+int	view_db_begin(struct view_db *);
+void	view_db_end(struct view_db *);
+/* Report the last SQLite error of what, with the file's path. */
+void	view_db_err(const struct view_db *, const char *what);
+/* Prepare sql.  Returns 0, or -1 after view_db_err(what). */
+int	view_db_prepare(struct view_db *, const char *what, const char *sql,
+	    sqlite3_stmt **);
+/*
+ * Finalize a statement; ok says whether its last step ended as it should
+ * (SQLITE_DONE after rows, SQLITE_ROW for one).  Returns 0, or -1 after
+ * view_db_err(what).
+ */
+int	view_db_finish(struct view_db *, const char *what, sqlite3_stmt *,
+	    int ok);
+
+/*
+ * Every stored chain, by name.  Returns CW_EXIT_OK or an exit code; *out
+ * is an array of *n chains for view_chains_free.
+ */
+int	view_chains_load(struct view_db *, struct view_chain **out, size_t *n);
+void	view_chains_free(struct view_chain *, size_t);
+/*
+ * The chain called name, or NULL after an error that names the known
+ * chains.
+ */
+const struct view_chain *view_chain_find(const struct view_db *,
+	    const struct view_chain *, size_t, const char *name);
+/*
+ * How every view starts: view_db_begin, view_chains_load, and with a name
+ * (not NULL) view_chain_find, whose chain goes in *one (NULL: every chain
+ * is shown).  Returns CW_EXIT_OK inside the transaction, or an exit code
+ * (CW_EXIT_USAGE for a chain not found) with the transaction ended and
+ * nothing to free.
+ */
+int	view_chains_begin(struct view_db *, const char *name,
+	    struct view_chain **out, size_t *n, const struct view_chain **one);
+/*
+ * 1 when every configured endpoint of the chain is open or half-open (so
+ * its standings are stale), with the endpoint that brought the last head
+ * in last; 0 when not; -1 on a read error.
+ */
+int	view_chain_stale(struct view_db *, const struct view_chain *,
+	    char *last, size_t lastlen);
+
+/* A text column as a string to free, or NULL for NULL. */
+char	*view_col_dup(sqlite3_stmt *, int col);
+/* An integer column that may be NULL: 1 and *v when it is not. */
+int	 view_col_int(sqlite3_stmt *, int col, int64_t *v);
+
+/* view_status.c: each chain's status, as chainwatch status shows it. */
+enum view_status {
+	VIEW_STATUS_OK,
+	VIEW_STATUS_DEGRADED,
+	VIEW_STATUS_STALLED,
+	VIEW_STATUS_UNREACHABLE,
+};
+
+/* "ok", "degraded", "stalled", "unreachable". */
+const char *view_status_name(enum view_status);
+
+/* An endpoint of a judged chain, as the store has it. */
+struct view_endpoint {
+	char		*name;
+	char		*state;
+	char		*reason;	/* NULL: none stored */
+	int		 has_since, has_bound;
+	int64_t		 since, pruning_bound;
+	int		 down;		/* open, half-open, down, quarantined */
+	/* Its worker's last hang or death, if recent. */
+	char		*trouble_kind, *trouble_detail;
+	int64_t		 trouble_at;
+};
+
+/* A chain's status, the line that says why, and its endpoints. */
+struct view_verdict {
+	const struct view_chain *ch;
+	int64_t		 block_time;	/* ms */
+	struct view_endpoint *eps;	/* configured ones, in their order */
+	size_t		 n_eps, n_down;
+	enum view_status status;
+	char		 headline[512];	/* what follows "name: status: " */
+};
+
+/*
+ * Judge the chains (all, or the one named) as of now.  On CW_EXIT_OK,
+ * *out holds *n verdicts, pointing into *chains, for
+ * view_verdicts_free(); else an exit code, after saying why.
+ */
+int	view_status_judge(struct view_db *, const char *name,
+	    struct view_chain **chains, size_t *nchains,
+	    struct view_verdict **out, size_t *n);
+void	view_verdicts_free(struct view_verdict *, size_t n,
+	    struct view_chain *chains, size_t nchains);
+/*
+ * What `chainwatch status --json` prints, for one chain or all (name
+ * NULL): {"chains": [...]}.  Returns CW_EXIT_OK or an exit code after
+ * saying why.
+ */
+struct json_t;
+int	view_status_json(struct view_db *, const char *name, struct json_t **);
+
+/* view_fmt.c */
+/* "2025-01-02T03:04:05Z"; out must hold 32 bytes. */
+void	view_time_iso(int64_t ms, char *out, size_t outlen);
+/*
+ * Times for people are ages, one function for every view: "12 s ago",
+ * "3 min ago", "2 h ago", "4 d ago" for ms milliseconds in the past, "40 s
+ * ahead" in the future (a clock that is off); seconds up to 119, minutes
+ * up to 119, hours up to 47.  view_span is the same without direction:
+ * "25 min".
+ */
+#define VIEW_AGE_LEN	32
+void	view_ago(int64_t ms, char *out, size_t outlen);
+void	view_span(int64_t ms, char *out, size_t outlen);
+/* A JSON string, or null for NULL or text that is not valid UTF-8. */
+struct json_t *view_jstr(const char *);
+/* An integer, or null when has is 0. */
+struct json_t *view_jint(int has, int64_t);
+/*
+ * A time twice in object o: key name in ISO 8601 UTC, and name_ms in
+ * milliseconds since the epoch; both null when has is 0.
+ */
+void	view_jtime(struct json_t *o, const char *name, int has, int64_t ms);
+
+#endif

@@ -1,0 +1,296 @@
+/*
+ * Each chain's status, ok, degraded, stalled or unreachable, judged from
+ * the heads and the endpoint breaker states that chainwatchd stores, with
+ * which endpoints are down, why and since when; and the same as JSON.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "util.h"
+#include "view.h"
+
+#define STALL_BLOCKS	10	/* block times without a head: stalled */
+/* How long a worker's hang or death is shown, in ms. */
+#define TROUBLE_SHOWN	(15 * 60 * 1000)
+
+static const char *const status_name[] = {
+	[VIEW_STATUS_OK] = "ok",
+	[VIEW_STATUS_DEGRADED] = "degraded",
+	[VIEW_STATUS_STALLED] = "stalled",
+	[VIEW_STATUS_UNREACHABLE] = "unreachable",
+};
+
+const char *
+view_status_name(enum view_status st)
+{
+	return status_name[st];
+}
+
+static void
+verdict_free(struct view_verdict *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < s->n_eps; i++) {
+		free(s->eps[i].name);
+		free(s->eps[i].state);
+		free(s->eps[i].trouble_kind);
+		free(s->eps[i].trouble_detail);
+		free(s->eps[i].reason);
+	}
+	free(s->eps);
+}
+
+/* ?2: since when a worker's hang or death is shown. */
+static const char q_endpoints[] =
+    "SELECT name, state, state_since, state_reason, pruning_bound, t.kind,"
+    "  t.detail, t.at"
+    " FROM endpoints e LEFT JOIN endpoint_events t ON t.id ="
+    "  (SELECT id FROM endpoint_events WHERE endpoint_id = e.id AND"
+    "   kind IN ('hung', 'died') AND at >= ?2 ORDER BY at DESC LIMIT 1)"
+    " WHERE chain_id = ?1 AND configured = 1 ORDER BY position, name";
+
+static int
+verdict_load(struct view_db *c, const struct view_chain *ch,
+    struct view_verdict *s)
+{
+	sqlite3_stmt		*st;
+	struct view_endpoint	*e;
+	int			 rc;
+
+	memset(s, 0, sizeof(*s));
+	s->ch = ch;
+	if (view_db_prepare(c, "reading chains", "SELECT block_time FROM "
+	    "chains WHERE id = ?1", &st) == -1)
+		return CW_EXIT_SYSTEM;
+	sqlite3_bind_int64(st, 1, ch->id);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		s->block_time = sqlite3_column_int64(st, 0);
+	if (view_db_finish(c, "reading chains", st, rc == SQLITE_ROW) == -1)
+		return CW_EXIT_SYSTEM;
+
+	/* Endpoints no longer configured are history, not health. */
+	if (view_db_prepare(c, "reading endpoints", q_endpoints, &st) == -1)
+		return CW_EXIT_SYSTEM;
+	sqlite3_bind_int64(st, 1, ch->id);
+	sqlite3_bind_int64(st, 2, (int64_t)now_wall_ms() - TROUBLE_SHOWN);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		s->eps = xrealloc(s->eps, (s->n_eps + 1) * sizeof(*s->eps));
+		e = &s->eps[s->n_eps++];
+		memset(e, 0, sizeof(*e));
+		e->name = view_col_dup(st, 0);
+		if (e->name == NULL)
+			e->name = xstrdup("?");
+		e->state = view_col_dup(st, 1);
+		if (e->state == NULL)
+			e->state = xstrdup("unknown");
+		e->has_since = view_col_int(st, 2, &e->since);
+		e->reason = view_col_dup(st, 3);
+		if (e->reason != NULL && e->reason[0] == '\0') {
+			free(e->reason);
+			e->reason = NULL;
+		}
+		e->has_bound = view_col_int(st, 4, &e->pruning_bound);
+		e->trouble_kind = view_col_dup(st, 5);
+		e->trouble_detail = view_col_dup(st, 6);
+		e->trouble_at = sqlite3_column_int64(st, 7);
+		e->down = strcmp(e->state, "open") == 0 ||
+		    strcmp(e->state, "half-open") == 0 ||
+		    strcmp(e->state, "down") == 0 ||
+		    strcmp(e->state, "quarantined") == 0;
+		s->n_down += e->down;
+	}
+	if (view_db_finish(c, "reading endpoints", st, rc == SQLITE_DONE) == -1)
+		return CW_EXIT_SYSTEM;
+	return CW_EXIT_OK;
+}
+
+static void
+verdict_judge(struct view_verdict *s, int64_t now)
+{
+	const struct view_chain	*ch = s->ch;
+	char			 a[32], b[32];
+	int			 fresh;
+
+	fresh = ch->has_updated &&
+	    now - ch->updated_at <= STALL_BLOCKS * s->block_time;
+	if (s->n_down == s->n_eps) {
+		s->status = VIEW_STATUS_UNREACHABLE;
+		if (s->n_eps == 0)
+			snprintf(s->headline, sizeof(s->headline),
+			    "no endpoint configured");
+		else
+			snprintf(s->headline, sizeof(s->headline),
+			    "%zu of %zu endpoint%s unreachable", s->n_down,
+			    s->n_eps, s->n_eps == 1 ? "" : "s");
+	} else if (!fresh) {
+		s->status = VIEW_STATUS_STALLED;
+		if (!ch->has_updated)
+			snprintf(s->headline, sizeof(s->headline),
+			    "no head stored yet");
+		else {
+			view_span(now - ch->updated_at, a, sizeof(a));
+			view_span(s->block_time, b, sizeof(b));
+			snprintf(s->headline, sizeof(s->headline),
+			    "no head stored for %s (block time %s)", a, b);
+		}
+	} else if (s->n_down > 0) {
+		s->status = VIEW_STATUS_DEGRADED;
+		snprintf(s->headline, sizeof(s->headline),
+		    "%zu of %zu endpoint%s unreachable", s->n_down, s->n_eps,
+		    s->n_eps == 1 ? "" : "s");
+	} else {
+		s->status = VIEW_STATUS_OK;
+		snprintf(s->headline, sizeof(s->headline),
+		    "%zu endpoint%s healthy", s->n_eps,
+		    s->n_eps == 1 ? "" : "s");
+	}
+}
+
+static json_t *
+jtime_iso(int has, int64_t ms)
+{
+	char	 iso[32];
+
+	if (!has)
+		return json_null();
+	view_time_iso(ms, iso, sizeof(iso));
+	return json_string(iso);
+}
+
+static json_t *
+verdict_json(const struct view_verdict *s)
+{
+	const struct view_chain		*ch = s->ch;
+	const struct view_endpoint	*e;
+	json_t				*o, *eps, *j;
+	size_t				 i;
+
+	o = json_object();
+	json_object_set_new(o, "name", view_jstr(ch->name));
+	json_object_set_new(o, "status",
+	    json_string(view_status_name(s->status)));
+	json_object_set_new(o, "message", view_jstr(s->headline));
+	json_object_set_new(o, "best", view_jint(ch->has_best,
+	    ch->best_number));
+	json_object_set_new(o, "final", view_jint(ch->has_final,
+	    ch->final_number));
+	json_object_set_new(o, "updated_at", view_jint(ch->has_updated,
+	    ch->updated_at));
+	json_object_set_new(o, "updated_at_iso",
+	    jtime_iso(ch->has_updated, ch->updated_at));
+	json_object_set_new(o, "block_time", json_integer(s->block_time));
+	json_object_set_new(o, "stale", json_boolean(
+	    s->status == VIEW_STATUS_UNREACHABLE ||
+	    s->status == VIEW_STATUS_STALLED));
+	eps = json_array();
+	for (i = 0; i < s->n_eps; i++) {
+		e = &s->eps[i];
+		j = json_object();
+		json_object_set_new(j, "name", view_jstr(e->name));
+		json_object_set_new(j, "state", view_jstr(e->state));
+		json_object_set_new(j, "since", view_jint(e->has_since,
+		    e->since));
+		json_object_set_new(j, "since_iso",
+		    jtime_iso(e->has_since, e->since));
+		json_object_set_new(j, "reason", view_jstr(e->reason));
+		json_object_set_new(j, "pruning_bound",
+		    view_jint(e->has_bound, e->pruning_bound));
+		if (e->trouble_kind != NULL) {
+			json_t *t = json_object();
+
+			json_object_set_new(t, "kind",
+			    view_jstr(e->trouble_kind));
+			json_object_set_new(t, "detail",
+			    view_jstr(e->trouble_detail));
+			json_object_set_new(t, "at", json_integer(
+			    e->trouble_at));
+			json_object_set_new(t, "at_iso", jtime_iso(1,
+			    e->trouble_at));
+			json_object_set_new(j, "worker_trouble", t);
+		} else
+			json_object_set_new(j, "worker_trouble", json_null());
+		json_array_append_new(eps, j);
+	}
+	json_object_set_new(o, "endpoints", eps);
+	return o;
+}
+
+int
+view_status_judge(struct view_db *c, const char *name,
+    struct view_chain **chainsp, size_t *nchains, struct view_verdict **out,
+    size_t *n)
+{
+	struct view_chain	*chains;
+	const struct view_chain	*ch;
+	struct view_verdict	*ss;
+	size_t			 nc, i, shown = 0;
+	int64_t			 now = (int64_t)now_wall_ms();
+	int			 rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = view_chains_begin(c, name, &chains, &nc, &ch)) !=
+	    CW_EXIT_OK)
+		return rc;
+	ss = xcalloc(nc > 0 ? nc : 1, sizeof(*ss));
+	for (i = 0; i < nc && rc == CW_EXIT_OK; i++) {
+		if (ch != NULL && &chains[i] != ch)
+			continue;
+		rc = verdict_load(c, &chains[i], &ss[shown]);
+		shown++;
+	}
+	view_db_end(c);
+	for (i = 0; i < shown && rc == CW_EXIT_OK; i++)
+		verdict_judge(&ss[i], now);
+	if (rc != CW_EXIT_OK) {
+		for (i = 0; i < shown; i++)
+			verdict_free(&ss[i]);
+		free(ss);
+		view_chains_free(chains, nc);
+		return rc;
+	}
+	*chainsp = chains;
+	*nchains = nc;
+	*out = ss;
+	*n = shown;
+	return CW_EXIT_OK;
+}
+
+void
+view_verdicts_free(struct view_verdict *ss, size_t n,
+    struct view_chain *chains, size_t nchains)
+{
+	for (size_t i = 0; i < n; i++)
+		verdict_free(&ss[i]);
+	free(ss);
+	view_chains_free(chains, nchains);
+}
+
+int
+view_status_json(struct view_db *c, const char *name, json_t **out)
+{
+	struct view_chain	*chains;
+	struct view_verdict	*ss;
+	size_t			 n, nc;
+	json_t			*arr;
+	int			 rc;
+
+	*out = NULL;
+	if ((rc = view_status_judge(c, name, &chains, &nc, &ss, &n)) !=
+	    CW_EXIT_OK)
+		return rc;
+	arr = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, verdict_json(&ss[i]));
+	*out = json_object();
+	json_object_set_new(*out, "chains", arr);
+	view_verdicts_free(ss, n, chains, nc);
+	return CW_EXIT_OK;
+}
+
