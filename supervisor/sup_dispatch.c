@@ -224,7 +224,7 @@ sup_dispatch_worker(struct worker *w, const void *buf, long len,
 		break;
 	default:
 		/* A worker asked to stop may still be answering: drop it. */
-		if (w->fsm.state == CS_STOPPING)
+		if (sup_fsm_stopping(&w->fsm))
 			break;
 		if (w->fsm.state != CS_RUNNING) {
 			snprintf(why, whylen, "%s before hello",

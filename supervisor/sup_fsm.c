@@ -12,15 +12,18 @@
  *   STARTING+ HANG, BAD_MSG      STOPPING  KILL COUNT_FAIL
  *   STARTING+ EXIT               IDLE      COUNT_FAIL SCHEDULE
  *   STARTING+ EXIT_SETUP         FAILED    PARK
- *   STARTING+ STOP               STOPPING  TERM      (removing)
+ *   STARTING+ STOP               REMOVING  TERM
  *   STARTING+ RESTART            STOPPING  TERM RESET_FAILS
- *   STOPPING  EXIT, EXIT_SETUP   IDLE      SCHEDULE  (DEAD, FREE if removing)
+ *   STOPPING  EXIT, EXIT_SETUP   IDLE      SCHEDULE
  *   STOPPING  GRACE_OVER         STOPPING  KILL
- *   STOPPING  STOP               STOPPING            (removing)
+ *   STOPPING  STOP               REMOVING
  *   STOPPING  RESTART            STOPPING  RESET_FAILS
+ *   REMOVING  EXIT, EXIT_SETUP   DEAD      FREE
+ *   REMOVING  GRACE_OVER         REMOVING  KILL
  *   FAILED    RESTART            IDLE      RESET_FAILS SCHEDULE
  *   FAILED    STOP               DEAD      FREE
- *   (STARTING+ is STARTING or RUNNING; any other pair changes nothing.)
+ *   (STARTING+ is STARTING or RUNNING; any other pair changes nothing: a
+ *   RESTART of a REMOVING one is void, it is about to be freed.)
  */
 #include "config.h"
 
@@ -40,7 +43,6 @@ sup_fsm(struct cfsm *f, enum cevent ev)
 		case CE_RESTART:
 			return CA_RESET_FAILS | CA_SCHEDULE;
 		case CE_STOP:
-			f->removing = 1;
 			f->state = CS_DEAD;
 			return CA_FREE;
 		default:
@@ -64,8 +66,7 @@ sup_fsm(struct cfsm *f, enum cevent ev)
 			f->state = CS_FAILED;
 			return CA_PARK;
 		case CE_STOP:
-			f->removing = 1;
-			f->state = CS_STOPPING;
+			f->state = CS_REMOVING;
 			return CA_TERM;
 		case CE_RESTART:
 			f->state = CS_STOPPING;
@@ -77,19 +78,26 @@ sup_fsm(struct cfsm *f, enum cevent ev)
 		switch (ev) {
 		case CE_EXIT:
 		case CE_EXIT_SETUP:
-			if (f->removing) {
-				f->state = CS_DEAD;
-				return CA_FREE;
-			}
 			f->state = CS_IDLE;
 			return CA_SCHEDULE;
 		case CE_GRACE_OVER:
 			return CA_KILL;
 		case CE_STOP:
-			f->removing = 1;
+			f->state = CS_REMOVING;
 			return 0;
 		case CE_RESTART:
 			return CA_RESET_FAILS;
+		default:
+			return 0;
+		}
+	case CS_REMOVING:
+		switch (ev) {
+		case CE_EXIT:
+		case CE_EXIT_SETUP:
+			f->state = CS_DEAD;
+			return CA_FREE;
+		case CE_GRACE_OVER:
+			return CA_KILL;
 		default:
 			return 0;
 		}
@@ -99,7 +107,6 @@ sup_fsm(struct cfsm *f, enum cevent ev)
 			f->state = CS_IDLE;
 			return CA_RESET_FAILS | CA_SCHEDULE;
 		case CE_STOP:
-			f->removing = 1;
 			f->state = CS_DEAD;
 			return CA_FREE;
 		default:
@@ -111,11 +118,18 @@ sup_fsm(struct cfsm *f, enum cevent ev)
 	return 0;
 }
 
+/* TERM or KILL sent: its exit is asked for, not a death to count. */
+int
+sup_fsm_stopping(const struct cfsm *f)
+{
+	return f->state == CS_STOPPING || f->state == CS_REMOVING;
+}
+
 const char *
 sup_cstate_name(enum cstate s)
 {
 	static const char *const names[] = { "idle", "starting", "running",
-	    "stopping", "failed", "dead" };
+	    "stopping", "removing", "failed", "dead" };
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }

@@ -14,6 +14,7 @@ enum cstate {
 	CS_STARTING,	/* running, its hello not yet received */
 	CS_RUNNING,	/* running and set up */
 	CS_STOPPING,	/* TERM or KILL sent, waiting for its exit */
+	CS_REMOVING,	/* the same, then freed: removed or shut down */
 	CS_FAILED,	/* failed its setup: parked until the config changes */
 	CS_DEAD,	/* removed and reaped: to be freed */
 };
@@ -43,10 +44,10 @@ enum cevent {
 
 struct cfsm {
 	enum cstate	state;
-	int		removing;	/* CE_STOP seen: free after exit */
 };
 
 unsigned	sup_fsm(struct cfsm *, enum cevent);
+int		sup_fsm_stopping(const struct cfsm *);
 const char	*sup_cstate_name(enum cstate);
 const char	*sup_cevent_name(enum cevent);
 

@@ -29,7 +29,7 @@
 /*
  * One server.  There is one at a time, but a reload that turns it off and
  * on again can meet the old one still stopping: then there are two, the
- * old one "removing", as with workers.
+ * old one CS_REMOVING, as with workers.
  */
 struct mproc {
 	struct mproc	*next;
@@ -176,7 +176,7 @@ mproc_child_cb(struct ev_loop *loop, ev_child *c, int revents)
 	enum cevent	 ev = CE_EXIT;
 
 	ev_child_stop(loop, c);
-	stopping = m->fsm.state == CS_STOPPING;
+	stopping = sup_fsm_stopping(&m->fsm);
 	if (WIFEXITED(status)) {
 		if (WEXITSTATUS(status) == CW_EXIT_SETUP)
 			ev = CE_EXIT_SETUP;
@@ -208,7 +208,7 @@ mproc_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 
 	if (m->fsm.state == CS_IDLE)
 		mproc_event(m, CE_SPAWN_DUE);
-	else if (m->fsm.state == CS_STOPPING)
+	else if (sup_fsm_stopping(&m->fsm))
 		mproc_event(m, CE_GRACE_OVER);
 }
 
@@ -265,7 +265,7 @@ static struct mproc *
 mproc_current(void)
 {
 	for (struct mproc *m = mprocs; m != NULL; m = m->next)
-		if (!m->fsm.removing)
+		if (m->fsm.state != CS_REMOVING)
 			return m;
 	return NULL;
 }

@@ -296,14 +296,14 @@ worker_child_cb(struct ev_loop *loop, ev_child *c, int revents)
 
 		if (code == CW_EXIT_SETUP)
 			ev = CE_EXIT_SETUP;
-		if (code == 0 && w->fsm.state == CS_STOPPING)
+		if (code == 0 && sup_fsm_stopping(&w->fsm))
 			log_info("w/%s: pid %d stopped", w->name, (int)w->pid);
-		else if (w->fsm.state != CS_STOPPING)
+		else if (!sup_fsm_stopping(&w->fsm))
 			log_warnx("w/%s: pid %d exited with status %d%s",
 			    w->name, (int)w->pid, code, code == CW_EXIT_SETUP ?
 			    " (setup failed)" : "");
 	} else if (WIFSIGNALED(status)) {
-		if (w->fsm.state == CS_STOPPING && WTERMSIG(status) == SIGTERM)
+		if (sup_fsm_stopping(&w->fsm) && WTERMSIG(status) == SIGTERM)
 			log_info("w/%s: pid %d stopped by signal %d", w->name,
 			    (int)w->pid, WTERMSIG(status));
 		else
@@ -320,7 +320,7 @@ worker_child_cb(struct ev_loop *loop, ev_child *c, int revents)
 		else
 			snprintf(how, sizeof(how), "status %d",
 			    WEXITSTATUS(status));
-		health_event(w->ep, w->fsm.state == CS_STOPPING ?
+		health_event(w->ep, sup_fsm_stopping(&w->fsm) ?
 		    "stopped" : "died", how);
 	}
 	/* A worker that served a while starts its backoff afresh. */
@@ -386,6 +386,7 @@ worker_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 			timer_arm(w, limit - idle);
 		break;
 	case CS_STOPPING:
+	case CS_REMOVING:
 		sup_worker_event(w, CE_GRACE_OVER);
 		break;
 	default:

@@ -28,7 +28,7 @@ step(struct cfsm *f, enum cevent ev, enum cstate want, unsigned want_act)
 static void
 test_life(void **state)
 {
-	struct cfsm	f = { CS_IDLE, 0 };
+	struct cfsm	f = { CS_IDLE };
 
 	step(&f, CE_START, CS_IDLE, CA_SCHEDULE);
 	step(&f, CE_SPAWN_DUE, CS_STARTING, CA_SPAWN);
@@ -44,13 +44,12 @@ test_life(void **state)
 	step(&f, CE_HELLO, CS_RUNNING, 0);
 	step(&f, CE_BAD_MSG, CS_STOPPING, CA_KILL | CA_COUNT_FAIL);
 	step(&f, CE_EXIT, CS_IDLE, CA_SCHEDULE);
-	assert_int_equal(f.removing, 0);
 }
 
 static void
 test_setup_failure_parks(void **state)
 {
-	struct cfsm	f = { CS_STARTING, 0 };
+	struct cfsm	f = { CS_STARTING };
 
 	step(&f, CE_EXIT_SETUP, CS_FAILED, CA_PARK);
 	/* Nothing but a config change or a removal moves it. */
@@ -65,32 +64,30 @@ test_setup_failure_parks(void **state)
 static void
 test_stop_and_restart(void **state)
 {
-	struct cfsm	f = { CS_RUNNING, 0 };
+	struct cfsm	f = { CS_RUNNING };
 
 	/* A changed config: TERM, then a fresh start without backoff. */
 	step(&f, CE_RESTART, CS_STOPPING, CA_TERM | CA_RESET_FAILS);
 	step(&f, CE_GRACE_OVER, CS_STOPPING, CA_KILL);
 	step(&f, CE_EXIT, CS_IDLE, CA_SCHEDULE);
-	/* Removal: TERM, then freed. */
+	/* Removal: TERM, then freed; a restart cannot bring it back. */
 	f.state = CS_STARTING;
-	step(&f, CE_STOP, CS_STOPPING, CA_TERM);
-	assert_int_equal(f.removing, 1);
-	step(&f, CE_RESTART, CS_STOPPING, CA_RESET_FAILS);
+	step(&f, CE_STOP, CS_REMOVING, CA_TERM);
+	assert_true(sup_fsm_stopping(&f));
+	step(&f, CE_RESTART, CS_REMOVING, 0);
+	step(&f, CE_GRACE_OVER, CS_REMOVING, CA_KILL);
 	step(&f, CE_EXIT_SETUP, CS_DEAD, CA_FREE);
 	step(&f, CE_SPAWN_DUE, CS_DEAD, 0);
 	/* Removal while waiting for a respawn. */
 	f.state = CS_IDLE;
-	f.removing = 0;
 	step(&f, CE_STOP, CS_DEAD, CA_FREE);
 	/* Removal while stopping for a restart. */
 	f.state = CS_RUNNING;
-	f.removing = 0;
 	step(&f, CE_RESTART, CS_STOPPING, CA_TERM | CA_RESET_FAILS);
-	step(&f, CE_STOP, CS_STOPPING, 0);
+	step(&f, CE_STOP, CS_REMOVING, 0);
 	step(&f, CE_EXIT, CS_DEAD, CA_FREE);
 	/* A restart of an idle worker reschedules it afresh. */
 	f.state = CS_IDLE;
-	f.removing = 0;
 	step(&f, CE_RESTART, CS_IDLE, CA_RESET_FAILS | CA_SCHEDULE);
 }
 
