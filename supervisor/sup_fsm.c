@@ -9,6 +9,7 @@
  *   IDLE      RESTART            IDLE      RESET_FAILS SCHEDULE
  *   IDLE      STOP               DEAD      FREE
  *   STARTING  HELLO              RUNNING
+ *   STARTING  SPAWN_FAILED       IDLE      COUNT_FAIL SCHEDULE
  *   STARTING+ HANG, BAD_MSG      STOPPING  KILL COUNT_FAIL
  *   STARTING+ EXIT               IDLE      COUNT_FAIL SCHEDULE
  *   STARTING+ EXIT_SETUP         FAILED    PARK
@@ -55,6 +56,12 @@ sup_fsm(struct cfsm *f, enum cevent ev)
 			if (f->state == CS_STARTING)
 				f->state = CS_RUNNING;
 			return 0;
+		case CE_SPAWN_FAILED:
+			/* As a death at once, so that the backoff applies. */
+			if (f->state != CS_STARTING)
+				return 0;
+			f->state = CS_IDLE;
+			return CA_COUNT_FAIL | CA_SCHEDULE;
 		case CE_HANG:
 		case CE_BAD_MSG:
 			f->state = CS_STOPPING;
@@ -137,9 +144,9 @@ sup_cstate_name(enum cstate s)
 const char *
 sup_cevent_name(enum cevent e)
 {
-	static const char *const names[] = { "start", "spawn_due", "hello",
-	    "hang", "bad_msg", "exit", "exit_setup", "stop", "restart",
-	    "grace_over" };
+	static const char *const names[] = { "start", "spawn_due",
+	    "spawn_failed", "hello", "hang", "bad_msg", "exit", "exit_setup",
+	    "stop", "restart", "grace_over" };
 
 	return (unsigned)e < sizeof(names) / sizeof(names[0]) ? names[e] : "?";
 }

@@ -22,6 +22,7 @@ enum cstate {
 enum cevent {
 	CE_START,	/* a new endpoint */
 	CE_SPAWN_DUE,	/* its backoff is over */
+	CE_SPAWN_FAILED, /* fork or socketpair failed: no process */
 	CE_HELLO,	/* it finished its setup */
 	CE_HANG,	/* missed 3 heartbeats */
 	CE_BAD_MSG,	/* sent a malformed, unknown or oversized message */

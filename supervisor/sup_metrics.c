@@ -151,8 +151,7 @@ mproc_spawn(struct mproc *m)
 	switch (pid = fork()) {
 	case -1:
 		log_warn("metrics: fork");
-		/* An immediate death, so that the backoff applies. */
-		mproc_event(m, CE_EXIT);
+		mproc_event(m, CE_SPAWN_FAILED);
 		return;
 	case 0:
 		mproc_exec(m);

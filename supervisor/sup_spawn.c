@@ -219,9 +219,7 @@ worker_spawn(struct worker *w)
 	    w->gen);
 	return;
 fail:
-	/* Treated as an immediate death, so the backoff applies. */
-	w->fsm.state = CS_RUNNING;
-	sup_worker_event(w, CE_EXIT);
+	sup_worker_event(w, CE_SPAWN_FAILED);
 }
 
 /* It misbehaved: nothing it says afterwards can be trusted. */

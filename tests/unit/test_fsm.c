@@ -46,6 +46,20 @@ test_life(void **state)
 	step(&f, CE_EXIT, CS_IDLE, CA_SCHEDULE);
 }
 
+/* A fork or socketpair that failed is a death at once: backoff, respawn. */
+static void
+test_spawn_failed(void **state)
+{
+	struct cfsm	f = { CS_IDLE };
+
+	step(&f, CE_SPAWN_DUE, CS_STARTING, CA_SPAWN);
+	step(&f, CE_SPAWN_FAILED, CS_IDLE, CA_COUNT_FAIL | CA_SCHEDULE);
+	step(&f, CE_SPAWN_DUE, CS_STARTING, CA_SPAWN);
+	/* Only a spawn that was asked for can fail. */
+	step(&f, CE_HELLO, CS_RUNNING, 0);
+	step(&f, CE_SPAWN_FAILED, CS_RUNNING, 0);
+}
+
 static void
 test_setup_failure_parks(void **state)
 {
@@ -123,6 +137,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_life),
+		cmocka_unit_test(test_spawn_failed),
 		cmocka_unit_test(test_setup_failure_parks),
 		cmocka_unit_test(test_stop_and_restart),
 		cmocka_unit_test(test_backoff),
