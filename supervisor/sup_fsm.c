@@ -1,37 +1,61 @@
 /*
- * The worker lifecycle as one pure transition function, and the respawn
- * backoff.  No clock, no I/O: sup_spawn.c carries out the actions, and the
- * unit tests drive every transition directly.
+ * The lifecycle of a child of chainwatchd (a worker or chainwatch-metrics)
+ * as one pure transition function, and its respawn backoff.  The clock is
+ * passed in, there is no I/O: the driver carries out the actions, and the
+ * unit tests drive every transition and every rule with a fake clock.
  *
- *   state     event              next      actions
+ *   state     event              next      actions     and
  *   IDLE      START              IDLE      SCHEDULE
- *   IDLE      SPAWN_DUE          STARTING  SPAWN
- *   IDLE      RESTART            IDLE      RESET_FAILS SCHEDULE
+ *   IDLE      SPAWN_DUE          STARTING  SPAWN       last_spawn := now
+ *   IDLE      RESTART            IDLE      SCHEDULE    fails := 0
  *   IDLE      STOP               DEAD      FREE
  *   STARTING  HELLO              RUNNING
- *   STARTING  SPAWN_FAILED       IDLE      COUNT_FAIL SCHEDULE
- *   STARTING+ HANG, BAD_MSG      STOPPING  KILL COUNT_FAIL
- *   STARTING+ EXIT               IDLE      COUNT_FAIL SCHEDULE
+ *   STARTING  SPAWN_FAILED       IDLE      SCHEDULE    died
+ *   STARTING+ HANG, BAD_MSG      STOPPING  KILL        died
+ *   STARTING+ EXIT               IDLE      SCHEDULE    died
  *   STARTING+ EXIT_SETUP         FAILED    PARK
  *   STARTING+ STOP               REMOVING  TERM
- *   STARTING+ RESTART            STOPPING  TERM RESET_FAILS
+ *   STARTING+ RESTART            STOPPING  TERM        fails := 0
  *   STOPPING  EXIT, EXIT_SETUP   IDLE      SCHEDULE
  *   STOPPING  GRACE_OVER         STOPPING  KILL
  *   STOPPING  STOP               REMOVING
- *   STOPPING  RESTART            STOPPING  RESET_FAILS
+ *   STOPPING  RESTART            STOPPING              fails := 0
  *   REMOVING  EXIT, EXIT_SETUP   DEAD      FREE
  *   REMOVING  GRACE_OVER         REMOVING  KILL
- *   FAILED    RESTART            IDLE      RESET_FAILS SCHEDULE
+ *   FAILED    RESTART            IDLE      SCHEDULE    fails := 0
  *   FAILED    STOP               DEAD      FREE
  *   (STARTING+ is STARTING or RUNNING; any other pair changes nothing: a
  *   RESTART of a REMOVING one is void, it is about to be freed.)
+ *
+ *   died: an unplanned death.  One that lived FAILS_RESET_MS since
+ *   last_spawn served a while: fails := 0 first, so that its backoff starts
+ *   afresh.  Then fails++ and restarts++.  A clock that steps back stands
+ *   still: the child lived no time.
+ *   The respawn delay (sup_spawn_delay) is the backoff of fails, but never
+ *   two spawns within SPAWN_MIN_GAP_MS.
  */
 #include "config.h"
 
 #include "sup_fsm.h"
 
+/* How long it has run, monotonic ms; 0 if the clock stepped back. */
+static uint64_t
+fsm_lived(const struct cfsm *f, uint64_t now)
+{
+	return now > f->last_spawn ? now - f->last_spawn : 0;
+}
+
+static void
+fsm_died(struct cfsm *f, uint64_t now)
+{
+	if (fsm_lived(f, now) >= FAILS_RESET_MS)
+		f->fails = 0;
+	f->fails++;
+	f->restarts++;
+}
+
 unsigned
-sup_fsm(struct cfsm *f, enum cevent ev)
+sup_fsm(struct cfsm *f, enum cevent ev, uint64_t now)
 {
 	switch (f->state) {
 	case CS_IDLE:
@@ -40,9 +64,11 @@ sup_fsm(struct cfsm *f, enum cevent ev)
 			return CA_SCHEDULE;
 		case CE_SPAWN_DUE:
 			f->state = CS_STARTING;
+			f->last_spawn = now;
 			return CA_SPAWN;
 		case CE_RESTART:
-			return CA_RESET_FAILS | CA_SCHEDULE;
+			f->fails = 0;
+			return CA_SCHEDULE;
 		case CE_STOP:
 			f->state = CS_DEAD;
 			return CA_FREE;
@@ -61,14 +87,17 @@ sup_fsm(struct cfsm *f, enum cevent ev)
 			if (f->state != CS_STARTING)
 				return 0;
 			f->state = CS_IDLE;
-			return CA_COUNT_FAIL | CA_SCHEDULE;
+			fsm_died(f, now);
+			return CA_SCHEDULE;
 		case CE_HANG:
 		case CE_BAD_MSG:
 			f->state = CS_STOPPING;
-			return CA_KILL | CA_COUNT_FAIL;
+			fsm_died(f, now);
+			return CA_KILL;
 		case CE_EXIT:
 			f->state = CS_IDLE;
-			return CA_COUNT_FAIL | CA_SCHEDULE;
+			fsm_died(f, now);
+			return CA_SCHEDULE;
 		case CE_EXIT_SETUP:
 			f->state = CS_FAILED;
 			return CA_PARK;
@@ -77,7 +106,8 @@ sup_fsm(struct cfsm *f, enum cevent ev)
 			return CA_TERM;
 		case CE_RESTART:
 			f->state = CS_STOPPING;
-			return CA_TERM | CA_RESET_FAILS;
+			f->fails = 0;
+			return CA_TERM;
 		default:
 			return 0;
 		}
@@ -93,7 +123,8 @@ sup_fsm(struct cfsm *f, enum cevent ev)
 			f->state = CS_REMOVING;
 			return 0;
 		case CE_RESTART:
-			return CA_RESET_FAILS;
+			f->fails = 0;
+			return 0;
 		default:
 			return 0;
 		}
@@ -112,7 +143,8 @@ sup_fsm(struct cfsm *f, enum cevent ev)
 		switch (ev) {
 		case CE_RESTART:
 			f->state = CS_IDLE;
-			return CA_RESET_FAILS | CA_SCHEDULE;
+			f->fails = 0;
+			return CA_SCHEDULE;
 		case CE_STOP:
 			f->state = CS_DEAD;
 			return CA_FREE;
@@ -164,14 +196,15 @@ sup_backoff_ms(unsigned fails)
 	return ms > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : ms;
 }
 
-/* Never two spawns of one endpoint within SPAWN_MIN_GAP_MS (s6's rule). */
+/* Never two spawns of one child within SPAWN_MIN_GAP_MS (s6's rule). */
 uint64_t
-sup_spawn_delay(uint64_t now, uint64_t last_spawn, unsigned fails)
+sup_spawn_delay(const struct cfsm *f, uint64_t now)
 {
-	uint64_t	delay = sup_backoff_ms(fails);
+	uint64_t	delay = sup_backoff_ms(f->fails);
+	uint64_t	lived = fsm_lived(f, now);
 
-	if (last_spawn != 0 && last_spawn + SPAWN_MIN_GAP_MS > now &&
-	    last_spawn + SPAWN_MIN_GAP_MS - now > delay)
-		delay = last_spawn + SPAWN_MIN_GAP_MS - now;
+	if (f->last_spawn != 0 && lived < SPAWN_MIN_GAP_MS &&
+	    SPAWN_MIN_GAP_MS - lived > delay)
+		delay = SPAWN_MIN_GAP_MS - lived;
 	return delay;
 }

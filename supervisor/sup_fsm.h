@@ -8,9 +8,9 @@
 
 #include <stdint.h>
 
-/* See the table in sup_fsm.c. */
+/* See the table in sup_fsm.c.  A zeroed struct cfsm is IDLE, never spawned. */
 enum cstate {
-	CS_IDLE,	/* not running; a spawn is scheduled */
+	CS_IDLE = 0,	/* not running; a spawn is scheduled */
 	CS_STARTING,	/* running, its hello not yet received */
 	CS_RUNNING,	/* running and set up */
 	CS_STOPPING,	/* TERM or KILL sent, waiting for its exit */
@@ -33,32 +33,33 @@ enum cevent {
 	CE_GRACE_OVER,	/* stop_timeout passed after TERM */
 };
 
-/* Actions a transition asks for, carried out by sup_worker_event(). */
+/* Actions a transition asks of its driver. */
 #define CA_SPAWN	0x01
-#define CA_SCHEDULE	0x02	/* arm the spawn timer (backoff) */
+#define CA_SCHEDULE	0x02	/* arm the spawn timer: sup_spawn_delay() */
 #define CA_TERM		0x04	/* SIGTERM, arm the grace timer */
 #define CA_KILL		0x08	/* SIGKILL */
-#define CA_COUNT_FAIL	0x10	/* an unplanned death: backoff grows */
-#define CA_FREE		0x20
-#define CA_PARK		0x40	/* log once that it is not respawned */
-#define CA_RESET_FAILS	0x80	/* a config change: start afresh */
+#define CA_FREE		0x10
+#define CA_PARK		0x20	/* log once that it is not respawned */
 
+/* Only sup_fsm() writes these; the others read them. */
 struct cfsm {
 	enum cstate	state;
+	uint64_t	last_spawn;	/* monotonic ms; 0: never spawned */
+	unsigned	fails;		/* unplanned deaths in a row */
+	unsigned	restarts;	/* unplanned deaths, ever */
 };
 
-unsigned	sup_fsm(struct cfsm *, enum cevent);
+unsigned	sup_fsm(struct cfsm *, enum cevent, uint64_t now);
 int		sup_fsm_stopping(const struct cfsm *);
 const char	*sup_cstate_name(enum cstate);
 const char	*sup_cevent_name(enum cevent);
 
-#define SPAWN_MIN_GAP_MS	1000	/* between two spawns of one endpoint */
+#define SPAWN_MIN_GAP_MS	1000	/* between two spawns of one child */
 #define BACKOFF_MAX_MS		60000
-#define FAILS_RESET_MS		60000	/* a worker that lived this long */
+#define FAILS_RESET_MS		60000	/* one that lived this long: fails 0 */
 #define HEARTBEATS_MISSED	3
 
 uint64_t	sup_backoff_ms(unsigned fails);
-uint64_t	sup_spawn_delay(uint64_t now, uint64_t last_spawn,
-		    unsigned fails);
+uint64_t	sup_spawn_delay(const struct cfsm *, uint64_t now);
 
 #endif

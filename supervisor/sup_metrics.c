@@ -37,9 +37,6 @@ struct mproc {
 	char		*argv[MPROC_ARGS];	/* argv[0]: the program */
 	char		 cmdline[6 * CONF_URL_MAX];	/* to compare and show */
 	pid_t		 pid;
-	uint64_t	 last_spawn;		/* monotonic ms */
-	unsigned	 fails;			/* unplanned deaths in a row */
-	unsigned	 restarts;
 	ev_child	 child;
 	ev_timer	 timer;			/* spawn or grace */
 };
@@ -99,7 +96,6 @@ mproc_new(const struct conf *conf)
 	struct mproc	*m = xcalloc(1, sizeof(*m)), **pp;
 
 	mproc_args(m, conf);
-	m->fsm.state = CS_IDLE;
 	ev_init(&m->timer, mproc_timer_cb);
 	m->timer.data = m;
 	for (pp = &mprocs; *pp != NULL; pp = &(*pp)->next)
@@ -147,7 +143,6 @@ mproc_spawn(struct mproc *m)
 {
 	pid_t	pid;
 
-	m->last_spawn = now_mono_ms();
 	switch (pid = fork()) {
 	case -1:
 		log_warn("metrics: fork");
@@ -194,9 +189,6 @@ mproc_child_cb(struct ev_loop *loop, ev_child *c, int revents)
 			    (int)m->pid, WTERMSIG(status));
 	}
 	m->pid = 0;
-	/* One that served a while starts its backoff afresh. */
-	if (now_mono_ms() - m->last_spawn >= FAILS_RESET_MS)
-		m->fails = 0;
 	mproc_event(m, ev);
 }
 
@@ -216,16 +208,11 @@ static void
 mproc_event(struct mproc *m, enum cevent ev)
 {
 	enum cstate	from = m->fsm.state;
-	unsigned	act = sup_fsm(&m->fsm, ev);
+	uint64_t	now = now_mono_ms();
+	unsigned	act = sup_fsm(&m->fsm, ev, now);
 
 	log_debug("metrics: %s + %s -> %s", sup_cstate_name(from),
 	    sup_cevent_name(ev), sup_cstate_name(m->fsm.state));
-	if (act & CA_RESET_FAILS)
-		m->fails = 0;
-	if (act & CA_COUNT_FAIL) {
-		m->fails++;
-		m->restarts++;
-	}
 	if ((act & CA_KILL) && m->pid > 0) {
 		if (kill(m->pid, SIGKILL) == -1 && errno != ESRCH)
 			log_warn("metrics: kill %d", (int)m->pid);
@@ -242,15 +229,14 @@ mproc_event(struct mproc *m, enum cevent ev)
 		    "restarting it until its settings change");
 	}
 	if (act & CA_SCHEDULE) {
-		uint64_t delay = sup_spawn_delay(now_mono_ms(), m->last_spawn,
-		    m->fails);
+		uint64_t delay = sup_spawn_delay(&m->fsm, now);
 
 		if (sup_stopping)
 			ev_timer_stop(sup_loop, &m->timer);
 		else {
-			if (m->fails > 0)
+			if (m->fsm.fails > 0)
 				log_info("metrics: restart %u, in %.1f s",
-				    m->restarts, (double)delay / 1000.0);
+				    m->fsm.restarts, (double)delay / 1000.0);
 			timer_arm(m, delay);
 		}
 	}

@@ -44,7 +44,7 @@ snapshot_endpoint(const struct worker *w)
 	json_object_set_new(j, "worker_state", json_string(
 	    sup_cstate_name(w->fsm.state)));
 	json_object_set_new(j, "ready", json_boolean(health_usable(w->ep)));
-	json_object_set_new(j, "restarts", json_integer(w->restarts));
+	json_object_set_new(j, "restarts", json_integer(w->fsm.restarts));
 	json_object_set_new(j, "rss_bytes", json_integer(
 	    (json_int_t)w->rss_kb * 1024));
 	json_object_set_new(j, "inflight", json_integer(w->load.inflight));

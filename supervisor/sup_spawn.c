@@ -78,7 +78,6 @@ sup_worker_new(const struct conf *conf, const struct conf_chain *ch,
 	snprintf(w->name, sizeof(w->name), "%s", ep->name);
 	sup_worker_config(conf, ch, ep, &w->cfg, &w->cfg_len);
 	w->ep = health_new(ch, ep);
-	w->fsm.state = CS_IDLE;
 	chan_init(&w->chan, w->name, worker_read_cb, w);
 	ev_init(&w->timer, worker_timer_cb);
 	w->timer.data = w;
@@ -190,7 +189,6 @@ worker_spawn(struct worker *w)
 		warned_sockbuf = 1;
 	}
 	w->gen = ++sup_generation;
-	w->last_spawn = now_mono_ms();
 	health_spawned(w->ep);
 	switch (pid = fork()) {
 	case -1:
@@ -321,9 +319,6 @@ worker_child_cb(struct ev_loop *loop, ev_child *c, int revents)
 		health_event(w->ep, sup_fsm_stopping(&w->fsm) ?
 		    "stopped" : "died", how);
 	}
-	/* A worker that served a while starts its backoff afresh. */
-	if (now_mono_ms() - w->last_spawn >= FAILS_RESET_MS)
-		w->fails = 0;
 	/* An unplanned death is its endpoint's failure too. */
 	if (w->fsm.state == CS_STARTING || w->fsm.state == CS_RUNNING) {
 		char why[96];
@@ -364,8 +359,6 @@ worker_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 			    "(%d heartbeats missed); killing it", w->name,
 			    (int)w->pid, (double)idle / 1000.0,
 			    HEARTBEATS_MISSED);
-			if (now - w->last_spawn >= FAILS_RESET_MS)
-				w->fails = 0;
 			/* A hung worker is its endpoint's failure too. */
 			sched_health(w, health_outcome(w->ep, w->ep->brk.gen,
 			    OUTCOME_TIMEOUT));
@@ -397,17 +390,15 @@ void
 sup_worker_event(struct worker *w, enum cevent ev)
 {
 	enum cstate	from = w->fsm.state;
-	unsigned	act = sup_fsm(&w->fsm, ev);
+	unsigned	restarts = w->fsm.restarts;
+	uint64_t	now = now_mono_ms();
+	unsigned	act = sup_fsm(&w->fsm, ev, now);
 
 	log_debug("w/%s: %s + %s -> %s", w->name, sup_cstate_name(from),
 	    sup_cevent_name(ev), sup_cstate_name(w->fsm.state));
-	if (act & CA_RESET_FAILS)
-		w->fails = 0;
-	if (act & CA_COUNT_FAIL) {
-		w->fails++;
-		w->restarts++;
-		health_restarts(w->ep, w->restarts);
-	}
+	/* The store keeps the count: it grows only in sup_fsm(). */
+	if (w->fsm.restarts != restarts)
+		health_restarts(w->ep, w->fsm.restarts);
 	if ((act & CA_KILL) && w->pid > 0) {
 		if (kill(w->pid, SIGKILL) == -1 && errno != ESRCH)
 			log_warn("w/%s: kill %d", w->name, (int)w->pid);
@@ -424,15 +415,14 @@ sup_worker_event(struct worker *w, enum cevent ev)
 		    "until the configuration changes", w->name);
 	}
 	if (act & CA_SCHEDULE) {
-		uint64_t now = now_mono_ms();
-		uint64_t delay = sup_spawn_delay(now, w->last_spawn, w->fails);
+		uint64_t delay = sup_spawn_delay(&w->fsm, now);
 
 		if (sup_stopping)
 			ev_timer_stop(sup_loop, &w->timer);
 		else {
-			if (w->fails > 0)
+			if (w->fsm.fails > 0)
 				log_info("w/%s: restart %u, in %.1f s",
-				    w->name, w->restarts,
+				    w->name, w->fsm.restarts,
 				    (double)delay / 1000.0);
 			timer_arm(w, delay);
 		}

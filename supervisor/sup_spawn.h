@@ -28,10 +28,7 @@ struct worker {
 	pid_t		 pid;
 	struct chan	 chan;
 	uint32_t	 gen;
-	uint64_t	 last_spawn;	/* monotonic ms */
 	uint64_t	 last_msg;
-	unsigned	 fails;		/* unplanned deaths in a row */
-	unsigned	 restarts;	/* unplanned deaths, ever */
 	uint64_t	 rss_kb;	/* from its last heartbeat */
 	struct endpoint	*ep;		/* sup_health.c's */
 	struct load	 load;		/* sup_sched.c's */
