@@ -209,7 +209,7 @@ sup_dispatch_worker(struct worker *w, const void *buf, long len,
 	}
 	switch (m.type) {
 	case MSG_HELLO:
-		if (w->fsm.state != CS_STARTING) {
+		if (w->proc.fsm.state != CS_STARTING) {
 			snprintf(why, whylen, "a second hello");
 			v = DV_BAD;
 		} else
@@ -224,9 +224,9 @@ sup_dispatch_worker(struct worker *w, const void *buf, long len,
 		break;
 	default:
 		/* A worker asked to stop may still be answering: drop it. */
-		if (sup_fsm_stopping(&w->fsm))
+		if (sup_fsm_stopping(&w->proc.fsm))
 			break;
-		if (w->fsm.state != CS_RUNNING) {
+		if (w->proc.fsm.state != CS_RUNNING) {
 			snprintf(why, whylen, "%s before hello",
 			    msg_type_name(m.type));
 			v = DV_BAD;

@@ -38,7 +38,8 @@ static struct worker *
 find_worker(const char *name)
 {
 	for (struct worker *w = sup_workers; w != NULL; w = w->next)
-		if (w->fsm.state != CS_REMOVING && strcmp(w->name, name) == 0)
+		if (w->proc.fsm.state != CS_REMOVING &&
+		    strcmp(w->name, name) == 0)
 			return w;
 	return NULL;
 }
@@ -117,7 +118,7 @@ sup_reload(struct reload_result *r)
 		size_t				 len;
 
 		next = w->next;
-		if (w->fsm.state == CS_REMOVING)
+		if (w->proc.fsm.state == CS_REMOVING)
 			continue;
 		if ((ep = find_endpoint(conf, w->name, &ch)) == NULL) {
 			log_info("w/%s: endpoint removed; stopping it",

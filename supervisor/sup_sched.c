@@ -156,7 +156,7 @@ route_eps(const struct chain *ch, const struct worker *w, uint64_t now,
 
 	*self = SIZE_MAX;
 	for (struct worker *o = sup_workers; o != NULL; o = o->next) {
-		if (o->fsm.state != CS_RUNNING || !health_usable(o->ep) ||
+		if (o->proc.fsm.state != CS_RUNNING || !health_usable(o->ep) ||
 		    strcmp(o->ep->chain, ch->name) != 0)
 			continue;
 		if (n == cap) {
@@ -442,7 +442,7 @@ schedule(void)
 		unsigned		 limit = 1;
 		uint32_t		 deadline;
 
-		if (w->fsm.state != CS_RUNNING || !health_usable(w->ep) ||
+		if (w->proc.fsm.state != CS_RUNNING || !health_usable(w->ep) ||
 		    w->load.inflight > 0 ||
 		    breaker_peek(&w->ep->brk, now_wall_ms()) != BRK_TRIAL ||
 		    (ch = sup_chain_find(w->ep->chain)) == NULL ||
@@ -467,7 +467,7 @@ schedule(void)
 			unsigned		 limit;
 			uint32_t		 deadline;
 
-			if (w->fsm.state != CS_RUNNING ||
+			if (w->proc.fsm.state != CS_RUNNING ||
 			    !health_usable(w->ep) ||
 			    (ch = sup_chain_find(w->ep->chain)) == NULL ||
 			    w->load.inflight >= ch->max_inflight)

@@ -40,11 +40,11 @@ snapshot_endpoint(const struct worker *w)
 	    (json_int_t)total));
 	json_object_set_new(j, "latency_sum_seconds", json_real(
 	    w->ep->stats.latency_sum_ms / 1000.0));
-	json_object_set_new(j, "pid", json_integer(w->pid));
+	json_object_set_new(j, "pid", json_integer(w->proc.pid));
 	json_object_set_new(j, "worker_state", json_string(
-	    sup_cstate_name(w->fsm.state)));
+	    sup_cstate_name(w->proc.fsm.state)));
 	json_object_set_new(j, "ready", json_boolean(health_usable(w->ep)));
-	json_object_set_new(j, "restarts", json_integer(w->fsm.restarts));
+	json_object_set_new(j, "restarts", json_integer(w->proc.fsm.restarts));
 	json_object_set_new(j, "rss_bytes", json_integer(
 	    (json_int_t)w->rss_kb * 1024));
 	json_object_set_new(j, "inflight", json_integer(w->load.inflight));
@@ -67,7 +67,7 @@ sup_snapshot_json(void)
 	json_t	*j = json_object(), *eps = json_array();
 
 	for (struct worker *w = sup_workers; w != NULL; w = w->next)
-		if (w->fsm.state != CS_DEAD)
+		if (w->proc.fsm.state != CS_DEAD)
 			json_array_append_new(eps, snapshot_endpoint(w));
 	json_object_set_new(j, "endpoints", eps);
 	json_object_set_new(j, "chains", sup_chains_json());

@@ -1,7 +1,7 @@
 /*
- * Starting, watching and stopping workers: fork + exec of
- * chainwatch-worker with its socket on MSG_FD, the watchdog, the reaper,
- * and the driver that carries out what sup_fsm() decides.
+ * Workers: fork + exec of chainwatch-worker with its socket on MSG_FD, its
+ * messages in and out, the heartbeat watchdog, and what its death means
+ * for its endpoint.  sup_child.c drives the process through sup_fsm().
  */
 #include "config.h"
 
@@ -31,8 +31,20 @@ struct worker	*sup_workers;
 static uint32_t	sup_generation;
 
 static void	worker_read_cb(struct ev_loop *, ev_io *, int);
-static void	worker_child_cb(struct ev_loop *, ev_child *, int);
 static void	worker_timer_cb(struct ev_loop *, ev_timer *, int);
+static pid_t	worker_spawn(struct child *);
+static void	worker_exited(struct child *, int);
+static void	worker_died(struct child *);
+static void	worker_free(struct child *);
+
+static const struct child_ops worker_ops = {
+	.spawn = worker_spawn,
+	.exited = worker_exited,
+	.died = worker_died,
+	.freed = worker_free,
+	.parked = "worker failed its setup; not restarting it until the "
+	    "configuration changes",
+};
 
 /*
  * The MSG_CONFIG body of one endpoint.  Two configurations of an endpoint
@@ -79,6 +91,7 @@ sup_worker_new(const struct conf *conf, const struct conf_chain *ch,
 	sup_worker_config(conf, ch, ep, &w->cfg, &w->cfg_len);
 	w->ep = health_new(ch, ep);
 	chan_init(&w->chan, w->name, worker_read_cb, w);
+	child_init(&w->proc, &worker_ops, w, "w/%s", w->name);
 	ev_init(&w->timer, worker_timer_cb);
 	w->timer.data = w;
 	/* Append, so that workers start in configuration order. */
@@ -93,9 +106,9 @@ sup_worker_new(const struct conf *conf, const struct conf_chain *ch,
 }
 
 static void
-worker_free(struct worker *w)
+worker_free(struct child *c)
 {
-	struct worker	**pp;
+	struct worker	*w = c->owner, **pp;
 
 	for (pp = &sup_workers; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == w) {
@@ -170,17 +183,18 @@ worker_exec(struct worker *w, int fd)
 	_exit(CW_EXIT_SETUP);
 }
 
-static void
-worker_spawn(struct worker *w)
+static pid_t
+worker_spawn(struct child *c)
 {
 	static int	warned_sockbuf;
+	struct worker	*w = c->owner;
 	struct msgbuf	mb;
 	int		sv[2];
 	pid_t		pid;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
 		log_warn("w/%s: socketpair", w->name);
-		goto fail;
+		return -1;
 	}
 	if ((msg_sockbuf(sv[0]) == -1 || msg_sockbuf(sv[1]) == -1) &&
 	    !warned_sockbuf) {
@@ -195,29 +209,23 @@ worker_spawn(struct worker *w)
 		log_warn("w/%s: fork", w->name);
 		close(sv[0]);
 		close(sv[1]);
-		goto fail;
+		return -1;
 	case 0:
 		worker_exec(w, sv[1]);
 	default:
 		break;
 	}
 	close(sv[1]);
-	w->pid = pid;
 	if (fcntl(sv[0], F_SETFL, O_NONBLOCK) == -1)
 		fatal(CW_EXIT_SYSTEM, "fcntl");
 	chan_open(&w->chan, sv[0]);
 	w->last_msg = now_mono_ms();
-	ev_child_init(&w->child, worker_child_cb, pid, 0);
-	w->child.data = w;
-	ev_child_start(sup_loop, &w->child);
 	msg_begin_raw(&mb, MSG_CONFIG, w->gen, w->cfg, w->cfg_len);
 	chan_send(&w->chan, &mb);
 	timer_arm(w, HEARTBEATS_MISSED * sup_conf->daemon.heartbeat_interval);
 	log_debug("w/%s: spawned pid %d, generation %u", w->name, (int)pid,
 	    w->gen);
-	return;
-fail:
-	sup_worker_event(w, CE_SPAWN_FAILED);
+	return pid;
 }
 
 /* It misbehaved: nothing it says afterwards can be trusted. */
@@ -225,7 +233,7 @@ static void
 bad_message(struct worker *w, const char *why)
 {
 	log_warnx("w/%s: pid %d sent a bad message (%s); killing it", w->name,
-	    (int)w->pid, why);
+	    (int)w->proc.pid, why);
 	sched_health(w, health_lost(w->ep, "worker sent a bad message"));
 	sup_worker_event(w, CE_BAD_MSG);
 }
@@ -262,7 +270,7 @@ worker_read_cb(struct ev_loop *loop, ev_io *io, int revents)
 		case DV_HELLO:
 			w->last_msg = now_mono_ms();
 			log_info("w/%s: worker pid %d ready (generation %u)",
-			    w->name, (int)w->pid, w->gen);
+			    w->name, (int)w->proc.pid, w->gen);
 			sup_worker_event(w, CE_HELLO);
 			break;
 		case DV_HEARTBEAT:
@@ -272,41 +280,21 @@ worker_read_cb(struct ev_loop *loop, ev_io *io, int revents)
 			w->last_msg = now_mono_ms();
 			break;
 		}
-		if (w->fsm.state != CS_STARTING && w->fsm.state != CS_RUNNING)
+		if (w->proc.fsm.state != CS_STARTING &&
+		    w->proc.fsm.state != CS_RUNNING)
 			return;
 	}
 }
 
+/* Its process is gone; sup_child.c logged how and runs the event next. */
 static void
-worker_child_cb(struct ev_loop *loop, ev_child *c, int revents)
+worker_exited(struct child *c, int status)
 {
-	struct worker	*w = c->data;
-	int		 status = c->rstatus;
-	enum cevent	 ev = CE_EXIT;
+	struct worker	*w = c->owner;
 
-	ev_child_stop(loop, c);
+	ev_timer_stop(sup_loop, &w->timer);
 	chan_close(&w->chan);
 	sched_worker_gone(w);
-	if (WIFEXITED(status)) {
-		int code = WEXITSTATUS(status);
-
-		if (code == CW_EXIT_SETUP)
-			ev = CE_EXIT_SETUP;
-		if (code == 0 && sup_fsm_stopping(&w->fsm))
-			log_info("w/%s: pid %d stopped", w->name, (int)w->pid);
-		else if (!sup_fsm_stopping(&w->fsm))
-			log_warnx("w/%s: pid %d exited with status %d%s",
-			    w->name, (int)w->pid, code, code == CW_EXIT_SETUP ?
-			    " (setup failed)" : "");
-	} else if (WIFSIGNALED(status)) {
-		if (sup_fsm_stopping(&w->fsm) && WTERMSIG(status) == SIGTERM)
-			log_info("w/%s: pid %d stopped by signal %d", w->name,
-			    (int)w->pid, WTERMSIG(status));
-		else
-			log_warnx("w/%s: pid %d killed by signal %d", w->name,
-			    (int)w->pid, WTERMSIG(status));
-	}
-	w->pid = 0;
 	{
 		char how[64];
 
@@ -316,16 +304,16 @@ worker_child_cb(struct ev_loop *loop, ev_child *c, int revents)
 		else
 			snprintf(how, sizeof(how), "status %d",
 			    WEXITSTATUS(status));
-		health_event(w->ep, sup_fsm_stopping(&w->fsm) ?
+		health_event(w->ep, sup_fsm_stopping(&c->fsm) ?
 		    "stopped" : "died", how);
 	}
 	/* An unplanned death is its endpoint's failure too. */
-	if (w->fsm.state == CS_STARTING || w->fsm.state == CS_RUNNING) {
+	if (c->fsm.state == CS_STARTING || c->fsm.state == CS_RUNNING) {
 		char why[96];
 
 		sched_health(w, health_outcome(w->ep, w->ep->brk.gen,
 		    OUTCOME_TRANSPORT));
-		if (ev == CE_EXIT_SETUP)
+		if (WIFEXITED(status) && WEXITSTATUS(status) == CW_EXIT_SETUP)
 			snprintf(why, sizeof(why), "worker failed its setup");
 		else if (WIFSIGNALED(status))
 			snprintf(why, sizeof(why), "worker died: signal %d",
@@ -336,19 +324,30 @@ worker_child_cb(struct ev_loop *loop, ev_child *c, int revents)
 		sched_health(w, health_lost(w->ep, why));
 	} else
 		sched_health(w, health_exited(w->ep));
-	sup_worker_event(w, ev);
 }
 
+/* The store keeps its count of restarts. */
+static void
+worker_died(struct child *c)
+{
+	struct worker	*w = c->owner;
+
+	health_restarts(w->ep, c->fsm.restarts);
+}
+
+/*
+ * The heartbeat watchdog.  Its timer is the worker's, not the child's: the
+ * heartbeats are the worker protocol's (the metrics server has none), it
+ * runs only while the process does, and so the child's one timer means a
+ * spawn or a grace time by the state alone.
+ */
 static void
 worker_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 {
 	struct worker	*w = t->data;
 	uint64_t	 limit, now, idle;
 
-	switch (w->fsm.state) {
-	case CS_IDLE:
-		sup_worker_event(w, CE_SPAWN_DUE);
-		break;
+	switch (w->proc.fsm.state) {
 	case CS_STARTING:
 	case CS_RUNNING:
 		now = now_mono_ms();
@@ -357,7 +356,7 @@ worker_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 		if (idle >= limit) {
 			log_warnx("w/%s: pid %d sent nothing for %.1f s "
 			    "(%d heartbeats missed); killing it", w->name,
-			    (int)w->pid, (double)idle / 1000.0,
+			    (int)w->proc.pid, (double)idle / 1000.0,
 			    HEARTBEATS_MISSED);
 			/* A hung worker is its endpoint's failure too. */
 			sched_health(w, health_outcome(w->ep, w->ep->brk.gen,
@@ -376,61 +375,16 @@ worker_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 		} else
 			timer_arm(w, limit - idle);
 		break;
-	case CS_STOPPING:
-	case CS_REMOVING:
-		sup_worker_event(w, CE_GRACE_OVER);
-		break;
 	default:
 		break;
 	}
 }
 
-/* Run one event through the state machine and carry out its actions. */
+/* A worker's lifecycle is its process's: sup_child.c carries it out. */
 void
 sup_worker_event(struct worker *w, enum cevent ev)
 {
-	enum cstate	from = w->fsm.state;
-	unsigned	restarts = w->fsm.restarts;
-	uint64_t	now = now_mono_ms();
-	unsigned	act = sup_fsm(&w->fsm, ev, now);
-
-	log_debug("w/%s: %s + %s -> %s", w->name, sup_cstate_name(from),
-	    sup_cevent_name(ev), sup_cstate_name(w->fsm.state));
-	/* The store keeps the count: it grows only in sup_fsm(). */
-	if (w->fsm.restarts != restarts)
-		health_restarts(w->ep, w->fsm.restarts);
-	if ((act & CA_KILL) && w->pid > 0) {
-		if (kill(w->pid, SIGKILL) == -1 && errno != ESRCH)
-			log_warn("w/%s: kill %d", w->name, (int)w->pid);
-		ev_timer_stop(sup_loop, &w->timer);
-	}
-	if ((act & CA_TERM) && w->pid > 0) {
-		if (kill(w->pid, SIGTERM) == -1 && errno != ESRCH)
-			log_warn("w/%s: kill %d", w->name, (int)w->pid);
-		timer_arm(w, sup_conf->daemon.stop_timeout);
-	}
-	if (act & CA_PARK) {
-		ev_timer_stop(sup_loop, &w->timer);
-		log_warnx("w/%s: worker failed its setup; not restarting it "
-		    "until the configuration changes", w->name);
-	}
-	if (act & CA_SCHEDULE) {
-		uint64_t delay = sup_spawn_delay(&w->fsm, now);
-
-		if (sup_stopping)
-			ev_timer_stop(sup_loop, &w->timer);
-		else {
-			if (w->fsm.fails > 0)
-				log_info("w/%s: restart %u, in %.1f s",
-				    w->name, w->fsm.restarts,
-				    (double)delay / 1000.0);
-			timer_arm(w, delay);
-		}
-	}
-	if (act & CA_SPAWN)
-		worker_spawn(w);
-	if (act & CA_FREE)
-		worker_free(w);
+	child_event(&w->proc, ev);
 }
 
 /* Shutdown: TERM everything; the loop ends when the last one is freed. */

@@ -1,8 +1,8 @@
 /*
  * Workers as processes (sup_spawn.c): one chainwatch-worker per endpoint,
- * started with fork + exec, watched by heartbeats, reaped, restarted with
- * backoff by the lifecycle in sup_fsm.c.  This file owns struct worker
- * and the list of them.
+ * started with fork + exec, watched by heartbeats; reaped and restarted
+ * with backoff by the child driver (sup_child.c).  This file owns struct
+ * worker and the list of them.
  */
 #ifndef CW_SUP_SPAWN_H
 #define CW_SUP_SPAWN_H
@@ -14,6 +14,7 @@
 
 #include "conf.h"
 #include "sup_chan.h"
+#include "sup_child.h"
 #include "sup_fsm.h"
 #include "sup_sched.h"
 
@@ -24,16 +25,14 @@ struct worker {
 	char		 name[CONF_NAME_MAX + 1];
 	void		*cfg;		/* encoded MSG_CONFIG body */
 	size_t		 cfg_len;
-	struct cfsm	 fsm;
-	pid_t		 pid;
+	struct child	 proc;		/* its process: state, pid, restarts */
 	struct chan	 chan;
 	uint32_t	 gen;
 	uint64_t	 last_msg;
 	uint64_t	 rss_kb;	/* from its last heartbeat */
 	struct endpoint	*ep;		/* sup_health.c's */
 	struct load	 load;		/* sup_sched.c's */
-	ev_child	 child;
-	ev_timer	 timer;		/* spawn, watchdog or grace */
+	ev_timer	 timer;		/* the heartbeat watchdog */
 };
 
 extern struct worker	*sup_workers;
