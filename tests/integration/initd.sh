@@ -67,9 +67,14 @@ grep -q "chainwatch.conf:.*: expected KEY = VALUE" "$T/out" || fail "reload did 
 "$INIT" status >/dev/null || fail "daemon gone after a refused reload"
 ok "reload of a broken file refused, daemon unchanged"
 
+# This daemon's own workers, not any other chainwatch's on the machine.
+workers=$(pgrep -P "$pid")
+[ -n "$workers" ] || fail "no worker of pid $pid before stop"
 "$INIT" stop >"$T/out" 2>&1 || { cat "$T/out"; fail "stop failed"; }
 dead "$pid" || fail "daemon still running after stop"
-[ "$(pgrep -f '^chainwatch-worker e[12]$' | wc -l)" -eq 0 ] || fail "workers left after stop"
+for w in $workers; do
+	kill -0 "$w" 2>/dev/null && fail "worker $w left after stop"
+done
 "$INIT" status >/dev/null
 [ $? -eq 3 ] || fail "status after stop is not 3"
 ok "stop"

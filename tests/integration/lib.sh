@@ -12,11 +12,28 @@ DEVNODE=$top_builddir/devnode/chainwatch-devnode
 T=$(mktemp -d "${TMPDIR:-/tmp}/cw-test.XXXXXX") || exit 99
 CW_PIDS=
 
+# kill_tree PID: SIGKILL a process and its descendants, children first.
+kill_tree() {
+	for _c in $(pgrep -P "$1" 2>/dev/null); do
+		kill_tree "$_c"
+	done
+	kill -9 "$1" 2>/dev/null
+}
+
 cleanup() {
 	_rc=$?
 	[ -n "$CW_CLEANUP" ] && eval "$CW_CLEANUP"
-	for p in $CW_PIDS; do
-		kill -9 "$p" 2>/dev/null
+	# What we started, and what it started (a daemon's workers), whatever
+	# the test did; a daemon that detached left its pidfile here.  Never
+	# anything else on the machine.
+	for p in $CW_PIDS $(pgrep -P $$); do
+		kill_tree "$p"
+	done
+	for f in "$T"/chainwatchd.pid "$T"/*/var/run/chainwatchd.pid; do
+		[ -s "$f" ] || continue
+		# Only if that pid is still our daemon, not a reused one.
+		tr '\0' ' ' <"/proc/$(cat "$f")/cmdline" 2>/dev/null |
+		    grep -q "$T/" && kill_tree "$(cat "$f")"
 	done
 	# Any sanitizer report of the daemon or a worker fails the test.
 	if grep -q -e 'Sanitizer' -e 'runtime error:' "$T/log" 2>/dev/null; then
@@ -24,8 +41,6 @@ cleanup() {
 		grep -A 30 -e 'Sanitizer' -e 'runtime error:' "$T/log" | head -n 60
 		_rc=1
 	fi
-	# Workers of a daemon we killed must go too, whatever the test did.
-	pkill -9 -f "$T/" 2>/dev/null
 	if [ -n "$CW_KEEP" ]; then
 		echo "kept $T"
 	else
