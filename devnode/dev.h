@@ -42,6 +42,8 @@ struct dev_view {
 	int			 syncing;
 	int			 wrong_genesis;
 	struct dev_split_state	 split;		/* split.on: a split view */
+	unsigned		 lies;		/* bit per fault: lie[] made */
+	struct dev_blkref	 lie[FAULT__COUNT];
 };
 
 void	dev_view_get(const struct dev_fault_view *, struct dev_view *);
@@ -56,6 +58,23 @@ uint64_t dev_view_finalized(const struct dev_view *);
 /* 1 if two views show the same block at height n. */
 int	dev_view_same_block(const struct dev_view *, const struct dev_view *,
 	    uint64_t n);
+/*
+ * The lies of a view, for one answer: the forged head to serve instead
+ * of the best block (1, the first head lie that is on and hits), the
+ * finalized block, the block to answer instead of `asked` (wrong_header).
+ */
+int	dev_view_forged_head(const struct dev_view *,
+	    const struct dev_fault_view *, struct dev_blkref *);
+void	dev_view_finalized_ref(const struct dev_view *,
+	    const struct dev_fault_view *, struct dev_blkref *);
+int	dev_view_wrong_block(const struct dev_view *,
+	    const struct dev_fault_view *, struct dev_blkref *);
+
+/* dev_lie.c: the forgeries of the lying faults. */
+void	dev_lie_make(const struct dev_view *, enum dev_fault_id, uint64_t arg);
+void	dev_lie_view(const struct dev_fault_view *, struct dev_view *);
+/* {"forge_head": {"number": N, "hash": H}, ...} for the lies on. */
+void	dev_lie_status_json(const struct dev_view *, struct buf *);
 /* The devnode's state for dev_status and GET /control. */
 void	dev_status_json(struct buf *);
 /* Wake the main loop (faults changed, sockets to take over, ...). */

@@ -34,6 +34,12 @@ enum dev_fault_id {
 	FAULT_STALL,
 	FAULT_WRONG_GENESIS,
 	FAULT_SPLIT,
+	FAULT_FORGE_HEAD,
+	FAULT_FORGE_CHAIN,
+	FAULT_BAD_NUMBER,
+	FAULT_FINALIZED_OFF,
+	FAULT_WRONG_HEADER,
+	FAULT_WRONG_COUNT,
 	FAULT__COUNT
 };
 
@@ -43,7 +49,7 @@ enum dev_fault_id {
 struct dev_fault_spec {
 	enum dev_fault_id id;
 	unsigned	 targets;	/* bit per enum dev_transport */
-	uint64_t	 arg;		/* ms for slow / ws_drop, MiB for oversized */
+	uint64_t	 arg;		/* ms, MiB, blocks: see chainwatch-devnode(1) */
 	int		 has_arg;
 	unsigned	 pct;		/* 1..100 */
 };
@@ -68,6 +74,8 @@ struct dev_fault_hooks {
 	void	(*want_alt_chain)(void);
 	/* The split fault went on (for some transport) or off (for all). */
 	void	(*split)(int on);
+	/* A fault that serves forged headers is coming on: make them. */
+	void	(*forge)(enum dev_fault_id, uint64_t arg);
 };
 
 void	dev_fault_init(const struct dev_fault_hooks *);

@@ -99,6 +99,9 @@ dev_view_get(const struct dev_fault_view *fv, struct dev_view *v)
 	}
 	if (dev_fault_on(fv, FAULT_STALL) && fv->stall_head < v->head)
 		v->head = fv->stall_head;
+	v->lies = 0;
+	if (v->chain == main_chain)
+		dev_lie_view(fv, v);
 }
 
 static uint64_t
@@ -134,6 +137,20 @@ hook_split(int on)
 	fv.on &= ~(1u << FAULT_SPLIT | 1u << FAULT_WRONG_GENESIS);
 	dev_view_get(&fv, &v);
 	dev_chain_split_start(main_chain, v.head, now_wall_ms());
+}
+
+/* A lying fault comes on: forge on the view HTTP serves now. */
+static void
+hook_forge(enum dev_fault_id id, uint64_t arg)
+{
+	struct dev_fault_view	fv;
+	struct dev_view		v;
+
+	dev_fault_snapshot(TR_HTTP, &fv);
+	fv.on &= ~(1u << FAULT_WRONG_GENESIS);
+	dev_view_get(&fv, &v);
+	if (!v.syncing)
+		dev_lie_make(&v, id, arg);
 }
 
 static void
@@ -215,6 +232,8 @@ status_view(struct buf *b, enum dev_transport tr)
 		    v.split.base, v.split.len);
 	else
 		buf_adds(b, "null");
+	buf_adds(b, ",\"lies\":");
+	dev_lie_status_json(&v, b);
 	buf_addc(b, '}');
 }
 
@@ -243,16 +262,54 @@ dev_status_json(struct buf *b)
 }
 
 static void
+announce_ref(enum dev_sub_kind kind, const struct dev_view *v,
+    const struct dev_blkref *ref, struct buf *hdr)
+{
+	buf_reset(hdr);
+	dev_chain_header_json(v->chain, ref, hdr);
+	dev_ws_announce(kind, hdr->p, hdr->len);
+}
+
+static void
 announce_block(enum dev_sub_kind kind, const struct dev_view *v, uint64_t n,
     struct buf *hdr)
 {
 	struct dev_blkref	ref;
 
-	if (dev_view_block_at(v, n, &ref) == -1)
+	if (dev_view_block_at(v, n, &ref) == 0)
+		announce_ref(kind, v, &ref, hdr);
+}
+
+/* After the real heads, each forged head that is on (and hits). */
+static void
+announce_forged(const struct dev_view *v, const struct dev_fault_view *fv,
+    struct buf *hdr)
+{
+	static const enum dev_fault_id ids[] = {
+		FAULT_FORGE_HEAD, FAULT_FORGE_CHAIN, FAULT_BAD_NUMBER,
+	};
+	size_t	i;
+
+	for (i = 0; i < nitems(ids); i++)
+		if ((v->lies & (1u << ids[i])) && dev_fault_hit(fv, ids[i]))
+			announce_ref(SUB_NEW_HEADS, v, &v->lie[ids[i]], hdr);
+}
+
+/* The finalized head moved: its blocks, or the lie in their place. */
+static void
+announce_finalized(const struct dev_view *v, const struct dev_fault_view *fv,
+    uint64_t from, uint64_t fin, struct buf *hdr)
+{
+	uint64_t	n;
+
+	if ((v->lies & (1u << FAULT_FINALIZED_OFF)) &&
+	    dev_fault_hit(fv, FAULT_FINALIZED_OFF)) {
+		announce_ref(SUB_FINALIZED, v, &v->lie[FAULT_FINALIZED_OFF],
+		    hdr);
 		return;
-	buf_reset(hdr);
-	dev_chain_header_json(v->chain, &ref, hdr);
-	dev_ws_announce(kind, hdr->p, hdr->len);
+	}
+	for (n = from; n <= fin; n++)
+		announce_block(SUB_FINALIZED, v, n, hdr);
 }
 
 /*
@@ -280,7 +337,8 @@ announce(void)
 		/* Just synced, or another chain: just where it stands. */
 		if (subs) {
 			announce_block(SUB_NEW_HEADS, &v, v.head, &hdr);
-			announce_block(SUB_FINALIZED, &v, fin, &hdr);
+			announce_forged(&v, &fv, &hdr);
+			announce_finalized(&v, &fv, fin, fin, &hdr);
 		}
 		goto done;
 	}
@@ -299,15 +357,15 @@ announce(void)
 			from = v.head - ANNOUNCE_MAX + 1;
 		for (n = from; n <= v.head; n++)
 			announce_block(SUB_NEW_HEADS, &v, n, &hdr);
+		announce_forged(&v, &fv, &hdr);
 	}
 	if (fin > told.fin) {
 		from = told.fin + 1;
 		if (fin - from + 1 > ANNOUNCE_MAX)
 			from = fin - ANNOUNCE_MAX + 1;
-		for (n = from; n <= fin; n++)
-			announce_block(SUB_FINALIZED, &v, n, &hdr);
+		announce_finalized(&v, &fv, from, fin, &hdr);
 	} else if (fin != told.fin)
-		announce_block(SUB_FINALIZED, &v, fin, &hdr);
+		announce_finalized(&v, &fv, fin, fin, &hdr);
 done:
 	told.valid = 1;
 	told.view = v;
@@ -461,7 +519,8 @@ usage(int status)
 "faults: refuse blackhole slow:MS http_500 http_503 rate_limit malformed\n"
 "        truncated oversized[:MIB] ws_drop[:MS] ws_silent stall\n"
 "        wrong_genesis, each as NAME[:ARG][@http|ws|both][%%PERCENT]\n"
-"lies:   split\n"
+"lies:   split forge_head[:N] forge_chain:K bad_number[:K] finalized_off\n"
+"        wrong_header wrong_count[:0|1|2]\n"
 "see chainwatch-devnode(1)\n");
 	exit(status);
 }
@@ -828,7 +887,7 @@ int
 main(int argc, char **argv)
 {
 	struct dev_fault_hooks	hooks = { hook_view_head, hook_changed,
-				    hook_want_alt, hook_split };
+				    hook_want_alt, hook_split, hook_forge };
 	struct dev_chain	*alt;
 	int			 selftest = 0;
 

@@ -85,3 +85,55 @@ dev_view_same_block(const struct dev_view *a, const struct dev_view *b,
 		return 0;
 	return ra.number == rb.number && ra.branch == rb.branch;
 }
+
+static const enum dev_fault_id head_lies[] = {
+	FAULT_FORGE_HEAD, FAULT_FORGE_CHAIN, FAULT_BAD_NUMBER,
+};
+
+int
+dev_view_forged_head(const struct dev_view *v,
+    const struct dev_fault_view *fv, struct dev_blkref *ref)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof(head_lies) / sizeof(head_lies[0]); i++)
+		if ((v->lies & (1u << head_lies[i])) &&
+		    dev_fault_hit(fv, head_lies[i])) {
+			*ref = v->lie[head_lies[i]];
+			return 1;
+		}
+	return 0;
+}
+
+void
+dev_view_finalized_ref(const struct dev_view *v,
+    const struct dev_fault_view *fv, struct dev_blkref *ref)
+{
+	if ((v->lies & (1u << FAULT_FINALIZED_OFF)) &&
+	    dev_fault_hit(fv, FAULT_FINALIZED_OFF)) {
+		*ref = v->lie[FAULT_FINALIZED_OFF];
+		return;
+	}
+	dev_view_block_at(v, dev_view_finalized(v), ref);
+}
+
+/*
+ * wrong_header: instead of block `ref`, the next block of the best
+ * chain (the one before it for the head); 1 if ref was changed.
+ */
+int
+dev_view_wrong_block(const struct dev_view *v,
+    const struct dev_fault_view *fv, struct dev_blkref *ref)
+{
+	struct dev_blkref	other;
+
+	if (!dev_fault_hit(fv, FAULT_WRONG_HEADER))
+		return 0;
+	if (dev_view_block_at(v, ref->number + 1, &other) == 0 ||
+	    (ref->number > 0 &&
+	    dev_view_block_at(v, ref->number - 1, &other) == 0)) {
+		*ref = other;
+		return 1;
+	}
+	return 0;
+}

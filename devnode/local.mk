@@ -8,6 +8,7 @@ devnode_chainwatch_devnode_SOURCES = \
 	devnode/dev_fault.c devnode/dev_fault.h \
 	devnode/dev_http.c devnode/dev_http.h \
 	devnode/dev_json.c devnode/dev_json.h \
+	devnode/dev_lie.c \
 	devnode/dev_main.c \
 	devnode/dev_rpc.c devnode/dev_rpc.h \
 	devnode/dev_selftest.c \
