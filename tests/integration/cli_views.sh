@@ -111,6 +111,21 @@ for n in 2 4 6; do
 done
 ok "every view while chainwatchd runs: no warning, daemon_running true"
 
+# -d with the configuration's own store asks its socket; -d with another
+# store cannot know that store's daemon: no 'not running' line then.
+cw -d "$DB" -f "$T/chainwatch.conf" endpoints --json >"$T/j" 2>"$T/err" ||
+    fail "endpoints -d, the configuration's store"
+[ -s "$T/err" ] && fail "-d, the configuration's store: $(cat "$T/err")"
+daemon_json "$T/j" true
+sed -e "s|^database = .*|database = $T/other.db|" \
+    -e "s|^control_socket = .*|control_socket = $T/other.sock|" \
+    "$T/chainwatch.conf" >"$T/other.conf"
+cw -d "$DB" -f "$T/other.conf" endpoints --json >"$T/j" 2>"$T/err" ||
+    fail "endpoints -d, another configuration's"
+[ -s "$T/err" ] && fail "-d, another configuration's store: $(cat "$T/err")"
+daemon_json "$T/j" null
+ok "-d asks the configuration's socket only for the configuration's store"
+
 kill -TERM $DAEMON_PID
 wait $DAEMON_PID || fail "daemon exited with $?"
 DAEMON=stopped
