@@ -5,6 +5,8 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
@@ -24,7 +26,8 @@ static void
 usage_to(FILE *fp)
 {
 	fprintf(fp,
-	    "usage: chainwatch [-d database] [-f file] command [argument ...]\n"
+	    "usage: chainwatch [-d database] [-f file] [-s socket] command "
+	    "[argument ...]\n"
 	    "       chainwatch standings chain [--window 1h|24h|7d|all] "
 	    "[--final]\n"
 	    "                            [--limit n] [--json]\n"
@@ -39,9 +42,12 @@ usage_to(FILE *fp)
 	    "  -d database  the store (default: the database key of the "
 	    "configuration)\n"
 	    "  -f file      the configuration (default: %s)\n"
-	    "  -s socket    chainwatchd's control socket (default: the "
+	    "  -s socket    chainwatchd's control socket, which status and "
+	    "the views\n"
+	    "               ask whether the daemon runs (default: the "
 	    "control_socket key\n"
-	    "               of the configuration)\n"
+	    "               of the configuration, if -d is not another "
+	    "store)\n"
 	    "\n"
 	    "commands:\n"
 	    "  standings    miners of a chain ranked by blocks, then work\n"
@@ -266,6 +272,24 @@ database_from_conf(const char *path, char *db, size_t dblen)
 	return 0;
 }
 
+/*
+ * 1 if the configuration at path names the store db: only then is its
+ * control socket that store's daemon's.
+ */
+static int
+conf_names_store(const char *path, const char *db)
+{
+	struct conf	*conf;
+	struct stat	 a, b;
+	int		 same;
+
+	conf = conf_load(path);
+	same = conf->n_errors == 0 && stat(conf->daemon.database, &a) == 0 &&
+	    stat(db, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	conf_free(conf);
+	return same;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -278,6 +302,7 @@ main(int argc, char *argv[])
 	struct view_db		 db;
 	const char		*conf_path = DEFAULT_CONF, *db_path = NULL;
 	const char		*sock_path = NULL;
+	int			 db_given = 0;
 	char			 conf_db[CONF_URL_MAX + 1];
 	char			 conf_sock[CONF_URL_MAX + 1];
 	size_t			 i;
@@ -293,6 +318,7 @@ main(int argc, char *argv[])
 		switch (ch) {
 		case 'd':
 			db_path = optarg;
+			db_given = 1;
 			break;
 		case 'f':
 			conf_path = optarg;
@@ -337,10 +363,13 @@ main(int argc, char *argv[])
 	/*
 	 * The views say when the daemon is not running.  Without a
 	 * configuration to name its socket, they cannot tell: say nothing.
+	 * A store given with -d is the configuration's only if it is the
+	 * same file; another store's daemon has another socket.
 	 */
 	if (sock_path != NULL)
 		db.socket = sock_path;
-	else if (cli_socket_path(conf_path, conf_sock, sizeof(conf_sock),
+	else if ((!db_given || conf_names_store(conf_path, db_path)) &&
+	    cli_socket_path(conf_path, conf_sock, sizeof(conf_sock),
 	    1) == 0)
 		db.socket = conf_sock;
 	if (cmd->note)

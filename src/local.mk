@@ -7,6 +7,7 @@ src_libcw_a_SOURCES = \
 	src/outcome.c src/outcome.h \
 	src/conf.c src/conf.h \
 	src/listen_addr.c src/listen_addr.h \
+	src/ratelimit.c src/ratelimit.h \
 	src/msg.c src/msg.h \
 	src/proto.c src/proto.h \
 	src/schema.c src/schema.h \

@@ -151,8 +151,9 @@ void	view_time_iso(int64_t ms, char *out, size_t outlen);
 /*
  * Times for people are ages, one function for every view: "12 s ago",
  * "3 min ago", "2 h ago", "4 d ago" for ms milliseconds in the past, "40 s
- * ahead" in the future (a clock that is off); seconds up to 119, minutes
- * up to 119, hours up to 47.  view_span is the same without direction:
+ * ahead" in the future (a clock that is off); milliseconds under 10 s
+ * when not a whole second ("500 ms", as a block_time of 500ms was
+ * written), seconds up to 119, minutes up to 119, hours up to 47.  view_span is the same without direction:
  * "25 min".
  */
 #define VIEW_AGE_LEN	32

@@ -5,7 +5,8 @@ UNIT_LIBS = src/libcw.a $(CMOCKA_LIBS) $(MSGPACK_LIBS) $(INIH_LIBS)
 check_PROGRAMS += tests/unit/test_conf tests/unit/test_conf_keys \
 	tests/unit/test_msg tests/unit/test_proto tests/unit/test_fsm \
 	tests/unit/test_lease tests/unit/test_chain tests/unit/test_route \
-	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr
+	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr \
+	tests/unit/test_ratelimit tests/unit/test_view_fmt
 tests_unit_test_conf_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_conf_LDADD = $(UNIT_LIBS)
 tests_unit_test_conf_keys_CFLAGS = $(UNIT_CFLAGS)
@@ -18,6 +19,11 @@ tests_unit_test_buf_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_buf_LDADD = $(UNIT_LIBS)
 tests_unit_test_listen_addr_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_listen_addr_LDADD = $(UNIT_LIBS)
+tests_unit_test_ratelimit_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_ratelimit_LDADD = $(UNIT_LIBS)
+tests_unit_test_view_fmt_CFLAGS = $(UNIT_CFLAGS) $(JANSSON_CFLAGS)
+tests_unit_test_view_fmt_SOURCES = tests/unit/test_view_fmt.c src/view_fmt.c
+tests_unit_test_view_fmt_LDADD = $(UNIT_LIBS) $(JANSSON_LIBS)
 tests_unit_test_fsm_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
 tests_unit_test_fsm_SOURCES = tests/unit/test_fsm.c supervisor/sup_fsm.c
 tests_unit_test_fsm_LDADD = $(UNIT_LIBS)
@@ -43,7 +49,8 @@ tests_unit_test_chain_LDADD = $(UNIT_LIBS) $(SQLITE_LIBS) $(EV_LIBS) \
 TESTS += tests/unit/test_conf tests/unit/test_conf_keys \
 	tests/unit/test_msg tests/unit/test_proto tests/unit/test_fsm \
 	tests/unit/test_lease tests/unit/test_chain tests/unit/test_route \
-	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr
+	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr \
+	tests/unit/test_ratelimit tests/unit/test_view_fmt
 
 # chainwatchd -n on tests/conf/*.in, compared with the .ok files.
 SUP_TESTS = tests/integration/conf_check.sh \
