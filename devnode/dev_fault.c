@@ -46,6 +46,7 @@ static const struct fault_def {
 	[FAULT_WS_SILENT] =	{ "ws_silent", ARG_NONE, 0, 0, T_WS, 0 },
 	[FAULT_STALL] =		{ "stall", ARG_NONE, 0, 0, T_BOTH, 0 },
 	[FAULT_WRONG_GENESIS] =	{ "wrong_genesis", ARG_NONE, 0, 0, T_BOTH, 0 },
+	[FAULT_SPLIT] =		{ "split", ARG_NONE, 0, 0, T_BOTH, 0 },
 };
 
 struct fault_slot {
@@ -203,6 +204,8 @@ dev_fault_enable(const struct dev_fault_spec *sp)
 	/* Hooks take the lock themselves: call them before we do. */
 	if (sp->id == FAULT_WRONG_GENESIS && hooks.want_alt_chain != NULL)
 		hooks.want_alt_chain();
+	if (sp->id == FAULT_SPLIT && hooks.split != NULL)
+		hooks.split(1);
 	if (sp->id == FAULT_STALL && hooks.view_head != NULL)
 		for (t = 0; t < TR__COUNT; t++)
 			heads[t] = hooks.view_head((enum dev_transport)t);
@@ -223,6 +226,19 @@ dev_fault_enable(const struct dev_fault_spec *sp)
 	return 0;
 }
 
+/* After the split fault went off somewhere: off everywhere, the split ends. */
+static void
+split_maybe_off(void)
+{
+	int	on;
+
+	pthread_mutex_lock(&fault_lock);
+	on = slots[TR_HTTP][FAULT_SPLIT].on || slots[TR_WS][FAULT_SPLIT].on;
+	pthread_mutex_unlock(&fault_lock);
+	if (!on && hooks.split != NULL)
+		hooks.split(0);
+}
+
 int
 dev_fault_disable(const struct dev_fault_spec *sp)
 {
@@ -234,6 +250,8 @@ dev_fault_disable(const struct dev_fault_spec *sp)
 			slots[t][sp->id].on = 0;
 	generation++;
 	pthread_mutex_unlock(&fault_lock);
+	if (sp->id == FAULT_SPLIT)
+		split_maybe_off();
 	fault_changed();
 	return 0;
 }
@@ -245,6 +263,7 @@ dev_fault_clear(void)
 	memset(slots, 0, sizeof(slots));
 	generation++;
 	pthread_mutex_unlock(&fault_lock);
+	split_maybe_off();
 	fault_changed();
 }
 

@@ -33,6 +33,7 @@ enum dev_fault_id {
 	FAULT_WS_SILENT,
 	FAULT_STALL,
 	FAULT_WRONG_GENESIS,
+	FAULT_SPLIT,
 	FAULT__COUNT
 };
 
@@ -65,6 +66,8 @@ struct dev_fault_hooks {
 	uint64_t (*view_head)(enum dev_transport);
 	void	(*changed)(void);
 	void	(*want_alt_chain)(void);
+	/* The split fault went on (for some transport) or off (for all). */
+	void	(*split)(int on);
 };
 
 void	dev_fault_init(const struct dev_fault_hooks *);

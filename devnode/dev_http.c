@@ -519,8 +519,7 @@ answer_rpc(struct MHD_Connection *conn, struct http_req *r)
 		/* Valid-looking JSON: the best header, over and over. */
 		dev_request_id(r->body.p, r->body.len, id, sizeof(id));
 		buf_reset(&out);
-		dev_chain_block_at(ctx.view.chain, ctx.view.head,
-		    ctx.view.head, &ref);
+		dev_view_block_at(&ctx.view, ctx.view.head, &ref);
 		dev_chain_header_json(ctx.view.chain, &ref, &out);
 		o = dev_oversized_new(id, out.p, out.len,
 		    fv.arg[FAULT_OVERSIZED] << 20);

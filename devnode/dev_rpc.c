@@ -130,13 +130,13 @@ state_block(struct call *c, const json_t *at, struct dev_blkref *ref,
 	char			 hex[2 * 32 + 3], msg[160];
 
 	if (at == NULL) {
-		dev_chain_block_at(v->chain, v->head, v->head, ref);
+		dev_view_block_at(v, v->head, ref);
 		dev_chain_hash(v->chain, ref, hash);
 		return 0;
 	}
 	if (param_hash(c, at, hash) == -1)
 		return -1;
-	if (dev_chain_lookup(v->chain, v->head, hash, ref) == -1) {
+	if (dev_view_lookup(v, hash, ref) == -1) {
 		hex_encode(hash, 32, hex);
 		snprintf(msg, sizeof(msg), "Client error: UnknownBlock: Header "
 		    "was not found in the database: %s", hex);
@@ -156,7 +156,7 @@ state_kept(struct call *c, const struct dev_blkref *ref, const uint8_t *hash)
 	const struct dev_view	*v = &c->ctx->view;
 	char			 hex[2 * 32 + 3], msg[160];
 
-	if (dev_chain_is_best(v->chain, v->head, ref) &&
+	if (dev_view_is_best(v, ref) &&
 	    (dev_conf.state_pruning == 0 ||
 	    v->head - ref->number < dev_conf.state_pruning))
 		return 1;
@@ -180,14 +180,14 @@ m_get_block_hash(struct call *c)
 	size_t			 i, cnt;
 
 	if (p == NULL) {
-		dev_chain_block_at(v->chain, v->head, v->head, &ref);
+		dev_view_block_at(v, v->head, &ref);
 		add_hash_of(c->out, v->chain, &ref);
 		return 0;
 	}
 	if (!json_is_array(p)) {
 		if (param_number(c, p, &n) == -1)
 			return -1;
-		if (dev_chain_block_at(v->chain, v->head, n, &ref) == -1)
+		if (dev_view_block_at(v, n, &ref) == -1)
 			buf_adds(c->out, "null");
 		else
 			add_hash_of(c->out, v->chain, &ref);
@@ -208,7 +208,7 @@ m_get_block_hash(struct call *c)
 	for (i = 0; i < cnt; i++) {
 		if (i > 0)
 			buf_addc(c->out, ',');
-		if (dev_chain_block_at(v->chain, v->head, nums[i], &ref) == -1)
+		if (dev_view_block_at(v, nums[i], &ref) == -1)
 			buf_adds(c->out, "null");
 		else
 			add_hash_of(c->out, v->chain, &ref);
@@ -227,12 +227,12 @@ header_param(struct call *c, struct dev_blkref *ref)
 	uint8_t			 hash[32];
 
 	if (p == NULL) {
-		dev_chain_block_at(v->chain, v->head, v->head, ref);
+		dev_view_block_at(v, v->head, ref);
 		return 1;
 	}
 	if (param_hash(c, p, hash) == -1)
 		return -1;
-	return dev_chain_lookup(v->chain, v->head, hash, ref) == 0;
+	return dev_view_lookup(v, hash, ref) == 0;
 }
 
 static int
@@ -274,8 +274,7 @@ m_get_finalized_head(struct call *c)
 	const struct dev_view	*v = &c->ctx->view;
 	struct dev_blkref	 ref;
 
-	dev_chain_block_at(v->chain, v->head,
-	    dev_chain_finalized(v->chain, v->head), &ref);
+	dev_view_block_at(v, dev_view_finalized(v), &ref);
 	add_hash_of(c->out, v->chain, &ref);
 	return 0;
 }

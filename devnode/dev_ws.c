@@ -367,9 +367,8 @@ first_notifications(struct ws_conn *c, const struct dev_view *v)
 		if (!c->subs[i].fresh)
 			continue;
 		c->subs[i].fresh = 0;
-		dev_chain_block_at(v->chain, v->head,
-		    c->subs[i].kind == SUB_NEW_HEADS ? v->head :
-		    dev_chain_finalized(v->chain, v->head), &ref);
+		dev_view_block_at(v, c->subs[i].kind == SUB_NEW_HEADS ?
+		    v->head : dev_view_finalized(v), &ref);
 		buf_reset(&hdr);
 		dev_chain_header_json(v->chain, &ref, &hdr);
 		buf_reset(&note);
