@@ -97,3 +97,4 @@ include tests/breaker.mk
 include tests/metrics.mk
 include tests/control.mk
 include tests/chaos.mk
+include tests/forks.mk
