@@ -4,7 +4,8 @@
 # branch and chainwatch_chain_tips is 1; with the split fault on devnode
 # d2, it shows two branches parting where d2 left (as both devnodes say
 # over RPC), the store gets a split with its sides, the metric is 2; with
-# the fault off, the tips agree again and the split is ended.  The store
+# the fault off, the tips agree again and the split is ended.  A daemon
+# killed during the split goes on with it after a restart.  The store
 # starts at schema version 2, with rows, and is migrated in place.
 . "$top_srcdir/tests/integration/lib.sh"
 command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
@@ -164,6 +165,20 @@ wait_for 20 'test "$(tips_metric)" = 2' ||
     fail "chainwatch_chain_tips is $(tips_metric), not 2"
 ok "split recorded (splits, recent_splits, log), chainwatch_chain_tips 2"
 cp "$T/f.txt" "$T/split.txt"
+
+# A daemon killed during the split goes on with it after a restart.
+last=$(sql 'SELECT last_seen FROM splits WHERE id = 1')
+kill -9 $DAEMON_PID
+wait $DAEMON_PID 2>/dev/null
+start_daemon
+wait_for 60 'test "$(sql "SELECT last_seen > $last AND ended IS NULL FROM splits WHERE id = 1")" = 1' ||
+    fail "the split did not go on after a restart: $(sql 'SELECT * FROM splits')"
+[ "$(sql 'SELECT count(*) FROM splits')" = 1 ] ||
+    fail "the restart recorded another split: $(sql 'SELECT * FROM splits')"
+wait_for 20 'test "$(grep -c " metrics: listening on " "$T/log")" -ge 2' ||
+    fail "no metrics server after the restart"
+PORT=$(mport)
+ok "after kill -9 and a restart the same split goes on"
 
 # Back to the shared chain: one branch, the split ended.
 curl -s -m 5 -o /dev/null -d '{"disable": "split"}' \
