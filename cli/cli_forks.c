@@ -93,7 +93,7 @@ print_tips(const struct view_forks *f, int64_t now)
 {
 	struct cli_table		 t;
 	const struct view_fork_tip	*p;
-	const struct forks_branch	*b;
+	const struct forks_above	*ab;
 	char				 a[VIEW_AGE_LEN], h[32], w[32];
 
 	cli_table_init(&t, "llrlrrr", 2, 2);
@@ -123,22 +123,21 @@ print_tips(const struct view_forks *f, int64_t now)
 			cli_table_cell(&t, "-");
 			continue;
 		}
-		b = &f->r.branches[p->t.branch];
+		ab = &p->t.above;
 		cli_table_cell(&t, "%zu", p->t.branch + 1);
-		if (!b->has_length) {
+		if (!ab->known) {
 			cli_table_cell(&t, "-");
 			cli_table_cell(&t, "-");
 			continue;
 		}
-		cli_table_cell(&t, "%lld", (long long)(p->t.number -
-		    f->r.ancestor_number));
+		cli_table_cell(&t, "%lld", (long long)ab->length);
 		/* Blocks off the canonical chain may have no difficulty. */
-		cli_u512_short(&b->work, w, sizeof(w));
-		if (b->work_blocks == 0 && b->length > 0)
+		cli_u512_short(&ab->work, w, sizeof(w));
+		if (ab->work_blocks == 0 && ab->length > 0)
 			cli_table_cell(&t, "not read");
-		else if (b->work_blocks < b->length)
+		else if (ab->work_blocks < ab->length)
 			cli_table_cell(&t, "%s (%lld of %lld)", w,
-			    (long long)b->work_blocks, (long long)b->length);
+			    (long long)ab->work_blocks, (long long)ab->length);
 		else
 			cli_table_cell(&t, "%s", w);
 	}
@@ -219,15 +218,18 @@ print_chain(const struct view_forks *f, int64_t now)
 	print_splits(f, now);
 }
 
-static json_t *
-work_json(const struct forks_branch *b)
+/* length, work and work_blocks into o, null when not known. */
+static void
+above_json(json_t *o, const struct forks_above *a)
 {
 	char	dec[U512_DEC_LEN];
 
-	if (!b->has_length)
-		return json_null();
-	u512_to_dec(&b->work, dec);
-	return json_string(dec);
+	u512_to_dec(&a->work, dec);
+	json_object_set_new(o, "length", view_jint(a->known, a->length));
+	json_object_set_new(o, "work", a->known ? json_string(dec) :
+	    json_null());
+	json_object_set_new(o, "work_blocks", view_jint(a->known,
+	    a->work_blocks));
 }
 
 static json_t *
@@ -246,8 +248,7 @@ tip_json(const struct view_forks *f, const struct view_fork_tip *p)
 	    json_string(view_tip_kind_name(p->t.kind)) : json_null());
 	json_object_set_new(o, "branch", view_jint(b != NULL,
 	    (int64_t)p->t.branch + 1));
-	json_object_set_new(o, "above", view_jint(b != NULL && b->has_length,
-	    p->t.number - f->r.ancestor_number));
+	above_json(o, &p->t.above);
 	return o;
 }
 
@@ -263,10 +264,7 @@ branch_json(const struct view_forks *f, size_t k)
 	    head != NULL ? head->t.number : 0));
 	json_object_set_new(o, "tip_hash", view_jstr(head != NULL ?
 	    head->hash : NULL));
-	json_object_set_new(o, "length", view_jint(b->has_length, b->length));
-	json_object_set_new(o, "work", work_json(b));
-	json_object_set_new(o, "work_blocks", view_jint(b->has_length,
-	    b->work_blocks));
+	above_json(o, &b->above);
 	for (size_t i = 0; i < f->n_tips; i++)
 		if (f->tips[i].has_tip &&
 		    f->tips[i].t.kind == FORKS_TIP_BRANCH &&

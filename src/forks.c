@@ -136,30 +136,28 @@ place(forks_lookup_fn *lookup, void *ctx, struct forks_tip *tips, size_t i,
 	return 0;
 }
 
-/* Length and work of a branch above the ancestor. */
+/* Length and work from a block down to the ancestor. */
 static int
-measure(forks_lookup_fn *lookup, void *ctx, struct forks_branch *b,
-    const struct forks_block *head, const struct forks_result *r,
-    int by_work)
+measure(forks_lookup_fn *lookup, void *ctx, const struct forks_block *top,
+    const struct forks_result *r, int by_work, struct forks_above *a)
 {
-	struct forks_block	cur = *head;
+	struct forks_block	cur = *top;
 	struct u512		d;
 	int			s;
 
-	b->has_length = 1;
-	b->length = head->number - r->ancestor_number;
-	u512_zero(&b->work);
-	b->work_blocks = 0;
+	memset(a, 0, sizeof(*a));
+	a->known = 1;
+	a->length = top->number - r->ancestor_number;
 	if (!by_work) {
-		u512_from_u64(&b->work, (uint64_t)b->length);
-		b->work_blocks = b->length;
+		u512_from_u64(&a->work, (uint64_t)a->length);
+		a->work_blocks = a->length;
 		return 0;
 	}
 	while (cur.number > r->ancestor_number) {
 		if (cur.has_diff) {
 			u512_from_le(&d, cur.diff);
-			if (u512_add(&b->work, &d) == 0)
-				b->work_blocks++;
+			if (u512_add(&a->work, &d) == 0)
+				a->work_blocks++;
 		}
 		if ((s = step_down(lookup, ctx, &cur)) == -2)
 			return -1;
@@ -184,6 +182,7 @@ forks_analyse(struct forks_tip *tips, size_t n, int64_t now,
 	blocks = xcalloc(n > 0 ? n : 1, sizeof(*blocks));
 	order = xcalloc(n > 0 ? n : 1, sizeof(*order));
 	for (size_t i = 0; i < n && rc == 0; i++) {
+		memset(&tips[i].above, 0, sizeof(tips[i].above));
 		if (now - tips[i].at > stale) {
 			tips[i].kind = FORKS_TIP_STALE;
 			r->n_stale++;
@@ -215,10 +214,12 @@ forks_analyse(struct forks_tip *tips, size_t n, int64_t now,
 			memcpy(r->ancestor_hash, anc.hash, 32);
 			r->ancestor_number = anc.number;
 		}
-		for (size_t k = 0; k < r->n_branches && r->has_ancestor &&
-		    rc == 0; k++)
-			rc = measure(lookup, ctx, &r->branches[k],
-			    &blocks[r->branches[k].head], r, by_work);
+		for (size_t i = 0; i < n && r->has_ancestor && rc == 0; i++)
+			if (tips[i].kind == FORKS_TIP_BRANCH)
+				rc = measure(lookup, ctx, &blocks[i], r,
+				    by_work, &tips[i].above);
+		for (size_t k = 0; k < r->n_branches; k++)
+			r->branches[k].above = tips[r->branches[k].head].above;
 	}
 	free(blocks);
 	free(order);

@@ -53,6 +53,14 @@ enum forks_tip_kind {
 	FORKS_TIP_STALE,	/* reported too long ago */
 };
 
+/* Above the common ancestor of a split, up to a block. */
+struct forks_above {
+	int		known;		/* a split whose ancestor is known */
+	int64_t		length;		/* blocks above the ancestor */
+	struct u512	work;		/* their work: see forks_analyse */
+	int64_t		work_blocks;	/* how many of them it sums */
+};
+
 /* One endpoint's tip: the caller fills the first four fields. */
 struct forks_tip {
 	int64_t			endpoint_id;
@@ -61,14 +69,12 @@ struct forks_tip {
 	int64_t			at;		/* ms, when reported */
 	enum forks_tip_kind	kind;
 	size_t			branch;		/* FORKS_TIP_BRANCH: which */
+	struct forks_above	above;		/* up to this tip */
 };
 
 struct forks_branch {
-	size_t		head;		/* the tip on it with the most blocks */
-	int		has_length;	/* with the ancestor known */
-	int64_t		length;		/* blocks above the ancestor */
-	struct u512	work;		/* their summed difficulty */
-	int64_t		work_blocks;	/* how many of them it sums */
+	size_t			head;	/* the tip on it with the most blocks */
+	struct forks_above	above;	/* up to that tip */
 };
 
 /* What the tips say.  Branches are ordered longest first. */
@@ -99,8 +105,9 @@ int	forks_common(forks_lookup_fn *, void *, const struct forks_block *a,
 
 /*
  * Group the n tips into branches as of now; by_work says that work is
- * summed difficulty (quantus), else it is the length (substrate).
- * Sets each tip's kind and branch.  Returns 0, or -1 after a lookup
+ * summed difficulty (quantus: a block whose difficulty is not stored adds
+ * nothing and is not counted in work_blocks), else it is the length
+ * (substrate).  Sets each tip's kind, branch and above.  Returns 0, or -1 after a lookup
  * error; *r is to be freed with forks_result_free either way.
  */
 int	forks_analyse(struct forks_tip *, size_t n, int64_t now,

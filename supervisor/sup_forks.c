@@ -166,10 +166,9 @@ describe(const struct ftip *tips, size_t n, const struct forks_result *r,
 			len += (size_t)snprintf(out + len, outlen - len,
 			    "%s%s #%lld", len > 0 ? ", " : "", tips[i].name,
 			    (long long)t->number);
-			if (r->branches[k].has_length && len < outlen)
+			if (t->above.known && len < outlen)
 				len += (size_t)snprintf(out + len, outlen - len,
-				    " (%lld above it)", (long long)(t->number -
-				    r->ancestor_number));
+				    " (%lld above it)", (long long)t->above.length);
 		}
 }
 
@@ -181,19 +180,17 @@ write_sides(int64_t split_id, const struct ftip *tips, size_t n,
 	sqlite3_stmt	*st;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct forks_tip		*t = &tips[i].t;
-		const struct forks_branch	*b;
+		const struct forks_tip	*t = &tips[i].t;
 
 		if (t->kind != FORKS_TIP_BRANCH)
 			continue;
-		b = &r->branches[t->branch];
 		st = store_bind(&s_side, "iiiib", split_id, t->endpoint_id,
 		    (int64_t)t->branch + 1, t->number, t->hash);
-		if (b->has_length) {
-			u512_to_dec(&b->work, work);
-			sqlite3_bind_int64(st, 6, b->length);
+		if (t->above.known) {
+			u512_to_dec(&t->above.work, work);
+			sqlite3_bind_int64(st, 6, t->above.length);
 			sqlite3_bind_text(st, 7, work, -1, SQLITE_TRANSIENT);
-			sqlite3_bind_int64(st, 8, b->work_blocks);
+			sqlite3_bind_int64(st, 8, t->above.work_blocks);
 		}
 		store_run(st);
 	}

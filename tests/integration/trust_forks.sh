@@ -143,7 +143,7 @@ n1=$(jq_ 't["d1"]["number"]')
     fail "d1's tip is not d1's block #$n1"
 [ "$h2" != "$(block_hash "$d1_port" "$n2")" ] ||
     fail "d2's tip #$n2 is on d1's chain"
-[ "$(jq_ 't["d1"]["above"] == t["d1"]["number"] - '"$base"' and t["d2"]["above"] == t["d2"]["number"] - '"$base")" = True ] ||
+[ "$(jq_ 't["d1"]["length"] == t["d1"]["number"] - '"$base"' and t["d2"]["length"] == t["d2"]["number"] - '"$base")" = True ] ||
     fail "lengths above #$base wrong: $(cat "$T/f.json")"
 [ "$(jq_ 'c["work_is"]')" = difficulty ] || fail "quantus work is not difficulty"
 ok "split shown: d1 #$n1, d2 #$n2, parting above #$base as both devnodes say"

@@ -146,23 +146,41 @@ test_two_branches(void **state)
 	assert_memory_equal(r.ancestor_hash, anc, 32);
 	/* Longest first: the main chain, 50 blocks of 10 ... */
 	assert_int_equal(r.branches[0].head, 1);
-	assert_true(r.branches[0].has_length);
-	assert_int_equal(r.branches[0].length, 50);
-	assert_work(&r.branches[0].work, 500);
-	assert_int_equal(r.branches[0].work_blocks, 50);
+	assert_true(r.branches[0].above.known);
+	assert_int_equal(r.branches[0].above.length, 50);
+	assert_work(&r.branches[0].above.work, 500);
+	assert_int_equal(r.branches[0].above.work_blocks, 50);
 	/* ... then the fork, shorter but heavier: 10 blocks of 100. */
 	assert_int_equal(r.branches[1].head, 0);
-	assert_int_equal(r.branches[1].length, 10);
-	assert_work(&r.branches[1].work, 1000);
+	assert_int_equal(r.branches[1].above.length, 10);
+	assert_work(&r.branches[1].above.work, 1000);
 	assert_int_equal(t[0].branch, 1);
 	assert_int_equal(t[1].branch, 0);
 	assert_int_equal(t[2].branch, 0);
+	/* Each tip's own part: the ancestor itself has nothing above. */
+	assert_true(t[0].above.known);
+	assert_int_equal(t[0].above.length, 10);
+	assert_work(&t[0].above.work, 1000);
+	assert_true(t[2].above.known);
+	assert_int_equal(t[2].above.length, 0);
+	assert_work(&t[2].above.work, 0);
+	forks_result_free(&r);
+
+	/* A tip behind its branch's head counts up to itself. */
+	tip(&t[2], 3, 0, 190, NOW);
+	assert_int_equal(forks_analyse(t, 3, NOW, BT, 1, lookup, &s, &r), 0);
+	assert_int_equal(r.branches[0].head, 1);
+	assert_int_equal(t[2].branch, 0);
+	assert_int_equal(t[2].above.length, 40);
+	assert_work(&t[2].above.work, 400);
+	assert_int_equal(t[2].above.work_blocks, 40);
+	assert_int_equal(r.branches[0].above.length, 50);
 	forks_result_free(&r);
 
 	/* Substrate: work is the length. */
 	assert_int_equal(forks_analyse(t, 3, NOW, BT, 0, lookup, &s, &r), 0);
-	assert_work(&r.branches[0].work, 50);
-	assert_work(&r.branches[1].work, 10);
+	assert_work(&r.branches[0].above.work, 50);
+	assert_work(&r.branches[1].above.work, 10);
 	forks_result_free(&r);
 }
 
@@ -181,14 +199,14 @@ test_three_branches(void **state)
 	assert_true(r.has_ancestor);
 	assert_int_equal(r.ancestor_number, 100);
 	assert_int_equal(r.branches[0].head, 2);
-	assert_int_equal(r.branches[0].length, 70);
+	assert_int_equal(r.branches[0].above.length, 70);
 	assert_int_equal(r.branches[1].head, 0);
-	assert_int_equal(r.branches[1].length, 60);
+	assert_int_equal(r.branches[1].above.length, 60);
 	/* 50 blocks of 10 on the main chain, then 10 of 100. */
-	assert_work(&r.branches[1].work, 1500);
-	assert_int_equal(r.branches[2].length, 30);
-	assert_work(&r.branches[2].work, 0);
-	assert_int_equal(r.branches[2].work_blocks, 0);
+	assert_work(&r.branches[1].above.work, 1500);
+	assert_int_equal(r.branches[2].above.length, 30);
+	assert_work(&r.branches[2].above.work, 0);
+	assert_int_equal(r.branches[2].above.work_blocks, 0);
 	forks_result_free(&r);
 }
 
@@ -206,8 +224,8 @@ test_same_height(void **state)
 	assert_int_equal(r.n_branches, 2);
 	assert_int_equal(r.ancestor_number, 199);
 	assert_int_equal(r.branches[0].head, 0);	/* the first listed */
-	assert_int_equal(r.branches[0].length, 1);
-	assert_int_equal(r.branches[1].length, 1);
+	assert_int_equal(r.branches[0].above.length, 1);
+	assert_int_equal(r.branches[1].above.length, 1);
 	forks_result_free(&r);
 }
 
@@ -235,7 +253,7 @@ test_unknown(void **state)
 	assert_int_equal(r.n_branches, 2);
 	assert_int_equal(r.n_unknown, 2);
 	assert_false(r.has_ancestor);
-	assert_false(r.branches[1].has_length);
+	assert_false(r.branches[1].above.known);
 	forks_result_free(&r);
 }
 
