@@ -36,6 +36,7 @@ usage_to(FILE *fp)
 	    "       chainwatch endpoints [chain] [--json]\n"
 	    "       chainwatch queue [chain] [--json]\n"
 	    "       chainwatch blocks chain [--last n] [--json]\n"
+	    "       chainwatch forks [chain] [--json]\n"
 	    "       chainwatch [-f file] [-s socket] reload [--json]\n"
 	    "       chainwatch -h\n"
 	    "\n"
@@ -57,6 +58,8 @@ usage_to(FILE *fp)
 	    "  endpoints    each endpoint's state, lag, heads and URLs\n"
 	    "  queue        the catch-up queue, and the items that failed\n"
 	    "  blocks       the last blocks of a chain, reorged ones marked\n"
+	    "  forks        each endpoint's tip, the branches they are on, "
+	    "and splits\n"
 	    "  reload       make chainwatchd reread its configuration\n"
 	    "\n"
 	    "exit status: 0 ok, 1 verify found differences or a chain is "
@@ -121,7 +124,7 @@ static const struct option blocks_longopts[] = {
 	{ NULL,		0,			NULL,	0 },
 };
 
-/* verify, status, endpoints, queue and reload: --json alone. */
+/* verify, status, endpoints, queue, forks and reload: --json alone. */
 static const struct option json_longopts[] = {
 	{ "json",	no_argument,		NULL,	OPT_JSON },
 	{ "help",	no_argument,		NULL,	OPT_HELP },
@@ -158,6 +161,7 @@ static const struct cmd cmds[] = {
 	{ "endpoints",	cli_endpoints,	json_longopts,	    CHAIN_ANY,	 0 },
 	{ "queue",	cli_queue,	json_longopts,	    CHAIN_ANY,	 0 },
 	{ "blocks",	cli_blocks,	blocks_longopts,    CHAIN_NAMED, 0 },
+	{ "forks",	cli_forks,	json_longopts,	    CHAIN_ANY,	 0 },
 	{ "reload",	NULL,		json_longopts,	    CHAIN_NONE,	 0 },
 };
 
@@ -337,7 +341,7 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc == 0) {
 		cli_err("no command (status, endpoints, standings, queue, "
-		    "blocks or verify)");
+		    "blocks, forks or verify)");
 		usage();
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
@@ -345,7 +349,7 @@ main(int argc, char *argv[])
 			cmd = &cmds[i];
 	if (cmd == NULL) {
 		cli_err("unknown command '%s' (status, endpoints, standings, "
-		    "queue, blocks or verify)", argv[0]);
+		    "queue, blocks, forks or verify)", argv[0]);
 		usage();
 	}
 	cmd_args(cmd, argc, argv, &o);

@@ -15,6 +15,7 @@
 #include "proto.h"
 #include "sup_chain.h"
 #include "sup_dispatch.h"
+#include "sup_forks.h"
 #include "sup_health.h"
 #include "sup_queue.h"
 #include "sup_sched.h"
@@ -145,8 +146,10 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 		    short_hash(u.head.h.hash, hb));
 		/* Not before its genesis is known to be the chain's. */
 		if (health_usable(w->ep) &&
-		    (ch = sup_chain_find(w->ep->chain)) != NULL)
+		    (ch = sup_chain_find(w->ep->chain)) != NULL) {
 			sup_chain_head(ch, w->ep->id, &u.head);
+			sup_forks_head(w->ep->id, &u.head);
+		}
 		return 0;
 	case MSG_SUB:
 		if (proto_unpack_sub(m, &u.sub, err, errlen) == -1)

@@ -46,6 +46,11 @@ tests_unit_test_chain_SOURCES = tests/unit/test_chain.c \
 	supervisor/sup_store.c
 tests_unit_test_chain_LDADD = $(UNIT_LIBS) $(SQLITE_LIBS) $(EV_LIBS) \
 	$(JANSSON_LIBS) $(SODIUM_LIBS) $(XXHASH_LIBS)
+# Forks between endpoints over a table of blocks in memory.
+check_PROGRAMS += tests/unit/test_forks
+tests_unit_test_forks_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_forks_LDADD = $(UNIT_LIBS)
+TESTS += tests/unit/test_forks
 TESTS += tests/unit/test_conf tests/unit/test_conf_keys \
 	tests/unit/test_msg tests/unit/test_proto tests/unit/test_fsm \
 	tests/unit/test_lease tests/unit/test_chain tests/unit/test_route \
@@ -99,3 +104,4 @@ include tests/breaker.mk
 include tests/metrics.mk
 include tests/control.mk
 include tests/chaos.mk
+include tests/forks.mk

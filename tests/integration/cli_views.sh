@@ -66,6 +66,7 @@ assert j["daemon_running"] is want, j["daemon_running"]
 
 VIEWS='status|endpoints|endpoints devchain|queue|queue devchain'
 VIEWS="$VIEWS|blocks devchain|blocks devchain --last 3|standings devchain"
+VIEWS="$VIEWS|forks|forks devchain"
 NOT_RUNNING='^chainwatch: chainwatchd is not running; this is the store as of [0-9]+ (ms|s|min) ago$'
 
 # views: every view, for people and as JSON; stderr is empty while the
@@ -525,11 +526,12 @@ for n in 0 -1 x 1x '' 99999999999999999999; do
 done
 expect_rc 100 cw -d "$DB" blocks devchain --last 2>/dev/null
 for v in "endpoints --frob" "queue --frob" "blocks devchain --frob" \
-    "endpoints devchain devchain" "queue devchain devchain"; do
+    "endpoints devchain devchain" "queue devchain devchain" \
+    "forks --frob" "forks devchain devchain"; do
 	expect_rc 100 cw -d "$DB" $v >/dev/null 2>"$T/err"
 	grep -q '^usage: chainwatch' "$T/err" || fail "$v: no usage"
 done
-for v in endpoints queue blocks; do
+for v in endpoints queue blocks forks; do
 	expect_rc 0 cw $v --help >"$T/out"
 	grep -q "^       chainwatch $v " "$T/out" || fail "$v --help"
 done
