@@ -103,18 +103,20 @@ decode_header(json_t *j, const uint8_t *served, struct proto_header *p,
 	struct header	*h;
 	char		 err[PROTO_WHY_MAX];
 	enum chain_format fmt = (enum chain_format)ep.wc->c.format;
+	uint8_t		 hash[32];
 	int		 rc;
 
 	h = xmalloc(sizeof(*h));
 	if (served != NULL)
-		rc = header_judge(fmt, j, served, h, p->hash, err, sizeof(err));
+		rc = header_judge(fmt, j, served, h, hash, err, sizeof(err));
 	else if ((rc = header_from_json(fmt, j, h, err, sizeof(err))) == 0)
-		header_hash(fmt, h, p->hash);
+		header_hash(fmt, h, hash);
 	if (rc == -1) {
 		snprintf(why, PROTO_WHY_MAX, "header: %.100s", err);
 		free(h);
 		return OUTCOME_MALFORMED;
 	}
+	memcpy(p->hash, hash, 32);
 	memcpy(p->parent, h->parent_hash, 32);
 	p->number = h->number;
 	p->has_miner = header_miner(fmt, h, p->miner) == 1;
