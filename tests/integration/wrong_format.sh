@@ -13,7 +13,10 @@
 # chains equal their devnode hash by hash, the lone ones hold nothing);
 # `chainwatch verify` is clean and the daemon keeps running.  Then the
 # lone chains' format is corrected and the daemon reloaded: the quarantine
-# ends and their blocks are the devnode's.
+# ends and their blocks are the devnode's.  Last, the probe: chain swap
+# (substrate) follows a substrate node until a quantus node takes its
+# port; the endpoint is quarantined for its format and not one of the
+# quantus node's blocks is stored.
 . "$top_srcdir/tests/integration/lib.sh"
 [ -x /usr/bin/python3 ] || { echo "SKIP: no python3"; exit 77; }
 command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
@@ -25,6 +28,23 @@ devnode s --seed wrong-format --format substrate --block-time 200 \
     --backlog 150
 qu="http://127.0.0.1:$q_port ws://127.0.0.1:$q_port"
 su="http://127.0.0.1:$s_port ws://127.0.0.1:$s_port"
+# swapnode FORMAT: the node behind chain swap's URL (the same port once it
+# is known), its chain fixed by seed and start time; sets x_pid, x_port.
+X_START=$(date +%s%3N)
+swapnode() {
+	rm -f "$T/x.port" "$T/x.cport"
+	"$DEVNODE" --listen "127.0.0.1:${x_port:-0}" \
+	    --control-listen 127.0.0.1:0 --port-file "$T/x.port" \
+	    --control-port-file "$T/x.cport" --cache-dir none --seed swap \
+	    --format "$1" --block-time 200 --backlog 150 \
+	    --start-time "$X_START" >>"$T/x.log" 2>&1 &
+	x_pid=$!
+	CW_PIDS="$CW_PIDS $x_pid"
+	wait_for 60 "test -s '$T/x.port' && test -s '$T/x.cport'" ||
+	    fail "devnode x ($1) did not start"
+	x_port=$(cat "$T/x.port")
+}
+swapnode substrate
 
 # The test's daemon section, and its own chains.
 write_conf "$T/daemon.conf"
@@ -54,9 +74,15 @@ endpoint = q-lone $qu
 format = $2
 block_time = 200ms
 endpoint = s-lone $su
+
+[chain swap]
+format = substrate
+block_time = 200ms
+endpoint = x-swap http://127.0.0.1:$x_port ws://127.0.0.1:$x_port
 CONF
 }
 chains substrate quantus >"$T/chainwatch.conf"
+t_start=$(date +%s%3N)
 start_daemon
 
 state() {
@@ -72,7 +98,8 @@ for e in s-qua s-lone; do
 	wait_for 60 "test \"\$(state $e)\" = 'quarantined|$reason_qua'" ||
 	    fail "$e: '$(state $e)', not quarantined for its format"
 done
-ok "the four wrong endpoints quarantined, each naming its chain's format"
+last=$(sql "SELECT max(state_since) FROM endpoints WHERE name IN ('q-sub', 'q-lone', 's-qua', 's-lone')")
+ok "the four wrong endpoints quarantined, each naming its chain's format, the last $((last - t_start)) ms after the daemon started"
 grep -q 'w/q-sub: headers do not hash as substrate: .* (header: #[0-9]* hashes to 0x.* as substrate, not 0x' "$T/log" ||
     fail "the log does not show the evidence for q-sub"
 
@@ -81,11 +108,11 @@ caught_up() {
 	test "$(sql "SELECT count(*) FROM queue q JOIN chains c ON c.id = q.chain_id WHERE c.name = '$1'")" = 0 &&
 	    test "$(sql "SELECT coalesce(best_number, 0) FROM chains WHERE name = '$1'")" -gt "$2"
 }
-for c in sub qua; do
+for c in sub qua swap; do
 	wait_for 90 "caught_up $c 170" ||
 	    fail "chain $c not caught up: best $(sql "SELECT best_number FROM chains WHERE name = '$c'")"
 done
-for e in s-sub q-qua; do
+for e in s-sub q-qua x-swap; do
 	[ "$(state $e)" = 'closed|' ] || fail "$e: '$(state $e)', not closed"
 done
 ok "the right endpoints closed; sub at #$(sql "SELECT best_number FROM chains WHERE name = 'sub'"), qua at #$(sql "SELECT best_number FROM chains WHERE name = 'qua'")"
@@ -180,8 +207,29 @@ for e in q-sub s-qua; do
 done
 ok "after the reload the lone chains follow their nodes; q-sub, s-qua stay quarantined"
 
+# Another node behind the same URL, of the other format: the worker's
+# probe finds out and the endpoint is quarantined for its format.
+kill -TERM $x_pid
+wait $x_pid 2>/dev/null
+t_swap=$(date +%s%3N)
+swapnode quantus
+wait_for 60 "test \"\$(state x-swap)\" = 'quarantined|$reason_sub'" ||
+    fail "x-swap: '$(state x-swap)' after a quantus node took its port"
+t_q=$(date +%s%3N)
+ok "x-swap quarantined for its format $((t_q - t_swap)) ms after the quantus node took its port"
+kill -TERM $x_pid
+wait $x_pid 2>/dev/null
+
 kill -TERM $DAEMON_PID
 wait $DAEMON_PID || fail "daemon exited with $?"
+# The substrate node of chain swap again (the same chain, on a new port):
+# the store holds its blocks only.
+x_port=
+swapnode substrate
+n=$(sql "SELECT count(*) FROM blocks b JOIN chains c ON c.id = b.chain_id WHERE c.name = 'swap' AND b.canonical = 0")
+[ "$n" = 0 ] || fail "chain swap: $n non-canonical blocks"
+/usr/bin/python3 "$CHECK" "$T/chainwatch.db" swap "$x_port" --margin 0 ||
+    fail "chain swap holds a block its substrate node does not have"
 for c in subonly:$q_port quaonly:$s_port sub:$s_port qua:$q_port; do
 	/usr/bin/python3 "$CHECK" "$T/chainwatch.db" "${c%%:*}" "${c#*:}" \
 	    --margin 20 || fail "chain ${c%%:*} differs from its devnode"
