@@ -110,6 +110,7 @@ static const struct pfield info_fields[] = {
 	F(proto_info, "outcome", PF_OUTCOME, outcome),
 	F(proto_info, "latency", PF_U64, latency_ms),
 	FS(proto_info, "why", PF_STR, why),
+	F(proto_info, "fits", PF_FLAG, fits),
 	F(proto_info, "genesis", PF_HASH, genesis),
 	FS(proto_info, "chain", PF_STR, chain),
 	FS(proto_info, "spec_name", PF_STR, spec_name),

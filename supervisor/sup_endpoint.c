@@ -24,6 +24,12 @@
  *   QUARANTINED  SPAWNED, LOST, EXITED     QUARANTINED (it serves another
  *                                          chain until it says otherwise)
  *
+ * WRONG_CHAIN is both another genesis and headers that do not hash, in the
+ * chain's format, to the hashes the endpoint serves them under (a wrong
+ * `format`): either way nothing it serves belongs in the store.  Only
+ * facts that fit (after a reload with a corrected configuration restarts
+ * its worker, or a restart of the daemon) end it.
+ *
  * The next issues add states here (an endpoint whose claims others
  * contradict, one whose requests are overdue): each is a row in this
  * table and a name people see, never a flag beside the state.
