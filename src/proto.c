@@ -68,6 +68,7 @@ static const struct pfield config_fields[] = {
 	F(proto_config, "heartbeat", PF_U64, heartbeat),
 	F(proto_config, "log_level", PF_U64, log_level),
 	F(proto_config, "log_stderr", PF_U64, log_stderr),
+	FS(proto_config, "secret_params", PF_STR, secret_params),
 };
 
 static const struct pfield header_fields[] = {

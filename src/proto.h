@@ -38,6 +38,7 @@ struct proto_config {
 	uint64_t	heartbeat;		/* ms */
 	uint64_t	log_level;		/* enum log_level */
 	uint64_t	log_stderr;
+	char		secret_params[CONF_URL_MAX + 1];	/* for logs */
 };
 
 /* A decoded, locally hashed header, as far as the supervisor needs it. */

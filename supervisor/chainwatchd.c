@@ -263,6 +263,7 @@ main(int argc, char *argv[])
 	if (path[0] != '/' && realpath(path, abspath) != NULL)
 		snprintf(conf->path, sizeof(conf->path), "%s", abspath);
 	sup_conf = conf;
+	url_secret_words(conf->daemon.secret_params);
 
 	level = sup_verbose ? LOG_LEVEL_DEBUG :
 	    (enum log_level)conf->daemon.log_level;

@@ -74,7 +74,8 @@ SUP_TESTS = tests/integration/conf_check.sh \
 	tests/integration/health_pruned.sh \
 	tests/integration/health_failover.sh \
 	tests/integration/wrong_format.sh \
-	tests/integration/layers.sh
+	tests/integration/layers.sh \
+	tests/integration/secrets.sh
 TESTS += $(SUP_TESTS)
 # The lock that keeps the tests' "make install" runs apart (install_lib.sh).
 CLEANFILES += tests/install.lock
