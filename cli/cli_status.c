@@ -37,8 +37,9 @@ time_local(int64_t ms, int64_t now, char *out, size_t outlen)
 
 /*
  * The kind of failure a breaker reason names, when it is one of the forms
- * the breaker writes: "3 timeouts in a row since ..." is "timeout", and
- * "timeout on trial at ..." is "timeout".  Else the reason itself.
+ * the breaker writes: "3 timeouts in a row since ...", "62% timeouts over
+ * 60 s ..." (or "... failures ..., most timeouts (13)") and "timeout on
+ * trial at ..." are "timeout".  Else the reason itself.
  */
 static void
 reason_class(const char *reason, char *out, size_t outlen)
@@ -56,6 +57,23 @@ reason_class(const char *reason, char *out, size_t outlen)
 			if (n > 1 && p[n] == 's')
 				n--;
 			snprintf(out, outlen, "%.*s", (int)n, p + 1);
+			return;
+		}
+	}
+	/* "62% timeouts over 60 s (31 of 50)", or "85% failures over 60 s
+	 * (17 of 20), most timeouts (13)": "timeout". */
+	if (*p >= '0' && *p <= '9' && (p = strchr(p, '%')) != NULL &&
+	    p[1] == ' ' && (q = strstr(p, " over ")) != NULL) {
+		p += 2;
+		if (strncmp(p, "failures over ", 14) == 0 &&
+		    (p = strstr(q, ", most ")) != NULL &&
+		    (q = strstr(p, " (")) != NULL)
+			p += 7;
+		if (p != NULL && q > p + 1) {
+			n = (size_t)(q - p);
+			if (p[n - 1] == 's')
+				n--;
+			snprintf(out, outlen, "%.*s", (int)n, p);
 			return;
 		}
 	}

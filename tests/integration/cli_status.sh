@@ -30,7 +30,7 @@ T_HALF = now - 4 * MIN
 T_OK = now - 30 * MIN
 RUN = "3 timeouts in a row since 19:52:12 UTC"
 TRIAL = "HTTP 5xx answer on trial at 12:10:00, down since 12:03:07 UTC"
-RATE = "62% failures over 60 s (31 of 50)"
+RATE = "62% timeouts over 60 s (31 of 50)"
 GENESIS = "wrong genesis: serves 0x5e7648c73d4a..., chain hotel has " \
           "0xe896fcdd3c30..."
 LONG = "transport error on trial at 12:10:00, down since 12:03:07 UTC " \
@@ -123,7 +123,7 @@ alpha: ok: 2 endpoints healthy
   a2-alpha  closed     since {ok}
 
 bravo: degraded: 2 of 4 endpoints unreachable: a2-bravo, timeout since {op}
-    a3-bravo, {rate} since {hf}
+    a3-bravo, timeout since {hf}
   best #1650505 (N s ago), final #1650405
   a1-bravo  closed     since {ok}
   a2-bravo  open       since {op}  {run}
