@@ -58,6 +58,9 @@ SUP_TESTS = tests/integration/conf_check.sh \
 	tests/integration/systemd_verify.sh \
 	tests/integration/store_follow.sh \
 	tests/integration/store_crash.sh \
+	tests/integration/store_busy.sh \
+	tests/integration/store_full.sh \
+	tests/integration/sigterm.sh \
 	tests/integration/health_breaker.sh \
 	tests/integration/health_pruned.sh \
 	tests/integration/health_failover.sh \
