@@ -19,6 +19,12 @@ now_ms() {
 	python3 -c 'import time; print(int(time.monotonic() * 1000))'
 }
 
+all_gone() {
+	for _p in $_all; do
+		dead $_p || return 1
+	done
+}
+
 # stop_timed: TERM the daemon, poll until it and its workers are gone;
 # sets took_ms.
 stop_timed() {
@@ -27,7 +33,7 @@ stop_timed() {
 	_t0=$(now_ms)
 	kill -TERM $DAEMON_PID
 	_all="$DAEMON_PID $_ws"
-	wait_for 30 'for p in $_all; do dead $p || exit 1; done' ||
+	wait_for 30 all_gone ||
 	    fail "not gone 30 s after SIGTERM: $(for p in $_all; do alive $p && echo $p; done)"
 	took_ms=$(( $(now_ms) - _t0 ))
 	wait $DAEMON_PID
