@@ -299,6 +299,7 @@ main(int argc, char *argv[])
 	}
 	store_set_precommit(precommit);
 	store_set_hooks(store_rolled_back, store_resumed);
+	store_set_reserve(conf->daemon.store_reserve);
 	sup_chains_load(conf);
 	health_sync(conf);
 	if (sup_control_init(conf) == -1) {

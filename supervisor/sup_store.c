@@ -36,11 +36,10 @@
 #define STORE_OPEN_BUSY_MS	5000	/* at start, before the loop runs */
 #define STORE_RETRY_MIN_MS	50
 #define STORE_RETRY_MAX_MS	2000
-/* Below this much free space no transaction begins: see store_begin(). */
-#define STORE_MIN_FREE		(2 * 1024 * 1024)
 
 static sqlite3		*db;
 static char		 db_path[1024];
+static uint64_t		 reserve;	/* bytes: see store_begin() */
 static struct store_stmt	*prepared;	/* to finalize at close */
 static int		 in_tx;
 static unsigned		 tx_ops;
@@ -51,9 +50,12 @@ static void		(*on_rollback)(void);
 static void		(*on_resume)(void);
 
 /* Blocked: why, since when, and the retry. */
-static enum store_block	 blocked;
+static enum store_block	 blocked;	/* blocking now */
+static enum store_block	 block_kind;	/* of the episode, till a commit */
+static int		 probation;	/* began again, no commit yet */
 static int		 tx_failed;	/* statements skipped until rollback */
 static int		 lost_writes;	/* a rollback's reload is owed */
+static int		 reloading;	/* in the rollback hook: reads only */
 static char		 block_why[1200];
 static uint64_t		 block_since;	/* wall ms */
 static uint64_t		 block_retry_ms;
@@ -165,12 +167,18 @@ block(enum store_block b, const char *what, const char *errmsg)
 		    "(%s), %s", db_path, errmsg, space);
 		break;
 	}
-	if (blocked != b) {
-		if (blocked == STORE_OK) {
-			block_since = now_wall_ms();
-			block_retry_ms = STORE_RETRY_MIN_MS;
-			block_retries = 0;
-		}
+	if (probation) {
+		/* It began again but could not commit: the same episode. */
+		probation = 0;
+		block_retries++;
+		if ((block_retry_ms *= 2) > STORE_RETRY_MAX_MS)
+			block_retry_ms = STORE_RETRY_MAX_MS;
+	} else if (block_kind == STORE_OK) {
+		block_since = now_wall_ms();
+		block_retry_ms = STORE_RETRY_MIN_MS;
+		block_retries = 0;
+	}
+	if (block_kind != b) {
 		if (b == STORE_LOCKED)
 			log_warnx("database %s: %s at %s; what workers deliver "
 			    "waits in memory, retrying", db_path, errmsg,
@@ -179,8 +187,9 @@ block(enum store_block b, const char *what, const char *errmsg)
 			log_warnx("database %s: %s at %s (%s); no new work "
 			    "until it can be written, retrying", db_path,
 			    errmsg, what, space);
-		blocked = b;
+		block_kind = b;
 	}
+	blocked = b;
 	if (!ev_is_active(&retry_timer))
 		retry_arm((double)block_retry_ms);
 }
@@ -287,9 +296,20 @@ store_run(sqlite3_stmt *st)
 {
 	int	rc;
 
-	store_write();
-	if (tx_failed)
+	/*
+	 * The rollback hook reads what the store holds; a write it would
+	 * make there (a miner row that exists) must not fail it again.
+	 */
+	if (reloading) {
+		log_debug("database: reloading, not run: %.72s",
+		    sqlite3_sql(st));
 		return 0;
+	}
+	store_write();
+	if (tx_failed) {
+		log_debug("database: blocked, not run: %.72s", sqlite3_sql(st));
+		return 0;
+	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		;
 	if (rc != SQLITE_DONE) {
@@ -302,14 +322,16 @@ store_run(sqlite3_stmt *st)
 
 /*
  * The next row: 1, or 0 at the end.  In a failed transaction there is
- * none: what is read there is rolled back with it anyway.
+ * none: reads that went on while writes are skipped could loop for ever
+ * on a row that a skipped write was to change, and what the caller does
+ * with them is undone by the rollback hook anyway.
  */
 int
 store_row(sqlite3_stmt *st)
 {
 	int	rc;
 
-	if (tx_failed && in_tx)
+	if (tx_failed)
 		return 0;
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
@@ -345,18 +367,21 @@ flush_cb(struct ev_loop *loop, ev_timer *t, int revents)
 }
 
 /*
- * Begin the batch transaction.  Not below STORE_MIN_FREE bytes free: a
+ * Begin the batch transaction.  Not with less than the reserve free: a
  * transaction that fills the disk half-way is rolled back whole, so it
  * is better not begun.  Returns 0, or -1 blocked.
  */
 static int
 store_begin(void)
 {
-	int64_t	avail = free_space();
+	int64_t	avail = reserve > 0 ? free_space() : -1;
+	char	why[64];
 	int	rc;
 
-	if (avail >= 0 && avail < STORE_MIN_FREE) {
-		block(STORE_FULL, "BEGIN", "free space below the 2 MB reserve");
+	if (avail >= 0 && (uint64_t)avail < reserve) {
+		snprintf(why, sizeof(why), "less free than the %.1f MB "
+		    "store_reserve", (double)reserve / (1024.0 * 1024.0));
+		block(STORE_FULL, "BEGIN", why);
 		return -1;
 	}
 	if ((rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL)) !=
@@ -430,17 +455,31 @@ store_abort(void)
 		lost_writes = 0;
 		log_warnx("database %s: transaction rolled back (%s); what it "
 		    "held is asked for again", db_path, block_why);
-		if (on_rollback != NULL)
+		if (on_rollback != NULL) {
+			reloading = 1;
 			on_rollback();
+			reloading = 0;
+		}
 	}
+}
+
+/* The block is over: say so once, with how long it lasted. */
+static void
+unblocked(void)
+{
+	log_info("database %s: writable again after %.1f s (%s; %u "
+	    "retries); resuming", db_path,
+	    (double)(now_wall_ms() - block_since) / 1000.0,
+	    store_block_name(block_kind), block_retries);
+	block_kind = STORE_OK;
+	probation = 0;
+	block_why[0] = '\0';
 }
 
 /* The retry: a transaction that can begin ends the block. */
 static void
 retry_cb(struct ev_loop *loop, ev_timer *t, int revents)
 {
-	enum store_block	was = blocked;
-
 	if (tx_failed)
 		store_abort();
 	if (store_begin() == -1) {
@@ -453,11 +492,15 @@ retry_cb(struct ev_loop *loop, ev_timer *t, int revents)
 		return;
 	}
 	blocked = STORE_OK;
-	log_info("database %s: writable again after %.1f s (%s; %u "
-	    "retries); resuming", db_path,
-	    (double)(now_wall_ms() - block_since) / 1000.0,
-	    store_block_name(was), block_retries);
-	block_why[0] = '\0';
+	/*
+	 * A lock that is ours is the end of it; a disk that was full or
+	 * failed must take a commit first (see unblocked()).  Work resumes
+	 * now either way.
+	 */
+	if (block_kind == STORE_LOCKED)
+		unblocked();
+	else
+		probation = 1;
 	if (on_resume != NULL)
 		on_resume();
 }
@@ -469,7 +512,7 @@ store_blocked(const char **why, uint64_t *since)
 		*why = block_why;
 	if (since != NULL)
 		*since = block_since;
-	return blocked;
+	return block_kind;
 }
 
 /* Between operations: commit if the batch is full. */
@@ -483,7 +526,7 @@ store_maybe_flush(void)
 void
 store_flush(void)
 {
-	int	rc;
+	int	rc, had_writes = tx_ops > 0;
 
 	if (tx_failed) {
 		store_abort();
@@ -506,6 +549,9 @@ store_flush(void)
 	in_tx = 0;
 	tx_ops = 0;
 	ev_timer_stop(store_loop, &flush_timer);
+	/* An empty commit proves nothing about the disk. */
+	if (probation && had_writes)
+		unblocked();
 }
 
 /*
@@ -565,6 +611,12 @@ void
 store_set_precommit(void (*fn)(void))
 {
 	precommit = fn;
+}
+
+void
+store_set_reserve(uint64_t bytes)
+{
+	reserve = bytes;
 }
 
 void
