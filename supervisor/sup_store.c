@@ -445,6 +445,8 @@ store_write(void)
 static void
 store_abort(void)
 {
+	int	was_in_tx = in_tx;
+
 	ev_timer_stop(store_loop, &flush_timer);
 	if (in_tx && !sqlite3_get_autocommit(db))
 		(void)sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
@@ -453,8 +455,14 @@ store_abort(void)
 	tx_failed = 0;
 	if (lost_writes) {
 		lost_writes = 0;
-		log_warnx("database %s: transaction rolled back (%s); what it "
-		    "held is asked for again", db_path, block_why);
+		if (was_in_tx)
+			log_warnx("database %s: transaction rolled back (%s); "
+			    "what it held is asked for again", db_path,
+			    block_why);
+		else
+			log_warnx("database %s: writes not made while blocked "
+			    "(%s); what they held is asked for again",
+			    db_path, block_why);
 		if (on_rollback != NULL) {
 			reloading = 1;
 			on_rollback();
