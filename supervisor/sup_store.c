@@ -14,7 +14,10 @@
  * they keep in memory (the rollback hook), and a timer retries, doubling
  * from STORE_RETRY_MIN_MS to STORE_RETRY_MAX_MS, until a transaction can
  * begin again (the resume hook).  store_ready() lets callers ask before
- * they start work, so that a block seldom cuts a transaction in two.
+ * they start work, so that a block seldom cuts a transaction in two; no
+ * transaction begins with less than the reserve free, so that a full
+ * disk seldom does.  A lock is over when a transaction begins, a full
+ * disk or an I/O error only when one with writes commits (probation).
  */
 #include "config.h"
 
