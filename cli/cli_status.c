@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "cli_fmt.h"
+#include "view_ctl.h"
 #include "util.h"
 
 /*
@@ -204,6 +205,53 @@ print_human(const struct view_verdict *s, int64_t now)
 	}
 }
 
+/*
+ * The daemon's store, from its control socket: NULL when it is running
+ * and writing, else its "store" object (a reference to free), whose
+ * reason says why it is blocked.  Not running or not asked: NULL too.
+ */
+static json_t *
+store_blocked(struct view_db *c)
+{
+	json_t		*status = NULL, *store;
+
+	if (c->socket == NULL || view_daemon_state(c->socket, &status) != 1)
+		return NULL;
+	store = json_object_get(status, "store");
+	if (!json_is_object(store) || !json_is_string(json_object_get(store,
+	    "state")) || strcmp(json_string_value(json_object_get(store,
+	    "state")), "store-blocked") != 0) {
+		json_decref(status);
+		return NULL;
+	}
+	json_incref(store);
+	json_decref(status);
+	return store;
+}
+
+/*
+ * chainwatchd: store-blocked: disk full on /var/lib/chainwatch/..., 0.0 MB
+ * free, since 12:03:07; 42 messages from workers wait in memory
+ */
+static void
+print_store_blocked(json_t *store, int64_t now)
+{
+	const char	*why = json_string_value(json_object_get(store,
+			    "reason"));
+	json_t		*since = json_object_get(store, "since");
+	char		 line[1024], t[32];
+
+	if (json_is_integer(since))
+		time_local(json_integer_value(since), now, t, sizeof(t));
+	else
+		snprintf(t, sizeof(t), "?");
+	snprintf(line, sizeof(line), "chainwatchd: store-blocked: %s, since "
+	    "%s; %lld messages from workers wait in memory", why != NULL ?
+	    why : "?", t, (long long)json_integer_value(json_object_get(store,
+	    "waiting_messages")));
+	cli_put_line(line);
+}
+
 int
 cli_status(struct view_db *c, const struct cli_opts *o)
 {
@@ -213,10 +261,16 @@ cli_status(struct view_db *c, const struct cli_opts *o)
 	size_t			 n, nc, i;
 	int64_t			 now = (int64_t)now_wall_ms();
 	int			 rc, bad = 0;
+	json_t			*blocked = store_blocked(c);
 
 	if (o->json) {
-		if ((rc = view_status_json(c, o->chain, &root)) != CW_EXIT_OK)
+		if ((rc = view_status_json(c, o->chain, &root)) != CW_EXIT_OK) {
+			json_decref(blocked);
 			return rc;
+		}
+		json_object_set_new(root, "daemon_store", blocked != NULL ?
+		    blocked : json_pack("{s:s}", "state", "ok"));
+		bad = blocked != NULL;
 		for (i = 0; i < json_array_size(json_object_get(root,
 		    "chains")); i++)
 			bad |= strcmp(json_string_value(json_object_get(
@@ -226,8 +280,16 @@ cli_status(struct view_db *c, const struct cli_opts *o)
 		return bad ? CLI_EXIT_NOT_OK : CW_EXIT_OK;
 	}
 	if ((rc = view_status_judge(c, o->chain, &chains, &nc, &ss, &n)) !=
-	    CW_EXIT_OK)
+	    CW_EXIT_OK) {
+		json_decref(blocked);
 		return rc;
+	}
+	if (blocked != NULL) {
+		print_store_blocked(blocked, now);
+		bad = 1;
+		if (n > 0)
+			putchar('\n');
+	}
 	if (n == 0)
 		printf("no chains stored yet\n");
 	for (i = 0; i < n; i++) {
@@ -235,7 +297,12 @@ cli_status(struct view_db *c, const struct cli_opts *o)
 		if (i > 0)
 			putchar('\n');
 		print_human(&ss[i], now);
+		/* What the chain shows is the store's, as of the block. */
+		if (blocked != NULL)
+			cli_put_line("  store-blocked: new blocks wait in "
+			    "chainwatchd's memory");
 	}
+	json_decref(blocked);
 	view_verdicts_free(ss, n, chains, nc);
 	return bad ? CLI_EXIT_NOT_OK : CW_EXIT_OK;
 }

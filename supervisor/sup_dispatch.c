@@ -258,3 +258,18 @@ sup_dispatch_worker(struct worker *w, const void *buf, long len,
 	msg_free(&m);
 	return v;
 }
+
+int
+sup_dispatch_is_heartbeat(const void *buf, long len)
+{
+	struct msg	m;
+	char		why[8];
+	int		yes;
+
+	if (len > MSG_MAX || msg_parse(buf, (size_t)len, &m, why,
+	    sizeof(why)) == -1)
+		return 0;
+	yes = m.type == MSG_HEARTBEAT;
+	msg_free(&m);
+	return yes;
+}

@@ -346,6 +346,13 @@ queue_retry_now(int64_t chain, uint64_t now)
 	added = 1;
 }
 
+/* Every lease given back: its holder is forgotten. */
+void
+queue_release_leases(void)
+{
+	store_run(store_prepare(&s_release_all));
+}
+
 void
 queue_init(void)
 {

@@ -79,5 +79,6 @@ void		 queue_done(int64_t item);
 void		 queue_back(int64_t item, uint64_t next, enum outcome,
 		    const char *why, int64_t endpoint);
 void		 queue_retry_now(int64_t chain, uint64_t now);
+void		 queue_release_leases(void);
 
 #endif

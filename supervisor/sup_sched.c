@@ -488,9 +488,18 @@ schedule(void)
 	}
 }
 
+static int	 reset_owed;	/* leases forgotten; the store's to release */
+
 static void
 tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
 {
+	/* A blocked store takes no new work: no lease, no request. */
+	if (!store_ready())
+		return;
+	if (reset_owed) {
+		queue_release_leases();
+		reset_owed = 0;
+	}
 	expire();
 	hedge();
 	schedule();
@@ -810,6 +819,24 @@ sched_init(void)
 	ev_init(&tick, tick_cb);
 	tick.repeat = QUEUE_TICK;
 	ev_timer_again(sup_loop, &tick);
+}
+
+/*
+ * A transaction was rolled back: the leases it took or settled are not
+ * what the store holds.  Forget every request and lease (answers still
+ * coming are dropped as late) and, once the store takes writes again,
+ * give every leased item back: it is asked for again.
+ */
+void
+sched_reset(void)
+{
+	while (requests != NULL)
+		request_free(requests);
+	while (helds != NULL)
+		held_free(helds);
+	for (struct worker *w = sup_workers; w != NULL; w = w->next)
+		w->load.inflight = 0;
+	reset_owed = 1;
 }
 
 void

@@ -50,6 +50,8 @@ struct sched_answer {
 
 void	sched_init(void);
 void	sched_stop(void);
+/* After a rollback: forget requests and leases; the store releases them. */
+void	sched_reset(void);
 void	sched_kick(void);
 void	sched_back(const struct endpoint *);
 void	sched_worker_gone(struct worker *);
