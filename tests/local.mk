@@ -5,7 +5,8 @@ UNIT_LIBS = src/libcw.a $(CMOCKA_LIBS) $(MSGPACK_LIBS) $(INIH_LIBS)
 check_PROGRAMS += tests/unit/test_conf tests/unit/test_conf_keys \
 	tests/unit/test_msg tests/unit/test_proto tests/unit/test_fsm \
 	tests/unit/test_lease tests/unit/test_chain tests/unit/test_route \
-	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr
+	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr \
+	tests/unit/test_answer
 tests_unit_test_conf_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_conf_LDADD = $(UNIT_LIBS)
 tests_unit_test_conf_keys_CFLAGS = $(UNIT_CFLAGS)
@@ -32,6 +33,11 @@ tests_unit_test_endpoint_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
 tests_unit_test_endpoint_SOURCES = tests/unit/test_endpoint.c \
 	supervisor/sup_endpoint.c supervisor/sup_breaker.c
 tests_unit_test_endpoint_LDADD = $(UNIT_LIBS)
+# Answers checked against their requests.
+tests_unit_test_answer_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
+tests_unit_test_answer_SOURCES = tests/unit/test_answer.c \
+	supervisor/sup_answer.c
+tests_unit_test_answer_LDADD = $(UNIT_LIBS)
 # The chain logic against an in-memory SQLite store.
 tests_unit_test_chain_CFLAGS = $(UNIT_CFLAGS) $(SQLITE_CFLAGS) \
 	-I$(top_srcdir)/supervisor
@@ -43,7 +49,8 @@ tests_unit_test_chain_LDADD = $(UNIT_LIBS) $(SQLITE_LIBS) $(EV_LIBS) \
 TESTS += tests/unit/test_conf tests/unit/test_conf_keys \
 	tests/unit/test_msg tests/unit/test_proto tests/unit/test_fsm \
 	tests/unit/test_lease tests/unit/test_chain tests/unit/test_route \
-	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr
+	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr \
+	tests/unit/test_answer
 
 # chainwatchd -n on tests/conf/*.in, compared with the .ok files.
 SUP_TESTS = tests/integration/conf_check.sh \
