@@ -2,7 +2,8 @@
  * Answers against requests.  The worker checks what it decodes; the
  * supervisor checks again what it is given, because a worker's answer is
  * only as good as the endpoint behind it and the code in between: the
- * count of items, each header's number or hash, and the links of a range.
+ * count of items, each header's number or hash, the links of a range,
+ * and the size of each storage value.
  */
 #include "config.h"
 
@@ -72,12 +73,22 @@ answer_check_headers(const struct answer_asked *q,
 }
 
 enum answer_verdict
-answer_check_storage(size_t asked, size_t got, char *why, size_t whylen)
+answer_check_storage(const size_t *size, size_t asked,
+    const struct proto_res_storage *r, char *why, size_t whylen)
 {
-	if (got == asked)
-		return ANSWER_OK;
-	snprintf(why, whylen, "%zu values for %zu keys asked", got, asked);
-	return ANSWER_WRONG;
+	if (r->n != asked) {
+		snprintf(why, whylen, "%zu values for %zu keys asked", r->n,
+		    asked);
+		return ANSWER_WRONG;
+	}
+	for (size_t i = 0; i < r->n; i++)
+		if (r->items[i].outcome == OUTCOME_OK && size[i] != 0 &&
+		    r->items[i].value_len != size[i]) {
+			snprintf(why, whylen, "value %zu is %zu bytes, its key's "
+			    "are %zu", i, r->items[i].value_len, size[i]);
+			return ANSWER_WRONG;
+		}
+	return ANSWER_OK;
 }
 
 const char *

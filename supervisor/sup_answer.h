@@ -1,7 +1,8 @@
 /*
  * Answers checked against their requests (sup_answer.c): a worker's
  * header or storage answer must answer what the supervisor asked, item
- * for item, whatever the worker checked itself.  Pure: no store, no
+ * for item, whatever the worker checked itself.  (A storage answer does
+ * not name its block: its values are checked by count and size.)  Pure: no store, no
  * clock, no I/O; sup_sched.c asks and acts.
  */
 #ifndef CW_SUP_ANSWER_H
@@ -16,7 +17,7 @@
 
 enum answer_verdict {
 	ANSWER_OK,		/* it answers what was asked */
-	ANSWER_WRONG,		/* another count, number or hash */
+	ANSWER_WRONG,		/* another count, number, hash or size */
 	ANSWER_UNLINKED,	/* a range whose headers do not link: it
 				 * contradicts the chain */
 };
@@ -37,9 +38,13 @@ struct answer_asked {
  */
 enum answer_verdict answer_check_headers(const struct answer_asked *,
 		    const struct proto_res_headers *, char *why, size_t);
-/* A storage answer: one value per key asked, in order. */
-enum answer_verdict answer_check_storage(size_t asked, size_t got, char *why,
-		    size_t);
+/*
+ * A storage answer: one value per key asked, in order, each present one
+ * of the size its key's values have (size[i], 0: any), or it is the
+ * value of another key.
+ */
+enum answer_verdict answer_check_storage(const size_t *size, size_t asked,
+		    const struct proto_res_storage *, char *why, size_t);
 const char	*answer_verdict_name(enum answer_verdict);
 
 #endif

@@ -698,7 +698,7 @@ reject(struct request *r, enum answer_verdict v, const char *what_differed,
 	log_warnx("w/%s: answer to request %llu (%s) does not answer it: %s; "
 	    "counted malformed, %s", r->w->name, (unsigned long long)r->id,
 	    what, what_differed, r->held != NULL ? "its item goes back to the "
-	    "queue" : "nothing of it used");
+	    "queue" : "counted for the endpoint only");
 	snprintf(why, sizeof(why), "%s: %s", what, what_differed);
 	a->worst = OUTCOME_MALFORMED;
 	a->why = why;
@@ -757,8 +757,12 @@ answer_storage(struct request *r, const struct proto_res_storage *rs,
 	int64_t		pruned = -1;	/* highest block found pruned */
 	enum answer_verdict v;
 	char		differed[ANSWER_WHY_MAX];
+	size_t		size[PROTO_READS_MAX];
 
-	if ((v = answer_check_storage(r->keys, rs->n, differed,
+	/* Difficulty is a U512, Timestamp.Now a u64. */
+	for (size_t i = 0; i < r->keys; i++)
+		size[i] = quantus && i % 2 == 0 ? 64 : 8;
+	if ((v = answer_check_storage(size, r->keys, rs, differed,
 	    sizeof(differed))) != ANSWER_OK) {
 		reject(r, v, differed, a);
 		return;
@@ -786,11 +790,6 @@ answer_storage(struct request *r, const struct proto_res_storage *rs,
 		} else if (t->outcome != OUTCOME_OK && a->worst == OUTCOME_OK) {
 			a->worst = t->outcome;
 			a->why = t->why;
-		}
-		if (d != NULL && d->outcome == OUTCOME_OK &&
-		    d->value_len != 64 && a->worst == OUTCOME_OK) {
-			a->worst = OUTCOME_MALFORMED;
-			a->why = "difficulty is not 64 bytes";
 		}
 		/* A straggler's values are as true as its twin's. */
 		a->difficulty[i] = d != NULL && d->outcome == OUTCOME_OK &&
@@ -885,6 +884,16 @@ sched_answer(struct worker *w, const struct msg *m, struct sched_answer *a,
 		break;
 	}
 	a->done = a->worst == OUTCOME_OK;
+	/* What the worker found malformed in it, said once per answer. */
+	if (a->worst == OUTCOME_MALFORMED && !a->rejected) {
+		char	what[96];
+
+		request_what(r, what, sizeof(what));
+		log_warnx("w/%s: answer to request %llu (%s) malformed: %s; %s",
+		    w->name, (unsigned long long)id, what, a->why,
+		    a->settles ? "its item goes back to the queue" :
+		    "counted for the endpoint only");
+	}
 	return 1;
 }
 

@@ -176,23 +176,70 @@ test_by_hash(void **state)
 	assert_string_equal(why, "2 headers for 1 asked");
 }
 
+static struct proto_res_storage	rs;
+
+/* n values answering quantus reads: difficulty (64), Timestamp.Now (8). */
+static void
+values(size_t n, size_t *size)
+{
+	memset(&rs, 0, sizeof(rs));
+	rs.n = n;
+	for (size_t i = 0; i < n; i++) {
+		size[i] = i % 2 == 0 ? 64 : 8;
+		rs.items[i].outcome = OUTCOME_OK;
+		rs.items[i].value_len = size[i];
+	}
+}
+
 static void
 test_storage(void **state)
 {
+	size_t	size[PROTO_READS_MAX];
 	char	why[ANSWER_WHY_MAX];
 
-	assert_int_equal(answer_check_storage(100, 100, why, sizeof(why)),
-	    ANSWER_OK);
-	assert_int_equal(answer_check_storage(100, 50, why, sizeof(why)),
-	    ANSWER_WRONG);
+	values(100, size);
+	assert_int_equal(answer_check_storage(size, 100, &rs, why,
+	    sizeof(why)), ANSWER_OK);
+	/* Absent (pruned) and failed values have no size to check. */
+	rs.items[0].outcome = OUTCOME_ABSENT;
+	rs.items[0].value_len = 0;
+	rs.items[3].outcome = OUTCOME_TIMEOUT;
+	assert_int_equal(answer_check_storage(size, 100, &rs, why,
+	    sizeof(why)), ANSWER_OK);
+	/* A key of any size. */
+	values(2, size);
+	size[1] = 0;
+	rs.items[1].value_len = 3;
+	assert_int_equal(answer_check_storage(size, 2, &rs, why,
+	    sizeof(why)), ANSWER_OK);
+
+	/* Short, long, empty. */
+	values(50, size);
+	assert_int_equal(answer_check_storage(size, 100, &rs, why,
+	    sizeof(why)), ANSWER_WRONG);
 	assert_string_equal(why, "50 values for 100 keys asked");
-	assert_int_equal(answer_check_storage(2, 3, why, sizeof(why)),
-	    ANSWER_WRONG);
+	values(3, size);
+	assert_int_equal(answer_check_storage(size, 2, &rs, why,
+	    sizeof(why)), ANSWER_WRONG);
 	assert_string_equal(why, "3 values for 2 keys asked");
-	assert_int_equal(answer_check_storage(1, 0, why, sizeof(why)),
-	    ANSWER_WRONG);
+	values(0, size);
+	assert_int_equal(answer_check_storage(size, 1, &rs, why,
+	    sizeof(why)), ANSWER_WRONG);
+	/* Another key's values: a timestamp where difficulty was asked. */
+	values(4, size);
+	rs.items[2].value_len = 8;
+	assert_int_equal(answer_check_storage(size, 4, &rs, why,
+	    sizeof(why)), ANSWER_WRONG);
+	assert_string_equal(why, "value 2 is 8 bytes, its key's are 64");
+	values(4, size);
+	rs.items[1].value_len = 64;
+	assert_int_equal(answer_check_storage(size, 4, &rs, why,
+	    sizeof(why)), ANSWER_WRONG);
+	assert_string_equal(why, "value 1 is 64 bytes, its key's are 8");
 	/* A short buffer is cut, not overrun. */
-	assert_int_equal(answer_check_storage(100, 50, why, 8), ANSWER_WRONG);
+	values(50, size);
+	assert_int_equal(answer_check_storage(size, 100, &rs, why, 8),
+	    ANSWER_WRONG);
 	assert_string_equal(why, "50 valu");
 }
 
