@@ -68,6 +68,7 @@ SUP_TESTS = tests/integration/conf_check.sh \
 	tests/integration/health_breaker.sh \
 	tests/integration/health_pruned.sh \
 	tests/integration/health_failover.sh \
+	tests/integration/trust_lies.sh \
 	tests/integration/layers.sh
 TESTS += $(SUP_TESTS)
 # The lock that keeps the tests' "make install" runs apart (install_lib.sh).
