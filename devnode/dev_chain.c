@@ -154,6 +154,7 @@ dev_chain_new(const struct dev_chain_params *p,
 	    PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
 	pthread_rwlock_init(&c->idx_lock, &attr);
 	pthread_rwlockattr_destroy(&attr);
+	chain_side_init(c);
 	return c;
 }
 
@@ -173,6 +174,7 @@ dev_chain_free(struct dev_chain *c)
 	free(c->idx);
 	free(c->cache_dir);
 	pthread_rwlock_destroy(&c->idx_lock);
+	chain_side_free(c);
 	free(c);
 }
 
@@ -354,8 +356,8 @@ chain_extend_meta(struct dev_chain *c, uint64_t n)
 }
 
 /* Wall time of block n; its meta must exist. */
-static uint64_t
-block_ms(const struct dev_chain *c, uint64_t n)
+uint64_t
+chain_block_ms(const struct dev_chain *c, uint64_t n)
 {
 	int64_t	t;
 
@@ -417,16 +419,16 @@ parent_hash(const struct dev_chain *c, uint64_t n, uint64_t branch)
 	return orph_at(c, orphan_slot(c, branch, d, n - 1))->hash;
 }
 
-static void
-build_header(const struct dev_chain *c, uint64_t n, uint64_t branch,
-    struct header *h)
+void
+chain_build_header(const struct dev_chain *c, uint64_t n, uint64_t branch,
+    const uint8_t *parent, struct header *h)
 {
 	uint8_t		nonce[64];
 
 	header_init(h);
 	h->number = n;
 	if (n > 0)
-		memcpy(h->parent_hash, parent_hash(c, n, branch), 32);
+		memcpy(h->parent_hash, parent, 32);
 	fill_words(c, TAG_STATE, n, branch, h->state_root, 4);
 	fill_words(c, TAG_EXTRINSICS, n, branch, h->extrinsics_root, 4);
 	if (c->p.format == FORMAT_QUANTUS)
@@ -440,6 +442,22 @@ build_header(const struct dev_chain *c, uint64_t n, uint64_t branch,
 		header_add_log(h, DIGEST_RUNTIME_UPDATED, NULL, NULL, 0);
 	fill_words(c, TAG_NONCE, n, branch, nonce, 8);
 	header_add_log(h, DIGEST_SEAL, ENGINE_POW, nonce, sizeof(nonce));
+}
+
+static void
+build_header(const struct dev_chain *c, uint64_t n, uint64_t branch,
+    struct header *h)
+{
+	const struct dev_side	*s;
+	struct dev_blkref	 ref = { n, branch };
+
+	if (dev_blkref_side(&ref)) {
+		s = chain_side(c, &ref);
+		chain_build_header(c, n, s->salt, s->parent, h);
+		return;
+	}
+	chain_build_header(c, n, branch, n > 0 ? parent_hash(c, n, branch) :
+	    NULL, h);
 }
 
 void
@@ -559,11 +577,11 @@ head_at(const struct dev_chain *c, uint64_t count, uint64_t now)
 	if (count == 0)
 		return 0;
 	hi = count - 1;
-	if (block_ms(c, hi) <= now)
+	if (chain_block_ms(c, hi) <= now)
 		return hi;
 	while (lo < hi) {
 		mid = lo + (hi - lo + 1) / 2;
-		if (block_ms(c, mid) <= now)
+		if (chain_block_ms(c, mid) <= now)
 			lo = mid;
 		else
 			hi = mid - 1;
@@ -601,7 +619,7 @@ dev_chain_sync(struct dev_chain *c, atomic_int *cancel,
 		now = now_wall_ms();
 		for (;;) {
 			chain_extend_meta(c, want + 1);
-			if (block_ms(c, want) > now)
+			if (chain_block_ms(c, want) > now)
 				break;
 			want++;
 		}
@@ -638,7 +656,7 @@ dev_chain_tick(struct dev_chain *c, uint64_t now)
 	for (i = 0; i < TICK_MAX; i++) {
 		n = head + 1;
 		chain_extend_meta(c, n + 1);
-		if (block_ms(c, n) > now)
+		if (chain_block_ms(c, n) > now)
 			break;
 		if (n >= count) {
 			chain_reserve(c, n + 1, chain_slot_end(c, n + 1));
@@ -660,7 +678,7 @@ dev_chain_next_ms(struct dev_chain *c)
 	uint64_t	n = dev_chain_head(c) + 1;
 
 	chain_extend_meta(c, n + 1);
-	return block_ms(c, n);
+	return chain_block_ms(c, n);
 }
 
 int
@@ -690,7 +708,7 @@ dev_chain_is_best(const struct dev_chain *c, uint64_t head,
 	uint64_t	r;
 	unsigned	d;
 
-	if (ref->number > head)
+	if (ref->number > head || dev_blkref_side(ref))
 		return 0;
 	if (ref->branch != 0)
 		return head <= ref->branch;
@@ -743,6 +761,10 @@ dev_chain_hash(const struct dev_chain *c, const struct dev_blkref *ref,
 	uint64_t	r;
 	unsigned	d;
 
+	if (dev_blkref_side(ref)) {
+		memcpy(out, chain_side(c, ref)->hash, 32);
+		return;
+	}
 	if (ref->branch == 0 ||
 	    !dev_chain_reorg_window(c, ref->number, &r, &d)) {
 		memcpy(out, blk_at(c, ref->number)->hash, 32);
@@ -821,6 +843,8 @@ dev_chain_header_json(const struct dev_chain *c,
 uint64_t
 dev_chain_difficulty(const struct dev_chain *c, const struct dev_blkref *ref)
 {
+	if (dev_blkref_side(ref))
+		return chain_side(c, ref)->difficulty;
 	/* An old-branch block was mined at the same difficulty as its twin. */
 	return blk_at(c, ref->number)->difficulty;
 }
@@ -828,12 +852,16 @@ dev_chain_difficulty(const struct dev_chain *c, const struct dev_blkref *ref)
 uint64_t
 dev_chain_timestamp(const struct dev_chain *c, const struct dev_blkref *ref)
 {
-	return block_ms(c, ref->number);
+	if (dev_blkref_side(ref))
+		return chain_side(c, ref)->ts_ms;
+	return chain_block_ms(c, ref->number);
 }
 
 unsigned
 dev_chain_miner(const struct dev_chain *c, const struct dev_blkref *ref)
 {
+	if (dev_blkref_side(ref))
+		return miner_of(c, ref->number, chain_side(c, ref)->salt);
 	return miner_of(c, ref->number, ref->branch);
 }
 

@@ -45,10 +45,33 @@ struct dev_chain_timing {
 	uint64_t	finality_lag;
 };
 
-/* A block: branch 0 is the canonical chain, else the reorg height R. */
+/*
+ * A block: branch 0 is the canonical chain, else the reorg height R, or
+ * DEV_BRANCH_SIDE | i for side block i (a split's branch, a forgery).
+ */
 struct dev_blkref {
 	uint64_t	number;
 	uint64_t	branch;
+};
+
+#define DEV_BRANCH_SIDE		(1ull << 63)
+
+static inline int
+dev_blkref_side(const struct dev_blkref *ref)
+{
+	return (ref->branch & DEV_BRANCH_SIDE) != 0;
+}
+
+/*
+ * The split fault: from `base`, the devnode mines its own branch of
+ * side blocks first..first+len-1 (numbers base+1..base+len).
+ */
+struct dev_split_state {
+	int		on;
+	uint64_t	epoch;		/* 1, 2, ...: one per split */
+	uint64_t	base;
+	uint64_t	first;
+	uint64_t	len;
 };
 
 struct dev_chain;
@@ -122,6 +145,39 @@ uint32_t dev_chain_spec_version(const struct dev_chain *, uint64_t n);
 unsigned dev_chain_miner(const struct dev_chain *, const struct dev_blkref *);
 void	 dev_chain_preimage(const struct dev_chain *, unsigned miner,
 	    uint8_t out[32]);
+
+/*
+ * Side blocks (dev_chain_side.c): a header numbered `number` on `parent`
+ * whose other fields come from `salt` (distinct salts, distinct hashes),
+ * with the difficulty and timestamp its state answers.  Any thread; 0 and
+ * the block's ref, or -1 when the side store is full.
+ */
+struct dev_side_spec {
+	uint64_t	number;
+	uint8_t		parent[32];
+	uint64_t	salt;
+	uint64_t	difficulty;
+	uint64_t	ts_ms;
+};
+int	 dev_chain_side_add(struct dev_chain *, const struct dev_side_spec *,
+	    struct dev_blkref *);
+/* A side block by hash: 0 and its ref, or -1. */
+int	 dev_chain_side_lookup(const struct dev_chain *, const uint8_t hash[32],
+	    struct dev_blkref *);
+uint64_t dev_chain_side_count(const struct dev_chain *);
+
+/*
+ * The split: start one from the best block `base` of the view (nothing
+ * if one runs), stop it, read it.  Its blocks come at half the chain's
+ * rate, from the main loop's tick: 1 if the split's head moved.
+ */
+void	 dev_chain_split_start(struct dev_chain *, uint64_t base,
+	    uint64_t now_ms);
+void	 dev_chain_split_stop(struct dev_chain *);
+void	 dev_chain_split_get(const struct dev_chain *, struct dev_split_state *);
+int	 dev_chain_split_tick(struct dev_chain *, uint64_t now_ms);
+/* Wall time of the split's next block; 0 if no split runs. */
+uint64_t dev_chain_split_next_ms(struct dev_chain *);
 
 /* The reorg whose old branch holds height n, if any: 1 and R, depth. */
 int	 dev_chain_reorg_window(const struct dev_chain *, uint64_t n,

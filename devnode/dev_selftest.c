@@ -184,6 +184,25 @@ check_faults(void)
 	    "unknown fault accepted");
 	CHECK(dev_fault_parse("oversized", &s, err, sizeof(err)) == 0 &&
 	    s.arg == 64, "oversized defaults to 64 MiB");
+	/* The lies: defaults, bounds. */
+	CHECK(dev_fault_parse("forge_head", &s, err, sizeof(err)) == 0 &&
+	    s.arg == 1000000000 && s.targets == 3,
+	    "forge_head defaults to 10^9 on both");
+	CHECK(dev_fault_parse("forge_head:4294967296", &s, err,
+	    sizeof(err)) == -1, "forge_head beyond u32 accepted");
+	CHECK(dev_fault_parse("forge_chain", &s, err, sizeof(err)) == -1 &&
+	    strstr(err, "forge_chain:K") != NULL,
+	    "forge_chain without K: %s", err);
+	CHECK(dev_fault_parse("forge_chain:0", &s, err, sizeof(err)) == -1,
+	    "forge_chain:0 accepted");
+	CHECK(dev_fault_parse("bad_number", &s, err, sizeof(err)) == 0 &&
+	    s.arg == 50, "bad_number defaults to 50");
+	CHECK(dev_fault_parse("bad_number:1", &s, err, sizeof(err)) == -1,
+	    "bad_number:1 (an honest number) accepted");
+	CHECK(dev_fault_parse("wrong_count:3", &s, err, sizeof(err)) == -1,
+	    "wrong_count:3 accepted");
+	CHECK(dev_fault_parse("split%50", &s, err, sizeof(err)) == -1,
+	    "split%%50 accepted");
 }
 
 static void
