@@ -415,7 +415,7 @@ filter_for(struct worker *w, struct chain *ch, struct queue_filter *f)
 		memset(f, 0, sizeof(*f));
 		f->pruning_bound = w->ep->pruning_bound;
 		f->live_from = route_live_from(ch->have_best, ch->best_number);
-		f->pref_id = f->not_id = -1;
+		f->pref_id = f->not_id = f->wrong_id = -1;
 		return;
 	}
 	route_filter(eps, n, self, route_live_from(ch->have_best,
@@ -670,9 +670,14 @@ request_what(const struct request *r, char *buf, size_t len)
 		snprintf(buf, len, "header %.12s... by hash", hx);
 		break;
 	case K_STATE:
-		snprintf(buf, len, "%zu storage keys of %zu blocks #%lld..#%lld",
-		    r->keys, r->n, (long long)r->numbers[0],
-		    (long long)r->numbers[r->n - 1]);
+		if (r->n == 1)
+			snprintf(buf, len, "%zu storage keys of block #%lld",
+			    r->keys, (long long)r->numbers[0]);
+		else
+			snprintf(buf, len, "%zu storage keys of %zu blocks "
+			    "#%lld..#%lld", r->keys, r->n,
+			    (long long)r->numbers[0],
+			    (long long)r->numbers[r->n - 1]);
 		break;
 	case K_RUNTIME:
 		snprintf(buf, len, "runtime at #%lld", (long long)r->number);
@@ -683,7 +688,7 @@ request_what(const struct request *r, char *buf, size_t len)
 /*
  * An answer that does not answer its request: malformed for its
  * endpoint, nothing of it is applied, and its item goes back to the
- * queue at once for whoever answers it.  One that contradicts the chain
+ * queue for another endpoint.  One that contradicts the chain
  * (a range that does not link) makes its endpoint inconsistent too.
  */
 static void
@@ -704,7 +709,9 @@ reject(struct request *r, enum answer_verdict v, const char *what_differed,
 	a->why = why;
 	a->rejected = 1;
 	a->contradicts = v == ANSWER_UNLINKED;
-	a->at_once = 1;
+	/* Backoff as for any failure: another endpoint may take it before
+	 * (sup_route.c), and a lone liar is not asked again at once. */
+	a->at_once = 0;
 }
 
 static void
