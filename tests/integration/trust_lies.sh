@@ -55,6 +55,7 @@ run() {
 		wait "$DAEMON_PID" || fail "$1: the last run's daemon exited with $?"
 	fi
 	rm -f "$T"/chainwatch.db "$T"/chainwatch.db-wal "$T"/chainwatch.db-shm
+	fault d1 ''
 	fault d2 "$2"
 	LOG_AT=$(wc -l <"$T/log" 2>/dev/null || echo 0)
 	start_daemon
@@ -105,9 +106,28 @@ breaker_opened() {
 	ok "$1: d2's breaker opened ($(sql "$_q" | head -n 1))"
 }
 
-# honest_store LABEL: the store is d1's chain, hash by hash, every
-# difficulty and timestamp d1's value; d1 never answered malformed.
+# inflight NAME: the daemon's requests out to NAME.
+inflight() {
+	/usr/bin/python3 "$top_srcdir/tests/integration/ctl_client.py" ask \
+	    "$T/chainwatchd.sock" metrics | /usr/bin/python3 -c '
+import json, sys
+eps = json.load(sys.stdin)["endpoints"]
+print([e for e in eps if e["endpoint"] == sys.argv[1]][0]["inflight"])
+' "$1"
+}
+
+# honest_store LABEL: the chains stop where they are and the daemon,
+# once it has nothing out, stops; then the store is d1's chain, hash by
+# hash, every difficulty and timestamp d1's value; d1 never answered
+# malformed.
 honest_store() {
+	for n in d1 d2; do
+		eval _cp=\$${n}_cport
+		curl -sf -m 5 -o /dev/null -d '{"enable":"stall"}' \
+		    "http://127.0.0.1:$_cp/control" || fail "$1: $n: no stall"
+	done
+	wait_for 30 'test "$(inflight d1)" = 0 && test "$(inflight d2)" = 0' ||
+	    fail "$1: requests still out: d1 $(inflight d1), d2 $(inflight d2)"
 	kill -TERM "$DAEMON_PID"
 	wait "$DAEMON_PID" || fail "$1: daemon exited with $?"
 	DAEMON_PID=
