@@ -5,3 +5,5 @@ include bench/backfill.mk
 include bench/devnode.mk
 include bench/worker.mk
 include bench/failover.mk
+# bench/lies.sh: what one lying endpoint costs (CPU, queue rows, RSS).
+EXTRA_DIST += bench/lies.sh

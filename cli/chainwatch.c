@@ -5,6 +5,8 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
@@ -24,7 +26,8 @@ static void
 usage_to(FILE *fp)
 {
 	fprintf(fp,
-	    "usage: chainwatch [-d database] [-f file] command [argument ...]\n"
+	    "usage: chainwatch [-d database] [-f file] [-s socket] command "
+	    "[argument ...]\n"
 	    "       chainwatch standings chain [--window 1h|24h|7d|all] "
 	    "[--final]\n"
 	    "                            [--limit n] [--json]\n"
@@ -33,15 +36,19 @@ usage_to(FILE *fp)
 	    "       chainwatch endpoints [chain] [--json]\n"
 	    "       chainwatch queue [chain] [--json]\n"
 	    "       chainwatch blocks chain [--last n] [--json]\n"
+	    "       chainwatch forks [chain] [--json]\n"
 	    "       chainwatch [-f file] [-s socket] reload [--json]\n"
 	    "       chainwatch -h\n"
 	    "\n"
 	    "  -d database  the store (default: the database key of the "
 	    "configuration)\n"
 	    "  -f file      the configuration (default: %s)\n"
-	    "  -s socket    chainwatchd's control socket (default: the "
+	    "  -s socket    chainwatchd's control socket, which status and "
+	    "the views\n"
+	    "               ask whether the daemon runs (default: the "
 	    "control_socket key\n"
-	    "               of the configuration)\n"
+	    "               of the configuration, if -d is not another "
+	    "store)\n"
 	    "\n"
 	    "commands:\n"
 	    "  standings    miners of a chain ranked by blocks, then work\n"
@@ -51,6 +58,8 @@ usage_to(FILE *fp)
 	    "  endpoints    each endpoint's state, lag, heads and URLs\n"
 	    "  queue        the catch-up queue, and the items that failed\n"
 	    "  blocks       the last blocks of a chain, reorged ones marked\n"
+	    "  forks        each endpoint's tip, the branches they are on, "
+	    "and splits\n"
 	    "  reload       make chainwatchd reread its configuration\n"
 	    "\n"
 	    "exit status: 0 ok, 1 verify found differences or a chain is "
@@ -115,7 +124,7 @@ static const struct option blocks_longopts[] = {
 	{ NULL,		0,			NULL,	0 },
 };
 
-/* verify, status, endpoints, queue and reload: --json alone. */
+/* verify, status, endpoints, queue, forks and reload: --json alone. */
 static const struct option json_longopts[] = {
 	{ "json",	no_argument,		NULL,	OPT_JSON },
 	{ "help",	no_argument,		NULL,	OPT_HELP },
@@ -152,6 +161,7 @@ static const struct cmd cmds[] = {
 	{ "endpoints",	cli_endpoints,	json_longopts,	    CHAIN_ANY,	 0 },
 	{ "queue",	cli_queue,	json_longopts,	    CHAIN_ANY,	 0 },
 	{ "blocks",	cli_blocks,	blocks_longopts,    CHAIN_NAMED, 0 },
+	{ "forks",	cli_forks,	json_longopts,	    CHAIN_ANY,	 0 },
 	{ "reload",	NULL,		json_longopts,	    CHAIN_NONE,	 0 },
 };
 
@@ -266,6 +276,24 @@ database_from_conf(const char *path, char *db, size_t dblen)
 	return 0;
 }
 
+/*
+ * 1 if the configuration at path names the store db: only then is its
+ * control socket that store's daemon's.
+ */
+static int
+conf_names_store(const char *path, const char *db)
+{
+	struct conf	*conf;
+	struct stat	 a, b;
+	int		 same;
+
+	conf = conf_load(path);
+	same = conf->n_errors == 0 && stat(conf->daemon.database, &a) == 0 &&
+	    stat(db, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	conf_free(conf);
+	return same;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -278,6 +306,7 @@ main(int argc, char *argv[])
 	struct view_db		 db;
 	const char		*conf_path = DEFAULT_CONF, *db_path = NULL;
 	const char		*sock_path = NULL;
+	int			 db_given = 0;
 	char			 conf_db[CONF_URL_MAX + 1];
 	char			 conf_sock[CONF_URL_MAX + 1];
 	size_t			 i;
@@ -293,6 +322,7 @@ main(int argc, char *argv[])
 		switch (ch) {
 		case 'd':
 			db_path = optarg;
+			db_given = 1;
 			break;
 		case 'f':
 			conf_path = optarg;
@@ -311,7 +341,7 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc == 0) {
 		cli_err("no command (status, endpoints, standings, queue, "
-		    "blocks or verify)");
+		    "blocks, forks or verify)");
 		usage();
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
@@ -319,7 +349,7 @@ main(int argc, char *argv[])
 			cmd = &cmds[i];
 	if (cmd == NULL) {
 		cli_err("unknown command '%s' (status, endpoints, standings, "
-		    "queue, blocks or verify)", argv[0]);
+		    "queue, blocks, forks or verify)", argv[0]);
 		usage();
 	}
 	cmd_args(cmd, argc, argv, &o);
@@ -337,10 +367,13 @@ main(int argc, char *argv[])
 	/*
 	 * The views say when the daemon is not running.  Without a
 	 * configuration to name its socket, they cannot tell: say nothing.
+	 * A store given with -d is the configuration's only if it is the
+	 * same file; another store's daemon has another socket.
 	 */
 	if (sock_path != NULL)
 		db.socket = sock_path;
-	else if (cli_socket_path(conf_path, conf_sock, sizeof(conf_sock),
+	else if ((!db_given || conf_names_store(conf_path, db_path)) &&
+	    cli_socket_path(conf_path, conf_sock, sizeof(conf_sock),
 	    1) == 0)
 		db.socket = conf_sock;
 	if (cmd->note)

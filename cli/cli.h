@@ -2,8 +2,9 @@
  * The chainwatch command-line tool: what its commands share.  chainwatch.c
  * parses the command line, cli_fmt.c formats for people and for --json,
  * and each command has its own file (cli_standings.c, cli_verify.c,
- * cli_status.c, cli_endpoints.c, cli_queue.c, cli_blocks.c).  The store
- * is read through libcwview.a (src/view.h), as chainwatch-metrics reads it.
+ * cli_status.c, cli_endpoints.c, cli_queue.c, cli_blocks.c,
+ * cli_forks.c).  The store is read through libcwview.a (src/view.h), as
+ * chainwatch-metrics reads it.
  */
 #ifndef CW_CLI_H
 #define CW_CLI_H
@@ -44,6 +45,7 @@ int	cli_status(struct view_db *, const struct cli_opts *);
 int	cli_endpoints(struct view_db *, const struct cli_opts *);
 int	cli_queue(struct view_db *, const struct cli_opts *);
 int	cli_blocks(struct view_db *, const struct cli_opts *);
+int	cli_forks(struct view_db *, const struct cli_opts *);
 
 /* cli_daemon.c: the running daemon, through its control socket. */
 #define CLI_EXIT_NOT_RUNNING	7	/* reload: no daemon answers */

@@ -10,6 +10,7 @@ cli_chainwatch_SOURCES = \
 	cli/cli_endpoints.c \
 	cli/cli_queue.c \
 	cli/cli_blocks.c \
+	cli/cli_forks.c \
 	cli/cli_standings.c \
 	cli/cli_status.c \
 	cli/cli_verify.c

@@ -38,7 +38,8 @@ extern struct dev_conf	dev_conf;
  */
 struct dev_view {
 	struct dev_chain	*chain;
-	uint64_t		 head;
+	uint64_t		 pos;		/* the chain's position */
+	uint64_t		 head;		/* the best block's number */
 	int			 syncing;
 	int			 wrong_genesis;
 	struct dev_split_state	 split;		/* split.on: a split view */

@@ -17,7 +17,27 @@
 
 #define DEV_MINERS_MAX		64
 #define DEV_SPEC_CHANGES_MAX	64
-#define DEV_REORG_DEPTH_MAX	100
+#define DEV_REORG_DEPTH_MAX	1000
+
+/*
+ * A scheduled reorg at height R, depth d: the branch a node shows first
+ * (R-d+1..R, or ..R+1 when the second is shorter) and the second one,
+ * which comes when block R+1 is due (R+2 when it is shorter).  Its shape:
+ * heavier, one block longer at the same difficulty; lighter, one block
+ * longer while the first has three times the difficulty; shorter, one
+ * block shorter with three times the difficulty.  The fork choice picks
+ * the branch that is canonical: the heaviest or the longest.
+ */
+enum dev_reorg_work {
+	REORG_HEAVIER = 0,
+	REORG_LIGHTER,
+	REORG_SHORTER,
+};
+
+enum dev_fork_choice {
+	FORK_HEAVIEST = 0,
+	FORK_LONGEST,
+};
 
 /* Everything that decides what the chain contains. */
 struct dev_chain_params {
@@ -29,6 +49,8 @@ struct dev_chain_params {
 	uint64_t	 reorg_every;	/* 0: never */
 	unsigned	 reorg_min;	/* depth range, 1..100, < reorg_every */
 	unsigned	 reorg_max;
+	enum dev_reorg_work  reorg_work;
+	enum dev_fork_choice fork_choice;
 	uint32_t	 spec_version0;
 	unsigned	 n_spec;
 	struct {
@@ -69,6 +91,7 @@ dev_blkref_side(const struct dev_blkref *ref)
 struct dev_split_state {
 	int		on;
 	uint64_t	epoch;		/* 1, 2, ...: one per split */
+	uint64_t	base_pos;	/* the chain's position it left at */
 	uint64_t	base;
 	uint64_t	first;
 	uint64_t	len;
@@ -112,6 +135,12 @@ uint64_t dev_chain_next_ms(struct dev_chain *);
 /* The live head: the highest block whose time has come. */
 uint64_t dev_chain_head(const struct dev_chain *);
 
+/*
+ * Views take `head`, the chain's position (the highest block whose time
+ * has come); the best block they show is numbered dev_chain_tip(head),
+ * which is head but at the moment a shorter branch wins.
+ */
+uint64_t dev_chain_tip(const struct dev_chain *, uint64_t head);
 /* The best block at height n of a view with head `head`; -1 if none. */
 int	 dev_chain_block_at(const struct dev_chain *, uint64_t head,
 	    uint64_t n, struct dev_blkref *);
@@ -134,6 +163,10 @@ void	 dev_chain_header_json(const struct dev_chain *,
 /* The same from a header, for tests against header_to_json. */
 void	 dev_chain_header_json_of(enum chain_format, const struct header *,
 	    struct buf *);
+
+/* Names for the command line and the log. */
+const char *dev_reorg_work_name(enum dev_reorg_work);
+const char *dev_fork_choice_name(enum dev_fork_choice);
 
 /* State of a block (QPoW.CurrentDifficulty, Timestamp.Now, version). */
 uint64_t dev_chain_difficulty(const struct dev_chain *,
@@ -167,11 +200,11 @@ int	 dev_chain_side_lookup(const struct dev_chain *, const uint8_t hash[32],
 uint64_t dev_chain_side_count(const struct dev_chain *);
 
 /*
- * The split: start one from the best block `base` of the view (nothing
- * if one runs), stop it, read it.  Its blocks come at half the chain's
+ * The split: start one from the best block of the view at position
+ * `base_pos` (nothing if one runs), stop it, read it.  Its blocks come at half the chain's
  * rate, from the main loop's tick: 1 if the split's head moved.
  */
-void	 dev_chain_split_start(struct dev_chain *, uint64_t base,
+void	 dev_chain_split_start(struct dev_chain *, uint64_t base_pos,
 	    uint64_t now_ms);
 void	 dev_chain_split_stop(struct dev_chain *);
 void	 dev_chain_split_get(const struct dev_chain *, struct dev_split_state *);
@@ -179,7 +212,10 @@ int	 dev_chain_split_tick(struct dev_chain *, uint64_t now_ms);
 /* Wall time of the split's next block; 0 if no split runs. */
 uint64_t dev_chain_split_next_ms(struct dev_chain *);
 
-/* The reorg whose old branch holds height n, if any: 1 and R, depth. */
+/*
+ * The reorg whose losing branch holds height n, if any: 1 and R, depth.
+ * The losing branch's blocks are branch R; the winning one's branch 0.
+ */
 int	 dev_chain_reorg_window(const struct dev_chain *, uint64_t n,
 	    uint64_t *r, unsigned *depth);
 

@@ -146,15 +146,18 @@ dev_chain_side_lookup(const struct dev_chain *c, const uint8_t hash[32],
 }
 
 void
-dev_chain_split_start(struct dev_chain *c, uint64_t base, uint64_t now_ms)
+dev_chain_split_start(struct dev_chain *c, uint64_t base_pos,
+    uint64_t now_ms)
 {
 	struct dev_blkref	ref;
+	uint64_t		base = dev_chain_tip(c, base_pos);
 
 	pthread_mutex_lock(&c->side_lock);
-	if (!c->split.on && dev_chain_block_at(c, base, base, &ref) == 0) {
+	if (!c->split.on && dev_chain_block_at(c, base_pos, base, &ref) == 0) {
 		dev_chain_hash(c, &ref, c->split_base_hash);
 		c->split.on = 1;
 		c->split.epoch++;
+		c->split.base_pos = base_pos;
 		c->split.base = base;
 		c->split.first = store_count(&c->side[STORE_SPLIT]);
 		c->split.len = 0;

@@ -38,7 +38,8 @@
 #include "dev_rpc.h"
 #include "dev_ws.h"
 
-#define ANNOUNCE_MAX	256	/* notifications for one jump of the head */
+/* Notifications for one jump of the head: the deepest reorg whole. */
+#define ANNOUNCE_MAX	(DEV_REORG_DEPTH_MAX + 8)
 #define FAULTS_MAX	32
 #define CACHE_DEFAULT_MIN 100000	/* backlog cached without --cache-dir */
 
@@ -90,15 +91,23 @@ dev_view_get(const struct dev_fault_view *fv, struct dev_view *v)
 		v->wrong_genesis = 1;
 	}
 	v->syncing = !dev_chain_synced(v->chain);
-	v->head = dev_chain_head(v->chain);
+	v->pos = dev_chain_head(v->chain);
 	memset(&v->split, 0, sizeof(v->split));
-	if (v->chain == main_chain && dev_fault_on(fv, FAULT_SPLIT)) {
+	if (v->chain == main_chain && dev_fault_on(fv, FAULT_SPLIT))
 		dev_chain_split_get(main_chain, &v->split);
-		if (v->split.on)
-			v->head = v->split.base + v->split.len;
+	if (v->split.on) {
+		/* The stall freezes the split's head (never below its base). */
+		v->pos = v->split.base_pos;
+		v->head = v->split.base + v->split.len;
+		if (dev_fault_on(fv, FAULT_STALL) && fv->stall_head < v->head)
+			v->head = fv->stall_head > v->split.base ?
+			    fv->stall_head : v->split.base;
+	} else {
+		/* The stall freezes the chain's position. */
+		if (dev_fault_on(fv, FAULT_STALL) && fv->stall_head < v->pos)
+			v->pos = fv->stall_head;
+		v->head = dev_chain_tip(v->chain, v->pos);
 	}
-	if (dev_fault_on(fv, FAULT_STALL) && fv->stall_head < v->head)
-		v->head = fv->stall_head;
 	v->lies = 0;
 	if (v->chain == main_chain)
 		dev_lie_view(fv, v);
@@ -113,7 +122,7 @@ hook_view_head(enum dev_transport tr)
 	dev_fault_snapshot(tr, &fv);
 	fv.on &= ~(1u << FAULT_STALL);
 	dev_view_get(&fv, &v);
-	return v.head;
+	return v.split.on ? v.head : v.pos;
 }
 
 static void
@@ -136,7 +145,7 @@ hook_split(int on)
 	dev_fault_snapshot(TR_HTTP, &fv);
 	fv.on &= ~(1u << FAULT_SPLIT | 1u << FAULT_WRONG_GENESIS);
 	dev_view_get(&fv, &v);
-	dev_chain_split_start(main_chain, v.head, now_wall_ms());
+	dev_chain_split_start(main_chain, v.pos, now_wall_ms());
 }
 
 /* A lying fault comes on: forge on the view HTTP serves now. */
@@ -437,7 +446,7 @@ on_ready(void)
 	const struct dev_chain_timing	*tm = &dev_conf.timing;
 	struct dev_blkref		 ref;
 	char				 genesis[67], headhash[67], faults[512];
-	char				 reorg[96], pruning[64];
+	char				 reorg[160], pruning[64];
 	uint8_t				 h[32];
 	double				 secs;
 	uint64_t			 cached, hashed, head;
@@ -461,8 +470,10 @@ on_ready(void)
 		snprintf(reorg, sizeof(reorg), "no reorgs");
 	else
 		snprintf(reorg, sizeof(reorg), "reorgs every %" PRIu64
-		    " blocks (depth %u-%u)", p->reorg_every, p->reorg_min,
-		    p->reorg_max);
+		    " blocks (depth %u-%u, %s, %s fork choice)",
+		    p->reorg_every, p->reorg_min, p->reorg_max,
+		    dev_reorg_work_name(p->reorg_work),
+		    dev_fork_choice_name(p->fork_choice));
 	if (dev_conf.state_pruning == 0)
 		snprintf(pruning, sizeof(pruning), "archive state");
 	else
@@ -512,6 +523,8 @@ usage(int status)
 "           [--start-time EPOCH_MS] [--backlog N] [--cache-dir DIR]\n"
 "           [--miners N] [--miner-weights W,...] [--difficulty N]\n"
 "           [--reorg-every K] [--reorg-depth D|MIN-MAX] [--finality-lag N]\n"
+"           [--reorg-work heavier|lighter|shorter]\n"
+"           [--fork-choice heaviest|longest]\n"
 "           [--spec-version V] [--spec-change HEIGHT[:VERSION]]...\n"
 "           [--state-pruning N] [--pruned-null] [--fault SPEC]...\n"
 "           [--ping-interval MS] [--threads N] [--chain-name NAME]\n"
@@ -568,7 +581,7 @@ enum {
 	OPT_MINER_WEIGHTS, OPT_DIFFICULTY, OPT_REORG_EVERY, OPT_REORG_DEPTH,
 	OPT_FINALITY_LAG, OPT_SPEC_VERSION, OPT_SPEC_CHANGE, OPT_STATE_PRUNING,
 	OPT_PRUNED_NULL, OPT_FAULT, OPT_PING, OPT_THREADS, OPT_CHAIN_NAME,
-	OPT_LOG_LEVEL, OPT_SELF_TEST,
+	OPT_LOG_LEVEL, OPT_SELF_TEST, OPT_REORG_WORK, OPT_FORK_CHOICE,
 };
 
 static const struct option longopts[] = {
@@ -588,6 +601,8 @@ static const struct option longopts[] = {
 	{ "reorg-every", required_argument, NULL, OPT_REORG_EVERY },
 	{ "reorg-depth", required_argument, NULL, OPT_REORG_DEPTH },
 	{ "finality-lag", required_argument, NULL, OPT_FINALITY_LAG },
+	{ "reorg-work", required_argument, NULL, OPT_REORG_WORK },
+	{ "fork-choice", required_argument, NULL, OPT_FORK_CHOICE },
 	{ "spec-version", required_argument, NULL, OPT_SPEC_VERSION },
 	{ "spec-change", required_argument, NULL, OPT_SPEC_CHANGE },
 	{ "state-pruning", required_argument, NULL, OPT_STATE_PRUNING },
@@ -679,6 +694,7 @@ parse_options(int argc, char **argv, int *selftest)
 	enum log_level		 level;
 	uint64_t		 now;
 	int			 ch, weights = 0, depth_set = 0;
+	int			 work_set = 0, choice_set = 0;
 	unsigned		 i;
 	uint32_t		 v;
 
@@ -761,6 +777,28 @@ parse_options(int argc, char **argv, int *selftest)
 				p->reorg_min = p->reorg_max = (unsigned)opt_u64(
 				    "reorg-depth", optarg, 1, DEV_REORG_DEPTH_MAX);
 			depth_set = 1;
+			break;
+		case OPT_REORG_WORK:
+			if (strcmp(optarg, "heavier") == 0)
+				p->reorg_work = REORG_HEAVIER;
+			else if (strcmp(optarg, "lighter") == 0)
+				p->reorg_work = REORG_LIGHTER;
+			else if (strcmp(optarg, "shorter") == 0)
+				p->reorg_work = REORG_SHORTER;
+			else
+				usage_error("--reorg-work %s: not heavier, "
+				    "lighter or shorter", optarg);
+			work_set = 1;
+			break;
+		case OPT_FORK_CHOICE:
+			if (strcmp(optarg, "heaviest") == 0)
+				p->fork_choice = FORK_HEAVIEST;
+			else if (strcmp(optarg, "longest") == 0)
+				p->fork_choice = FORK_LONGEST;
+			else
+				usage_error("--fork-choice %s: not heaviest or "
+				    "longest", optarg);
+			choice_set = 1;
 			break;
 		case OPT_FINALITY_LAG:
 			tm->finality_lag = opt_u64("finality-lag", optarg, 0,
@@ -847,11 +885,19 @@ parse_options(int argc, char **argv, int *selftest)
 		if (p->reorg_max >= p->reorg_every)
 			usage_error("--reorg-depth: must be below --reorg-every%s",
 			    "");
-		if (p->reorg_max > tm->finality_lag)
+		/* A shorter branch takes depth+1 blocks off the chain. */
+		if (p->reorg_max + (p->reorg_work == REORG_SHORTER) >
+		    tm->finality_lag)
 			usage_error("--reorg-depth: must not exceed "
-			    "--finality-lag%s", "");
-	} else if (depth_set)
-		usage_error("--reorg-depth needs --reorg-every%s", "");
+			    "--finality-lag (less one with --reorg-work "
+			    "shorter)%s", "");
+	} else if (depth_set || work_set)
+		usage_error("--reorg-depth and --reorg-work need "
+		    "--reorg-every%s", "");
+	/* Quantus nodes pick the heaviest chain; Substrate's default, longest. */
+	if (!choice_set)
+		p->fork_choice = p->format == FORMAT_QUANTUS ? FORK_HEAVIEST :
+		    FORK_LONGEST;
 	/* Changes in height order; a change without a version adds one. */
 	qsort(p->spec, p->n_spec, sizeof(p->spec[0]), spec_cmp);
 	for (i = 0, v = p->spec_version0; i < p->n_spec; i++) {

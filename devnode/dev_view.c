@@ -9,22 +9,22 @@
 
 #include "dev.h"
 
-/* The head of the shared chain this view shows. */
+/* The position of the shared chain this view shows. */
 static uint64_t
 main_head(const struct dev_view *v)
 {
-	if (v->split.on && v->head > v->split.base)
-		return v->split.base;
-	return v->head;
+	return v->split.on ? v->split.base_pos : v->pos;
 }
 
 int
 dev_view_block_at(const struct dev_view *v, uint64_t n,
     struct dev_blkref *ref)
 {
+	if (n > v->head)
+		return -1;
 	if (!v->split.on || n <= v->split.base)
 		return dev_chain_block_at(v->chain, main_head(v), n, ref);
-	if (n > v->head || n - v->split.base > v->split.len)
+	if (n - v->split.base > v->split.len)
 		return -1;
 	ref->number = n;
 	ref->branch = DEV_BRANCH_SIDE | (v->split.first + n - v->split.base -
@@ -71,7 +71,9 @@ dev_view_is_best(const struct dev_view *v, const struct dev_blkref *ref)
 uint64_t
 dev_view_finalized(const struct dev_view *v)
 {
-	return dev_chain_finalized(v->chain, v->head);
+	uint64_t	lag = dev_chain_timing(v->chain)->finality_lag;
+
+	return v->head > lag ? v->head - lag : 0;
 }
 
 int

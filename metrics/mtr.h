@@ -58,6 +58,8 @@ struct mtr_chain {
 	int64_t		 best_number, final_number, updated_at;
 	uint64_t	 q_items[MTR_NKINDS][MTR_NQSTATES];
 	uint64_t	 q_blocks[MTR_NKINDS][MTR_NQSTATES];
+	int		 has_tips;
+	int64_t		 tips;			/* branches its tips are on */
 	int		 in_sup;
 	uint64_t	 blocks_ingested, hedges, hedges_won;
 };

@@ -234,6 +234,10 @@ static const struct fam chain_heads[] = {
 	CHAIN_FAM("chainwatch_chain_head_age_seconds", "gauge",
 	    "Seconds since the store took the chain's last new head.",
 	    has_updated, updated_at, VAL_AGE),
+	CHAIN_FAM("chainwatch_chain_tips", "gauge",
+	    "Branches the endpoints' current tips are on: 1 when they "
+	    "agree, 2 or more in a split.",
+	    has_tips, tips, VAL_I64),
 };
 
 static const struct fam chain_ingest[] = {

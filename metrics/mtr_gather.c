@@ -2,8 +2,9 @@
  * One snapshot of everything a scrape shows: the live counters from
  * chainwatchd's control socket ("metrics"), and from the store, read-only,
  * each chain's status as `chainwatch status` judges it, the endpoints'
- * heads and the catch-up queue.  Either source may be missing; the
- * snapshot says which one answered.  Called by one thread at a time.
+ * heads, the catch-up queue and the branches the endpoints' tips are on.
+ * Either source may be missing; the snapshot says which one answered.
+ * Called by one thread at a time.
  */
 #include "config.h"
 
@@ -259,6 +260,33 @@ store_chains(struct mtr_snap *s)
 	return 0;
 }
 
+/* How many branches each chain's endpoints' tips are on now. */
+static int
+store_forks(struct mtr_snap *s)
+{
+	struct view_chain	*chains;
+	struct view_forks	 f;
+	struct mtr_chain	*c;
+	size_t			 n;
+	int			 rc;
+
+	if (view_chains_load(&db, &chains, &n) != CW_EXIT_OK)
+		return -1;
+	rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (view_forks_load(&db, &chains[i], s->now, 0, &f) ==
+		    CW_EXIT_OK) {
+			c = snap_chain(s, chains[i].name);
+			c->has_tips = 1;
+			c->tips = (int64_t)f.r.n_branches;
+		} else
+			rc = -1;
+		view_forks_free(&f);
+	}
+	view_chains_free(chains, n);
+	return rc;
+}
+
 static int
 gather_store(struct mtr_snap *s)
 {
@@ -281,6 +309,8 @@ gather_store(struct mtr_snap *s)
 		rc = store_leases(s);
 	if (rc == 0)
 		rc = store_queue(s);
+	if (rc == 0)
+		rc = store_forks(s);
 	view_db_end(&db);
 	/* Reopen next time: the file may have been replaced. */
 	if (rc == -1)

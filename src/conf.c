@@ -58,6 +58,8 @@ const struct conf_key conf_keys[] = {
 	{ CONF_DAEMON, "metrics_server", CT_PATH,
 	    CW_LIBEXECDIR "/chainwatch-metrics", 0, 0, NULL,
 	    D(metrics_server) },
+	{ CONF_DAEMON, "secret_params", CT_WORDS, "", 0, 0, NULL,
+	    D(secret_params) },
 
 	{ CONF_CHAIN, "format", CT_ENUM, "quantus", 0, 0, format_choices,
 	    C(format) },
@@ -412,6 +414,31 @@ set_value(struct parse_ctx *ctx, const struct conf_key *k, void *base,
 		}
 		strcpy((char *)base + k->offset, value);
 		return 0;
+	case CT_WORDS: {
+		const char	*w = value;
+		size_t		 n;
+
+		if (strlen(value) > CONF_URL_MAX) {
+			conf_error(ctx, ctx->lineno, "%s: value too long",
+			    k->key);
+			return -1;
+		}
+		for (; *w != '\0'; w += n) {
+			w += strspn(w, " ,");
+			n = strcspn(w, " ,");
+			for (size_t i = 0; i < n; i++)
+				if (!isalnum((unsigned char)w[i]) &&
+				    w[i] != '_' && w[i] != '-') {
+					conf_error(ctx, ctx->lineno, "%s: "
+					    "'%.*s' is not a word (letters, "
+					    "digits, '_' or '-')", k->key,
+					    (int)n, w);
+					return -1;
+				}
+		}
+		strcpy((char *)base + k->offset, value);
+		return 0;
+	}
 	case CT_LISTEN: {
 		char		a[64];
 		unsigned	port;
@@ -866,6 +893,7 @@ dump_value(FILE *fp, const struct conf_key *k, const void *base)
 	case CT_STRING:
 	case CT_PATH:
 	case CT_LISTEN:
+	case CT_WORDS:
 		fprintf(fp, "%s = %s\n", k->key, p);
 		return;
 	case CT_ENUM:
@@ -895,6 +923,8 @@ conf_dump(const struct conf *conf, FILE *fp)
 {
 	char	rpc[CONF_URL_MAX + 16], ws[CONF_URL_MAX + 16];
 
+	/* What is shown is redacted as the daemon would. */
+	url_secret_words(conf->daemon.secret_params);
 	fprintf(fp, "[daemon]\n");
 	for (size_t i = 0; i < conf_nkeys; i++)
 		if (conf_keys[i].section == CONF_DAEMON)

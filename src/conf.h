@@ -30,6 +30,7 @@ enum conf_type {
 	CT_ENDPOINT,	/* "NAME RPC_URL WS_URL", repeatable */
 	CT_URL,		/* the legacy single rpc_url / ws_url */
 	CT_LISTEN,	/* "ADDRESS:PORT" (IPv4 or [IPv6]) or "none" */
+	CT_WORDS,	/* words of [A-Za-z0-9_-], by spaces or commas */
 };
 
 enum subscribe_mode {
@@ -99,6 +100,7 @@ struct conf_daemon {
 	char		control_group[CONF_NAME_MAX + 1];
 	char		metrics_listen[CONF_URL_MAX + 1];	/* "none": off */
 	char		metrics_server[CONF_URL_MAX + 1];
+	char		secret_params[CONF_URL_MAX + 1];	/* more words */
 };
 
 struct conf {

@@ -449,6 +449,26 @@ header_hash(enum chain_format fmt, const struct header *h, uint8_t out[32])
 }
 
 int
+header_judge(enum chain_format fmt, const json_t *o, const uint8_t want[32],
+    struct header *h, uint8_t got[32], char *err, size_t errlen)
+{
+	char	why[160], g[67], w[67];
+
+	memset(got, 0, 32);
+	if (header_from_json(fmt, o, h, why, sizeof(why)) == -1)
+		return header_err(err, errlen, "does not decode as %s: %s",
+		    chain_format_name(fmt), why);
+	header_hash(fmt, h, got);
+	if (memcmp(got, want, 32) == 0)
+		return 0;
+	hex_encode(got, 32, g);
+	hex_encode(want, 32, w);
+	return header_err(err, errlen, "#%llu hashes to %.12s... as %s, not "
+	    "%.12s...", (unsigned long long)h->number, g, chain_format_name(fmt),
+	    w);
+}
+
+int
 header_miner(enum chain_format fmt, const struct header *h,
     uint8_t account[32])
 {

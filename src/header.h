@@ -84,6 +84,18 @@ int	header_decode(enum chain_format, const uint8_t *in, size_t len,
 /* The block hash, as RPC shows it. */
 void	header_hash(enum chain_format, const struct header *, uint8_t out[32]);
 
+/*
+ * Judge a header an endpoint served under hash want (it was asked for by
+ * that hash, or chain_getBlockHash gave it): 0 if it decodes and hashes
+ * to want in this format, h decoded and got its hash; -1 with the reason
+ * in err if it does not decode ("does not decode as quantus: ...") or
+ * hashes elsewhere ("#12 hashes to 0x1234abcd... as substrate, not
+ * 0x..."), got then its hash or zeros.  Headers that never hash to what
+ * they were served as mean a wrong `format`, or a lying endpoint.
+ */
+int	header_judge(enum chain_format, const json_t *, const uint8_t want[32],
+	    struct header *h, uint8_t got[32], char *err, size_t errlen);
+
 /* The 45 felts the quantus hash absorbs (quantus-poseidon2.md, section 4). */
 #define QUANTUS_HEADER_FELTS	45
 void	header_quantus_felts(const struct header *,

@@ -7,10 +7,12 @@ src_libcw_a_SOURCES = \
 	src/outcome.c src/outcome.h \
 	src/conf.c src/conf.h \
 	src/listen_addr.c src/listen_addr.h \
+	src/ratelimit.c src/ratelimit.h \
 	src/msg.c src/msg.h \
 	src/proto.c src/proto.h \
 	src/schema.c src/schema.h \
 	src/u512.c src/u512.h \
+	src/forks.c src/forks.h \
 	src/sha1.c src/sha1.h \
 	src/wskey.c src/wskey.h
 src_libcw_a_CFLAGS = $(AM_CFLAGS) $(MSGPACK_CFLAGS) $(INIH_CFLAGS) \

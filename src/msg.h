@@ -18,7 +18,9 @@ enum msg_type {
 	MSG_CONFIG,		/* sup -> wrk: the endpoint configuration */
 	MSG_HELLO,		/* wrk -> sup: set up, privileges dropped */
 	MSG_HEARTBEAT,		/* wrk -> sup: alive, with its RSS */
-	MSG_INFO,		/* wrk -> sup: genesis, chain, runtime at start */
+	MSG_INFO,		/* wrk -> sup: genesis, chain, runtime, whether
+				 * headers fit the format: at start, and again
+				 * when a probe sees one of them change */
 	MSG_HEAD,		/* wrk -> sup: a head from the subscription */
 	MSG_SUB,		/* wrk -> sup: the subscription is live or down */
 	MSG_OUTCOME,		/* wrk -> sup: outcome of a request of its own */

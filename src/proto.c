@@ -68,6 +68,7 @@ static const struct pfield config_fields[] = {
 	F(proto_config, "heartbeat", PF_U64, heartbeat),
 	F(proto_config, "log_level", PF_U64, log_level),
 	F(proto_config, "log_stderr", PF_U64, log_stderr),
+	FS(proto_config, "secret_params", PF_STR, secret_params),
 };
 
 static const struct pfield header_fields[] = {
@@ -110,6 +111,7 @@ static const struct pfield info_fields[] = {
 	F(proto_info, "outcome", PF_OUTCOME, outcome),
 	F(proto_info, "latency", PF_U64, latency_ms),
 	FS(proto_info, "why", PF_STR, why),
+	F(proto_info, "fits", PF_FLAG, fits),
 	F(proto_info, "genesis", PF_HASH, genesis),
 	FS(proto_info, "chain", PF_STR, chain),
 	FS(proto_info, "spec_name", PF_STR, spec_name),

@@ -38,6 +38,7 @@ struct proto_config {
 	uint64_t	heartbeat;		/* ms */
 	uint64_t	log_level;		/* enum log_level */
 	uint64_t	log_stderr;
+	char		secret_params[CONF_URL_MAX + 1];	/* for logs */
 };
 
 /* A decoded, locally hashed header, as far as the supervisor needs it. */
@@ -74,11 +75,21 @@ struct proto_outcome {
 	char		why[PROTO_WHY_MAX];
 };
 
-/* MSG_INFO: what the endpoint says about itself, fetched at start. */
+/*
+ * MSG_INFO: what the endpoint says about itself, fetched at start and
+ * again whenever a probe finds its genesis or the fit of its headers
+ * changed.  With outcome OK, fits says whether the headers it serves under
+ * a hash (its genesis, and its best from chain_getBlockHash) decode and
+ * hash to that hash in the configured format (header_judge); when one
+ * does not, fits is 0 and why holds the evidence: the chain's `format` is
+ * wrong for this endpoint, which the supervisor quarantines.  Nothing the
+ * endpoint serves is used before facts with fits 1 came.
+ */
 struct proto_info {
 	enum outcome	outcome;		/* of the slowest/worst call */
 	uint64_t	latency_ms;
-	char		why[PROTO_WHY_MAX];
+	char		why[PROTO_WHY_MAX];	/* of the outcome, or the misfit */
+	int		fits;			/* outcome OK: headers fit */
 	uint8_t		genesis[32];
 	char		chain[PROTO_TEXT_MAX];	/* system_chain */
 	char		spec_name[PROTO_TEXT_MAX];

@@ -211,6 +211,51 @@ const char *const schema_migrations[] = {
 	"  WHERE b.canonical = 1 AND b.state_at IS NOT NULL AND"
 	"    b.first_seen >= (strftime('%s', 'now') - 3600) * 1000"
 	"  GROUP BY b.chain_id;",
+	/* 3: forks: the tip each endpoint reported last, and the splits
+	 * seen between endpoints (two or more branches at once), each with
+	 * its sides: which endpoint was on which branch, how long and how
+	 * heavy that branch was above the common ancestor. */
+	"ALTER TABLE endpoints ADD COLUMN tip_hash BLOB"
+	"  CHECK (tip_hash IS NULL OR length(tip_hash) = 32);"
+	"ALTER TABLE endpoints ADD COLUMN tip_number INTEGER;"
+	"ALTER TABLE endpoints ADD COLUMN tip_at INTEGER;"
+	"CREATE TABLE splits ("
+	"  id INTEGER PRIMARY KEY,"
+	"  chain_id INTEGER NOT NULL REFERENCES chains(id),"
+	"  first_seen INTEGER NOT NULL,"	/* tips first on two branches */
+	"  last_seen INTEGER NOT NULL,"		/* last seen so */
+	"  ended INTEGER,"			/* NULL while it lasts */
+	"  branches INTEGER NOT NULL,"		/* the most seen at once */
+	"  ancestor_number INTEGER,"		/* NULL: not known */
+	"  ancestor_hash BLOB"
+	"    CHECK (ancestor_hash IS NULL OR length(ancestor_hash) = 32)"
+	");"
+	"CREATE INDEX splits_chain ON splits(chain_id, first_seen);"
+	"CREATE TABLE split_sides ("
+	"  split_id INTEGER NOT NULL REFERENCES splits(id),"
+	"  endpoint_id INTEGER NOT NULL REFERENCES endpoints(id),"
+	"  branch INTEGER NOT NULL,"		/* 1 is the longest */
+	"  tip_number INTEGER NOT NULL,"	/* its last tip in the split */
+	"  tip_hash BLOB NOT NULL CHECK (length(tip_hash) = 32),"
+	"  length INTEGER,"			/* blocks above the ancestor */
+	"  work TEXT,"				/* their summed difficulty */
+	"  work_blocks INTEGER,"		/* how many of them it sums */
+	"  PRIMARY KEY (split_id, endpoint_id)"
+	") WITHOUT ROWID;"
+	"CREATE VIEW recent_splits AS"
+	"  SELECT c.name AS chain, s.id AS split,"
+	"    datetime(s.first_seen / 1000, 'unixepoch') AS first_seen,"
+	"    datetime(s.ended / 1000, 'unixepoch') AS ended,"
+	"    (coalesce(s.ended, s.last_seen) - s.first_seen) / 1000 AS seconds,"
+	"    s.ancestor_number, hex(s.ancestor_hash) AS ancestor,"
+	"    e.name AS endpoint, d.branch, d.tip_number, hex(d.tip_hash) AS tip,"
+	"    d.length, d.work, d.work_blocks"
+	"  FROM splits s JOIN chains c ON c.id = s.chain_id"
+	"  JOIN split_sides d ON d.split_id = s.id"
+	"  JOIN endpoints e ON e.id = d.endpoint_id"
+	"  WHERE s.id IN (SELECT id FROM splits ORDER BY first_seen DESC"
+	"    LIMIT 20)"
+	"  ORDER BY s.first_seen DESC, s.id DESC, d.branch, e.position;",
 };
 
 const size_t schema_version = nitems(schema_migrations);

@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "log.h"
+#include "buf.h"
 #include "util.h"
 
 void *
@@ -73,25 +75,91 @@ now_wall_ms(void)
 	return clock_ms(CLOCK_REALTIME);
 }
 
+static const char *const url_words_default[] = { "key", "token", "secret",
+    "pass", "auth", "sig", "credential", NULL };
+static char	url_words_extra[URL_WORDS_MAX + 1];
+
+void
+url_secret_words(const char *list)
+{
+	snprintf(url_words_extra, sizeof(url_words_extra), "%s", list);
+}
+
+/* Does name[0..len) contain word, in any case? */
+static int
+has_word(const char *name, size_t len, const char *word, size_t wlen)
+{
+	if (wlen == 0)
+		return 0;
+	for (size_t i = 0; i + wlen <= len; i++)
+		if (strncasecmp(name + i, word, wlen) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+secret_param(const char *name, size_t len)
+{
+	const char	*w;
+	size_t		 wl;
+
+	for (size_t i = 0; url_words_default[i] != NULL; i++)
+		if (has_word(name, len, url_words_default[i],
+		    strlen(url_words_default[i])))
+			return 1;
+	for (w = url_words_extra; *w != '\0'; w += wl) {
+		w += strspn(w, " ,");
+		wl = strcspn(w, " ,");
+		if (has_word(name, len, w, wl))
+			return 1;
+	}
+	return 0;
+}
+
 void
 url_redact(const char *url, char *out, size_t outlen)
 {
-	const char	*auth, *end, *at, *colon;
+	struct buf	 b = { 0 };
+	const char	*auth, *end, *at, *colon, *p, *q;
+	size_t		 n;
 
-	snprintf(out, outlen, "%s", url);
-	if ((auth = strstr(url, "://")) == NULL)
-		return;
-	auth += 3;
-	end = auth + strcspn(auth, "/?#");
-	/* The last '@' before the path ends the userinfo. */
-	at = NULL;
-	for (const char *p = auth; p < end; p++)
-		if (*p == '@')
-			at = p;
-	if (at == NULL)
-		return;
-	colon = memchr(auth, ':', (size_t)(at - auth));
-	if (colon == NULL)
-		return;
-	snprintf(out, outlen, "%.*s:***%s", (int)(colon - url), url, at);
+	p = url;
+	if ((auth = strstr(url, "://")) != NULL) {
+		auth += 3;
+		end = auth + strcspn(auth, "/?#");
+		/* The last '@' before the path ends the userinfo. */
+		at = NULL;
+		for (q = auth; q < end; q++)
+			if (*q == '@')
+				at = q;
+		colon = at != NULL ? memchr(auth, ':', (size_t)(at - auth)) :
+		    NULL;
+		if (colon != NULL) {
+			buf_add(&b, url, (size_t)(colon - url));
+			buf_adds(&b, ":***");
+			p = at;
+		}
+	}
+	/* Up to the query, as it is; then each parameter; the fragment. */
+	n = strcspn(p, "?#");
+	buf_add(&b, p, n);
+	p += n;
+	if (*p == '?') {
+		buf_addc(&b, *p++);
+		while (*p != '\0' && *p != '#') {
+			n = strcspn(p, "&#");
+			q = memchr(p, '=', n);
+			if (q != NULL && secret_param(p, (size_t)(q - p))) {
+				buf_add(&b, p, (size_t)(q - p) + 1);
+				buf_adds(&b, "***");
+			} else
+				buf_add(&b, p, n);
+			p += n;
+			if (*p == '&')
+				buf_addc(&b, *p++);
+		}
+	}
+	buf_adds(&b, p);
+	snprintf(out, outlen, "%s", b.p != NULL ? b.p : "");
+	buf_free(&b);
 }

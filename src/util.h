@@ -28,9 +28,19 @@ uint64_t now_mono_ms(void);
 uint64_t now_wall_ms(void);
 
 /*
- * Copy url into out with any password replaced: "https://u:secret@h/" ->
- * "https://u:***@h/".  A URL without credentials is copied unchanged.
+ * Copy url into out with its secrets replaced: the password of the
+ * userinfo ("https://u:secret@h/" -> "https://u:***@h/") and the value of
+ * every query parameter whose name holds a secret word, in any case
+ * ("?apikey=s&n=1" -> "?apikey=***&n=1").  The words are key, token,
+ * secret, pass, auth, sig and credential, and those url_secret_words
+ * added.  A URL without secrets is copied unchanged.
  */
 void	url_redact(const char *url, char *out, size_t outlen);
+/*
+ * More secret words, separated by spaces or commas (the secret_params
+ * key), replacing those added before; "" adds none.
+ */
+void	url_secret_words(const char *list);
+#define URL_WORDS_MAX	512
 
 #endif

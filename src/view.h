@@ -2,8 +2,10 @@
  * libcwview.a: what chainwatchd keeps, read by the programs that show it
  * (chainwatch and chainwatch-metrics), so that both say the same.
  * view_db.c opens the store read-only and reads its chains, view_status.c
- * judges each chain ok, degraded, stalled or unreachable, view_fmt.c has
- * the times and JSON values they share; view_ctl.h is the control socket.
+ * judges each chain ok, degraded, stalled or unreachable, view_forks.c
+ * groups the endpoints' tips into branches and reads the splits,
+ * view_fmt.c has the times and JSON values they share; view_ctl.h is the
+ * control socket.
  */
 #ifndef CW_VIEW_H
 #define CW_VIEW_H
@@ -12,6 +14,8 @@
 #include <stdint.h>
 
 #include <sqlite3.h>
+
+#include "forks.h"
 
 /*
  * Where this module's errors go, one line each without the newline
@@ -146,14 +150,63 @@ void	view_verdicts_free(struct view_verdict *, size_t n,
 struct json_t;
 int	view_status_json(struct view_db *, const char *name, struct json_t **);
 
+/* view_forks.c: the endpoints' tips and the splits between them. */
+struct view_fork_tip {
+	char		*endpoint;
+	int		 has_tip;	/* it announced a head */
+	char		*hash;		/* "0x" + 64 digits, or NULL */
+	struct forks_tip t;		/* number, at; kind and branch */
+};
+
+struct view_split_side {
+	char		*endpoint;
+	int64_t		 branch, tip_number;
+	char		*tip_hash;
+	int		 has_length, has_work_blocks;
+	int64_t		 length, work_blocks;
+	char		*work;		/* decimal, or NULL */
+};
+
+struct view_split {
+	int64_t		 id, first_seen, last_seen, ended, branches;
+	int		 has_ended, has_ancestor;
+	int64_t		 ancestor_number;
+	char		*ancestor_hash;
+	struct view_split_side *sides;
+	size_t		 n_sides;
+};
+
+struct view_forks {
+	const struct view_chain *ch;
+	int		 by_work;	/* quantus: work is difficulty */
+	int64_t		 block_time;	/* ms */
+	struct view_fork_tip *tips;	/* configured endpoints, in order */
+	size_t		 n_tips;
+	struct forks_result r;		/* their branches as of now */
+	struct view_split *splits;	/* the last ones, newest first */
+	size_t		 n_splits;
+};
+
+/*
+ * One chain's tips as of now, grouped into branches, and its last
+ * max_splits splits (0: none read).  Returns CW_EXIT_OK or an exit code
+ * after saying why; *f is for view_forks_free either way.
+ */
+int	view_forks_load(struct view_db *, const struct view_chain *,
+	    int64_t now, int64_t max_splits, struct view_forks *);
+void	view_forks_free(struct view_forks *);
+/* "branch", "unknown", "stale". */
+const char *view_tip_kind_name(enum forks_tip_kind);
+
 /* view_fmt.c */
 /* "2025-01-02T03:04:05Z"; out must hold 32 bytes. */
 void	view_time_iso(int64_t ms, char *out, size_t outlen);
 /*
  * Times for people are ages, one function for every view: "12 s ago",
  * "3 min ago", "2 h ago", "4 d ago" for ms milliseconds in the past, "40 s
- * ahead" in the future (a clock that is off); seconds up to 119, minutes
- * up to 119, hours up to 47.  view_span is the same without direction:
+ * ahead" in the future (a clock that is off); milliseconds under 10 s
+ * when not a whole second ("500 ms", as a block_time of 500ms was
+ * written), seconds up to 119, minutes up to 119, hours up to 47.  view_span is the same without direction:
  * "25 min".
  */
 #define VIEW_AGE_LEN	32

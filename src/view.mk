@@ -6,6 +6,7 @@ noinst_LIBRARIES += src/libcwview.a
 src_libcwview_a_SOURCES = src/view.h \
 	src/view_db.c \
 	src/view_status.c \
+	src/view_forks.c \
 	src/view_fmt.c \
 	src/view_ctl.c src/view_ctl.h
 src_libcwview_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(JANSSON_CFLAGS)

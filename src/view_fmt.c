@@ -32,7 +32,10 @@ view_span(int64_t ms, char *out, size_t outlen)
 	if (ms < 0)
 		ms = -ms;
 	s = ms / 1000;
-	if (s < 120)
+	/* Under 10 s, a part of a second is kept: 500 ms, not 0 s. */
+	if (ms < 10000 && ms % 1000 != 0)
+		snprintf(out, outlen, "%lld ms", (long long)ms);
+	else if (s < 120)
 		snprintf(out, outlen, "%lld s", (long long)s);
 	else if (s < 120 * 60)
 		snprintf(out, outlen, "%lld min", (long long)(s / 60));

@@ -24,6 +24,7 @@
 #include "sup_chain.h"
 #include "sup_queue.h"
 #include "sup_control.h"
+#include "sup_forks.h"
 #include "sup_health.h"
 #include "sup_metrics.h"
 #include "sup_reload.h"
@@ -262,6 +263,7 @@ main(int argc, char *argv[])
 	if (path[0] != '/' && realpath(path, abspath) != NULL)
 		snprintf(conf->path, sizeof(conf->path), "%s", abspath);
 	sup_conf = conf;
+	url_secret_words(conf->daemon.secret_params);
 
 	level = sup_verbose ? LOG_LEVEL_DEBUG :
 	    (enum log_level)conf->daemon.log_level;
@@ -299,6 +301,7 @@ main(int argc, char *argv[])
 	log_info("chainwatchd %s starting: %s, %zu chain%s", PACKAGE_VERSION,
 	    conf->path, conf->n_chains, conf->n_chains == 1 ? "" : "s");
 	sched_init();
+	sup_forks_init();
 	for (size_t i = 0; i < conf->n_chains; i++)
 		for (size_t j = 0; j < conf->chains[i].n_endpoints; j++)
 			sup_worker_event(sup_worker_new(conf, &conf->chains[i],
@@ -312,6 +315,7 @@ main(int argc, char *argv[])
 	log_info("all workers stopped; exiting");
 	sup_control_stop();
 	sched_stop();
+	sup_forks_stop();
 	store_close();
 	sup_chains_free();
 	pidfile_remove();

@@ -1,8 +1,8 @@
 # supervisor/: chainwatchd, which runs the workers and owns the store.
 # In layers, each file calling only those below it: chainwatchd.c; reload
 # and control; snapshot; spawn and metrics; dispatch; sched; chain and
-# health; queue; child; the pure machines and checks (route, lease,
-# endpoint, breaker, fsm, answer) and chan; the store.
+# health; queue and forks; child; the pure machines and checks (route,
+# lease, endpoint, breaker, fsm, answer) and chan; the store.
 sbin_PROGRAMS += supervisor/chainwatchd
 supervisor_chainwatchd_SOURCES = \
 	supervisor/chainwatchd.c supervisor/chainwatchd.h \
@@ -14,6 +14,7 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/sup_control.c supervisor/sup_control.h \
 	supervisor/sup_dispatch.c supervisor/sup_dispatch.h \
 	supervisor/sup_endpoint.c supervisor/sup_endpoint.h \
+	supervisor/sup_forks.c supervisor/sup_forks.h \
 	supervisor/sup_fsm.c supervisor/sup_fsm.h \
 	supervisor/sup_health.c supervisor/sup_health.h \
 	supervisor/sup_lease.c supervisor/sup_lease.h \

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "ratelimit.h"
 #include "chainwatchd.h"
 #include "sup_control.h"
 #include "sup_reload.h"
@@ -52,11 +53,15 @@ static struct sockaddr_un	 ctl_sun;
 static dev_t			 ctl_dev;	/* what we bound, to remove */
 static ino_t			 ctl_ino;
 static uint64_t			 ctl_started_at;	/* wall clock, ms */
+/* Clients turned away: one line a second, the rest counted. */
+static struct ratelimit		 ctl_refused = RATELIMIT_INIT(1000);
+static ev_timer			 ctl_refused_timer;
 
 static void	ctl_accept_cb(struct ev_loop *, ev_io *, int);
 static void	ctl_pause_cb(struct ev_loop *, ev_timer *, int);
 static void	ctl_io_cb(struct ev_loop *, ev_io *, int);
 static void	ctl_timer_cb(struct ev_loop *, ev_timer *, int);
+static void	ctl_refused_cb(struct ev_loop *, ev_timer *, int);
 
 /* A user or group by name, or by number as a fallback. */
 static int
@@ -257,6 +262,7 @@ sup_control_init(const struct conf *conf)
 	ev_io_init(&ctl_accept_io, ctl_accept_cb, ctl_fd, EV_READ);
 	ev_io_start(sup_loop, &ctl_accept_io);
 	ev_timer_init(&ctl_pause, ctl_pause_cb, CONTROL_PAUSE_MS / 1000.0, 0.);
+	ev_timer_init(&ctl_refused_timer, ctl_refused_cb, 0., 0.);
 	log_debug("control socket %s: listening", path);
 	return 0;
 
@@ -298,6 +304,8 @@ sup_control_stop(void)
 		return;
 	ev_io_stop(sup_loop, &ctl_accept_io);
 	ev_timer_stop(sup_loop, &ctl_pause);
+	ev_timer_stop(sup_loop, &ctl_refused_timer);
+	ctl_refused_cb(sup_loop, &ctl_refused_timer, 0);
 	close(ctl_fd);
 	ctl_fd = -1;
 	if (stat(ctl_sun.sun_path, &st) == 0 && st.st_dev == ctl_dev &&
@@ -340,11 +348,37 @@ ctl_refuse(int fd)
 	pid_t			pid;
 	uid_t			uid;
 
+	uint64_t		now = now_mono_ms();
+
 	ctl_peer(fd, &pid, &uid);
 	(void)send(fd, msg, sizeof(msg) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 	close(fd);
+	if (!ratelimit_pass(&ctl_refused, now)) {
+		if (!ev_is_active(&ctl_refused_timer)) {
+			ev_timer_set(&ctl_refused_timer,
+			    (double)(ratelimit_due(&ctl_refused) - now) /
+			    1000.0, 0.);
+			ev_timer_start(sup_loop, &ctl_refused_timer);
+		}
+		return;
+	}
+	ctl_refused_cb(sup_loop, &ctl_refused_timer, 0);
 	log_warnx("control socket: %u clients already; turned away pid %ld "
 	    "(uid %ld)", ctl_nclients, (long)pid, (long)uid);
+}
+
+/* Tell how many were turned away without a line of their own. */
+static void
+ctl_refused_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	uint64_t	span;
+	unsigned	n;
+
+	(void)revents;
+	ev_timer_stop(loop, w);
+	if ((n = ratelimit_take(&ctl_refused, &span)) > 0)
+		log_warnx("control socket: ... %u more clients turned away "
+		    "in %llu ms", n, (unsigned long long)span);
 }
 
 static void

@@ -15,6 +15,7 @@
 #include "proto.h"
 #include "sup_chain.h"
 #include "sup_dispatch.h"
+#include "sup_forks.h"
 #include "sup_health.h"
 #include "sup_queue.h"
 #include "sup_sched.h"
@@ -33,8 +34,13 @@ short_hash(const uint8_t h[32], char buf[16])
 }
 
 /*
- * What an endpoint says it is.  An endpoint of another genesis gets no
- * work: it would feed another chain's blocks into this one.
+ * What an endpoint says it is.  An endpoint whose headers do not hash to
+ * the hashes it serves them under, in the chain's format, gets no work and
+ * sets nothing (not even the chain's genesis): every block hash computed
+ * from its headers would be one the chain never had.  An endpoint of
+ * another genesis gets no work: it would feed another chain's blocks into
+ * this one.  Both are quarantined until facts that fit come (a corrected
+ * configuration, a restart).
  */
 static void
 dispatch_info(struct worker *w, const struct proto_info *in)
@@ -46,6 +52,17 @@ dispatch_info(struct worker *w, const struct proto_info *in)
 	if (ch == NULL || in->outcome != OUTCOME_OK)
 		return;
 	health_info(w->ep, in);
+	if (!in->fits) {
+		snprintf(why, sizeof(why), "headers do not hash as %s: is "
+		    "`format` right?", chain_format_name(ch->format));
+		act = health_wrong_chain(w->ep, why);
+		if (act & HEALTH_QUARANTINED)
+			log_warnx("w/%s: %s (%s); quarantined: it gets no work "
+			    "and nothing it serves is stored", w->name, why,
+			    in->why);
+		sched_health(w, act);
+		return;
+	}
 	if (sup_chain_genesis(ch, in->genesis) == -1) {
 		hex_encode(in->genesis, 32, g);
 		hex_encode(ch->genesis, 32, want);
@@ -157,7 +174,8 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 		/*
 		 * Not before its genesis is known to be the chain's.  An
 		 * inconsistent endpoint's heads still come, so that it can
-		 * agree again: a new head whose parent is on the chain.
+		 * agree again: a new head whose parent is on the chain; and
+		 * its tip is shown among the forks.
 		 */
 		if (!health_heard(w->ep) ||
 		    (ch = sup_chain_find(w->ep->chain)) == NULL)
@@ -165,6 +183,7 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 		connects = u.head.kind == HEAD_NEW &&
 		    sup_chain_canonical(ch, u.head.h.parent);
 		sup_chain_head(ch, w->ep->id, &u.head);
+		sup_forks_head(w->ep->id, &u.head);
 		if (connects)
 			sup_health_agrees(w->ep);
 		return 0;

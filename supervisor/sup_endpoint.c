@@ -37,6 +37,12 @@
  *   INCONSISTENT LOST         DOWN         STORE (no leases to give back)
  *   INCONSISTENT WRONG_CHAIN  QUARANTINED  QUARANTINE STORE
  *
+ * WRONG_CHAIN is both another genesis and headers that do not hash, in the
+ * chain's format, to the hashes the endpoint serves them under (a wrong
+ * `format`): either way nothing it serves belongs in the store.  Only
+ * facts that fit (after a reload with a corrected configuration restarts
+ * its worker, or a restart of the daemon) end it.
+ *
  * The next issues add states here (one whose requests are overdue): each
  * is a row in this table and a name people see, never a flag beside the
  * state.

@@ -13,17 +13,22 @@
 
 enum ep_state {
 	EP_STARTING,	/* its worker starts or stops: no facts yet */
-	EP_READY,	/* its worker runs and serves the chain's genesis */
+	EP_READY,	/* its worker runs and serves the chain's genesis, in
+			 * headers that fit the chain's format */
 	EP_DOWN,	/* its worker hung, died or misbehaved */
-	EP_QUARANTINED,	/* it serves another chain */
+	EP_QUARANTINED,	/* it serves another chain, or headers that do not
+			 * hash as the chain's format says (a wrong
+			 * `format`): until facts that fit come */
 	EP_INCONSISTENT,	/* others contradict its claims, or they never
 				 * connect: no work until they agree again */
 };
 
 enum ep_event {
 	EPE_SPAWNED,	/* a new worker process: facts to come */
-	EPE_FACTS,	/* facts with the chain's genesis */
-	EPE_WRONG_CHAIN,	/* facts with another genesis */
+	EPE_FACTS,	/* facts with the chain's genesis, headers that fit */
+	EPE_WRONG_CHAIN,	/* facts with another genesis, or headers that
+				 * do not hash as served in the chain's
+				 * format */
 	EPE_LOST,	/* its worker hung, died, failed its setup or sent a bad
 			 * message */
 	EPE_EXITED,	/* its worker stopped as asked (reload, shutdown) */

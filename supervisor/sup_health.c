@@ -101,9 +101,9 @@ avail(struct endpoint *e, enum ep_event ev, const char *why,
 	if (act & EPA_QUARANTINE)
 		health_event(e, "quarantined", why);
 	if (act & EPA_RELEASE) {
-		log_info("w/%s: serves the chain's genesis again; "
-		    "quarantine over", e->name);
-		health_event(e, "released", "genesis matches");
+		log_info("w/%s: serves the chain's genesis again, in its "
+		    "format; quarantine over", e->name);
+		health_event(e, "released", "genesis and header format match");
 	}
 	if (act & EPA_DOUBT) {
 		log_warnx("w/%s: endpoint inconsistent: %s; it gets no work "
@@ -184,6 +184,7 @@ health_exited(struct endpoint *e)
 	return avail(e, EPE_EXITED, NULL, NULL);
 }
 
+/* Another genesis, or headers that do not hash as the chain's format. */
 unsigned
 health_wrong_chain(struct endpoint *e, const char *why)
 {
@@ -198,7 +199,7 @@ health_info(struct endpoint *e, const struct proto_info *in)
 	    in->spec_name, (int64_t)in->spec_version, e->id));
 }
 
-/* It serves the chain's genesis. */
+/* It serves the chain's genesis, in headers that fit its format. */
 unsigned
 health_facts(struct endpoint *e, const char *chain)
 {

@@ -106,6 +106,7 @@ sup_reload(struct reload_result *r)
 	if (!sup_verbose)
 		log_setlevel(level);
 
+	url_secret_words(conf->daemon.secret_params);
 	/* The store learns new chains and endpoints first. */
 	sup_chains_load(conf);
 	health_sync(conf);

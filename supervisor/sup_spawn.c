@@ -73,8 +73,11 @@ sup_worker_config(const struct conf *conf, const struct conf_chain *ch,
 	pc.max_response = ch->max_response;
 	pc.memory_limit = conf->daemon.worker_memory_limit;
 	pc.heartbeat = conf->daemon.heartbeat_interval;
-	pc.log_level = conf->daemon.log_level;
+	/* chainwatchd -v: workers log at debug too, whatever the key. */
+	pc.log_level = sup_verbose ? LOG_LEVEL_DEBUG : conf->daemon.log_level;
 	pc.log_stderr = (uint64_t)log_tostderr();
+	snprintf(pc.secret_params, sizeof(pc.secret_params), "%s",
+	    conf->daemon.secret_params);
 	proto_pack_config_body(&mb, &pc);
 	*len = mb.sb.size;
 	*body = msgpack_sbuffer_release(&mb.sb);

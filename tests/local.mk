@@ -6,7 +6,7 @@ check_PROGRAMS += tests/unit/test_conf tests/unit/test_conf_keys \
 	tests/unit/test_msg tests/unit/test_proto tests/unit/test_fsm \
 	tests/unit/test_lease tests/unit/test_chain tests/unit/test_route \
 	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr \
-	tests/unit/test_answer
+	tests/unit/test_ratelimit tests/unit/test_view_fmt tests/unit/test_answer
 tests_unit_test_conf_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_conf_LDADD = $(UNIT_LIBS)
 tests_unit_test_conf_keys_CFLAGS = $(UNIT_CFLAGS)
@@ -19,6 +19,11 @@ tests_unit_test_buf_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_buf_LDADD = $(UNIT_LIBS)
 tests_unit_test_listen_addr_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_listen_addr_LDADD = $(UNIT_LIBS)
+tests_unit_test_ratelimit_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_ratelimit_LDADD = $(UNIT_LIBS)
+tests_unit_test_view_fmt_CFLAGS = $(UNIT_CFLAGS) $(JANSSON_CFLAGS)
+tests_unit_test_view_fmt_SOURCES = tests/unit/test_view_fmt.c src/view_fmt.c
+tests_unit_test_view_fmt_LDADD = $(UNIT_LIBS) $(JANSSON_LIBS)
 tests_unit_test_fsm_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
 tests_unit_test_fsm_SOURCES = tests/unit/test_fsm.c supervisor/sup_fsm.c
 tests_unit_test_fsm_LDADD = $(UNIT_LIBS)
@@ -46,11 +51,16 @@ tests_unit_test_chain_SOURCES = tests/unit/test_chain.c \
 	supervisor/sup_store.c
 tests_unit_test_chain_LDADD = $(UNIT_LIBS) $(SQLITE_LIBS) $(EV_LIBS) \
 	$(JANSSON_LIBS) $(SODIUM_LIBS) $(XXHASH_LIBS)
+# Forks between endpoints over a table of blocks in memory.
+check_PROGRAMS += tests/unit/test_forks
+tests_unit_test_forks_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_forks_LDADD = $(UNIT_LIBS)
+TESTS += tests/unit/test_forks
 TESTS += tests/unit/test_conf tests/unit/test_conf_keys \
 	tests/unit/test_msg tests/unit/test_proto tests/unit/test_fsm \
 	tests/unit/test_lease tests/unit/test_chain tests/unit/test_route \
 	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr \
-	tests/unit/test_answer
+	tests/unit/test_ratelimit tests/unit/test_view_fmt tests/unit/test_answer
 
 # chainwatchd -n on tests/conf/*.in, compared with the .ok files.
 SUP_TESTS = tests/integration/conf_check.sh \
@@ -68,8 +78,10 @@ SUP_TESTS = tests/integration/conf_check.sh \
 	tests/integration/health_breaker.sh \
 	tests/integration/health_pruned.sh \
 	tests/integration/health_failover.sh \
+	tests/integration/wrong_format.sh \
 	tests/integration/trust_lies.sh \
-	tests/integration/layers.sh
+	tests/integration/layers.sh \
+	tests/integration/secrets.sh
 TESTS += $(SUP_TESTS)
 # The lock that keeps the tests' "make install" runs apart (install_lib.sh).
 CLEANFILES += tests/install.lock
@@ -100,3 +112,4 @@ include tests/breaker.mk
 include tests/metrics.mk
 include tests/control.mk
 include tests/chaos.mk
+include tests/forks.mk

@@ -54,6 +54,7 @@ TESTS += tests/integration/http_devnode.sh tests/integration/ws_devnode.sh
 EXTRA_DIST += tests/integration/http_devnode.sh \
 	tests/integration/ws_devnode.sh
 
-# The worker itself (chainwatch-worker) against the devnode's faults.
-TESTS += tests/integration/wrk_faults.sh
-EXTRA_DIST += tests/integration/wrk_faults.sh
+# The worker itself (chainwatch-worker) against the devnode's faults, and
+# with a format that does not fit the node's headers.
+TESTS += tests/integration/wrk_faults.sh tests/integration/wrk_format.sh
+EXTRA_DIST += tests/integration/wrk_faults.sh tests/integration/wrk_format.sh

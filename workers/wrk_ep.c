@@ -1,9 +1,10 @@
 /*
  * What a worker does for its endpoint: learns what the endpoint is
- * (genesis, chain, runtime), keeps its head subscription, polls its best
- * head over HTTP, and answers the supervisor's requests.  Every header is
- * decoded and hashed here; every outcome goes back with its class.  The
- * worker decides nothing: it reports.
+ * (genesis, chain, runtime, whether its headers fit the chain's format),
+ * keeps its head subscription, polls its best head over HTTP, and answers
+ * the supervisor's requests.  Every header is decoded and hashed here, and
+ * one fetched by a hash must hash to it; every outcome goes back with its
+ * class.  The worker decides nothing: it reports.
  */
 #include "config.h"
 
@@ -25,6 +26,20 @@
 #define INFO_RETRY_MAX_MS	60000
 #define POLL_MIN_MS		500
 #define HELD_MAX		8	/* heads held during a genesis check */
+#define FIT_HASHES		2	/* headers judged: genesis, best */
+
+/*
+ * Whether the endpoint's headers fit the configured format, as the last
+ * facts sent said: a header it serves under a hash must decode and hash to
+ * that hash here.  A wrong `format` makes every one miss, and every block
+ * hash computed from its heads wrong: heads go to the supervisor only
+ * while they fit.
+ */
+enum wrk_fit {
+	FIT_UNKNOWN,	/* no facts sent yet */
+	FIT_YES,
+	FIT_NO,
+};
 
 struct wrk_ep {
 	struct ev_loop		*loop;
@@ -40,6 +55,8 @@ struct wrk_ep {
 	uint8_t			 genesis[32];
 	int			 have_genesis;
 	int			 recheck;
+	enum wrk_fit		 fit;
+	int			 fit_busy;	/* a probe's check is out */
 	/* A head that does not follow the last one (a reorg, or the node
 	 * now follows another chain) waits, with those after it, for a
 	 * check of the genesis hash. */
@@ -75,23 +92,31 @@ result_hash(const struct wrk_rpc_result *r, uint8_t out[32])
 }
 
 /*
- * Decode a header from its JSON, hash it locally, and fill p.  On failure
- * the reason goes to why and the outcome is MALFORMED.
+ * Decode a header from its JSON, hash it locally, and fill p.  A header
+ * fetched by a hash (served) must hash to it.  On failure the reason goes
+ * to why and the outcome is MALFORMED.
  */
 static enum outcome
-decode_header(json_t *j, struct proto_header *p, char *why)
+decode_header(json_t *j, const uint8_t *served, struct proto_header *p,
+    char *why)
 {
 	struct header	*h;
 	char		 err[PROTO_WHY_MAX];
 	enum chain_format fmt = (enum chain_format)ep.wc->c.format;
+	uint8_t		 hash[32];
+	int		 rc;
 
 	h = xmalloc(sizeof(*h));
-	if (header_from_json(fmt, j, h, err, sizeof(err)) == -1) {
+	if (served != NULL)
+		rc = header_judge(fmt, j, served, h, hash, err, sizeof(err));
+	else if ((rc = header_from_json(fmt, j, h, err, sizeof(err))) == 0)
+		header_hash(fmt, h, hash);
+	if (rc == -1) {
 		snprintf(why, PROTO_WHY_MAX, "header: %.100s", err);
 		free(h);
 		return OUTCOME_MALFORMED;
 	}
-	header_hash(fmt, h, p->hash);
+	memcpy(p->hash, hash, 32);
 	memcpy(p->parent, h->parent_hash, 32);
 	p->number = h->number;
 	p->has_miner = header_miner(fmt, h, p->miner) == 1;
@@ -115,6 +140,78 @@ send_outcome(const char *what, const struct wrk_rpc_result *r)
 	wrk_send(&mb);
 }
 
+/* ---- the format check: a header served under a hash hashes to it ---- */
+
+/*
+ * The verdict, with why (the evidence of a misfit) and failed (the first
+ * request that failed, when nothing came to judge).
+ */
+typedef void	fit_cb(void *arg, enum wrk_fit, const char *why,
+		    const struct wrk_rpc_result *failed);
+
+struct fit_req {
+	uint8_t		 hashes[FIT_HASHES][32];
+	fit_cb		*cb;
+	void		*arg;
+};
+
+/*
+ * Headers fetched by the hashes the endpoint served them under: NO at the
+ * first that does not decode or hashes elsewhere, YES if one fits and none
+ * misses, UNKNOWN if none came.  A null (absent) header proves nothing.
+ */
+static void
+fit_done(void *arg, const struct wrk_rpc_result *r, size_t n)
+{
+	struct fit_req		*fr = arg;
+	const struct wrk_rpc_result *failed = NULL;
+	struct proto_header	 p;
+	enum wrk_fit		 v = FIT_UNKNOWN;
+	char			 why[PROTO_WHY_MAX] = "";
+
+	for (size_t i = 0; i < n && i < FIT_HASHES && v != FIT_NO; i++) {
+		if (r[i].outcome == OUTCOME_ABSENT)
+			continue;
+		if (r[i].outcome != OUTCOME_OK) {
+			if (failed == NULL)
+				failed = &r[i];
+			continue;
+		}
+		v = decode_header(r[i].result, fr->hashes[i], &p, why) ==
+		    OUTCOME_OK ? FIT_YES : FIT_NO;
+	}
+	fr->cb(fr->arg, v, why, failed);
+	free(fr);
+}
+
+/* Fetch the headers of the genesis and best hashes, and judge them. */
+static int
+fit_fetch(const uint8_t genesis[32], const uint8_t best[32], fit_cb *cb,
+    void *arg)
+{
+	struct fit_req		*fr = xcalloc(1, sizeof(*fr));
+	struct wrk_rpc_call	 calls[FIT_HASHES];
+	char			 params[FIT_HASHES][72], h[67];
+
+	memcpy(fr->hashes[0], genesis, 32);
+	memcpy(fr->hashes[1], best, 32);
+	fr->cb = cb;
+	fr->arg = arg;
+	for (size_t k = 0; k < FIT_HASHES; k++) {
+		hex_encode(fr->hashes[k], 32, h);
+		snprintf(params[k], sizeof(params[k]), "[\"%s\"]", h);
+		calls[k].method = "chain_getHeader";
+		calls[k].params = params[k];
+		calls[k].flags = WRK_RPC_NULL_ABSENT;
+	}
+	if (wrk_rpc_send(ep.rpc, calls, FIT_HASHES, deadline(0), fit_done,
+	    fr) == -1) {
+		free(fr);
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- endpoint facts, fetched at start until they all come ---- */
 
 static void	info_fetch(void);
@@ -125,89 +222,145 @@ info_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 	info_fetch();
 }
 
+/* Send the facts; those that did not all come are fetched again later. */
+static void
+info_send(const struct proto_info *in)
+{
+	struct msgbuf	mb;
+	uint64_t	delay = INFO_RETRY_MIN_MS;
+	char		g[67];
+
+	proto_pack_info(&mb, wrk_gen, in);
+	wrk_send(&mb);
+	if (in->outcome == OUTCOME_OK) {
+		hex_encode(in->genesis, 32, g);
+		log_info("%s: chain \"%s\", genesis %.18s..., runtime %s %llu, "
+		    "best #%llu", ep.wc->rpc_shown, in->chain, g, in->spec_name,
+		    (unsigned long long)in->spec_version,
+		    (unsigned long long)in->best);
+		if (!in->fits)
+			log_warnx("%s: headers do not hash as %s (%s): is "
+			    "`format` right?  No head from here goes on",
+			    ep.wc->rpc_shown, chain_format_name(
+			    (enum chain_format)ep.wc->c.format), in->why);
+		ep.info_failures = 0;
+		memcpy(ep.genesis, in->genesis, 32);
+		ep.have_genesis = 1;
+		ep.recheck = 0;
+		ep.fit = in->fits ? FIT_YES : FIT_NO;
+		return;
+	}
+	for (unsigned i = 0; i < ep.info_failures && delay < INFO_RETRY_MAX_MS;
+	    i++)
+		delay *= 2;
+	if (delay > INFO_RETRY_MAX_MS)
+		delay = INFO_RETRY_MAX_MS;
+	ep.info_failures++;
+	log_warnx("%s: endpoint facts: %s (%s); retrying in %.1f s",
+	    ep.wc->rpc_shown, outcome_name(in->outcome), in->why,
+	    (double)delay / 1000.0);
+	ev_timer_set(&ep.info_timer, (double)delay / 1000.0, 0.);
+	ev_timer_start(ep.loop, &ep.info_timer);
+}
+
+/* Facts waiting for the format check. */
+struct info_req {
+	struct proto_info	in;
+	char			best_why[PROTO_WHY_MAX];  /* undecodable */
+};
+
+/*
+ * The last of the facts: do its headers fit the format?  A best header
+ * that did not decode is judged here too: with the wrong format it is one
+ * more misfit, with the right one a malformed answer.
+ */
+static void
+info_fit_done(void *arg, enum wrk_fit v, const char *why,
+    const struct wrk_rpc_result *failed)
+{
+	struct info_req		*ir = arg;
+	struct proto_info	*in = &ir->in;
+
+	if (v == FIT_YES && ir->best_why[0] != '\0') {
+		in->outcome = OUTCOME_MALFORMED;
+		snprintf(in->why, sizeof(in->why), "best %.100s", ir->best_why);
+		v = FIT_UNKNOWN;
+	}
+	switch (v) {
+	case FIT_UNKNOWN:
+		if (in->outcome != OUTCOME_OK)
+			break;
+		in->outcome = failed != NULL ? failed->outcome : OUTCOME_ABSENT;
+		snprintf(in->why, sizeof(in->why), "format check: %.100s",
+		    failed == NULL ? "no header under the genesis or best "
+		    "hash" : failed->why != NULL ? failed->why :
+		    outcome_name(failed->outcome));
+		break;
+	case FIT_YES:
+		in->fits = 1;
+		break;
+	case FIT_NO:
+		in->fits = 0;
+		snprintf(in->why, sizeof(in->why), "%s", why);
+		break;
+	}
+	info_send(in);
+	free(ir);
+}
+
+/* genesis, system_chain, runtime, properties, best header, best hash */
 static void
 info_done(void *arg, const struct wrk_rpc_result *r, size_t n)
 {
-	struct proto_info	 in;
-	struct msgbuf		 mb;
+	struct info_req		*ir = xcalloc(1, sizeof(*ir));
+	struct proto_info	*in = &ir->in;
 	const struct wrk_rpc_result *worst = NULL;
+	struct proto_header	 h;
+	uint8_t			 best[32];
+	const char		*chain;
 	json_t			*v;
 
-	memset(&in, 0, sizeof(in));
 	for (size_t i = 0; i < n; i++) {
 		if (r[i].outcome != OUTCOME_OK && worst == NULL)
 			worst = &r[i];
-		if (r[i].latency_ms > in.latency_ms)
-			in.latency_ms = r[i].latency_ms;
+		if (r[i].latency_ms > in->latency_ms)
+			in->latency_ms = r[i].latency_ms;
 	}
-	/* genesis, system_chain, runtime, properties, best header */
-	if (worst == NULL && result_hash(&r[0], in.genesis) == -1)
-		worst = &r[0];
-	if (worst == NULL) {
-		const char *chain = json_string_value(r[1].result);
-		uint64_t best;
-		struct proto_header h;
-		char why[PROTO_WHY_MAX];
-
-		snprintf(in.chain, sizeof(in.chain), "%s",
-		    chain != NULL ? chain : "");
-		v = json_object_get(r[2].result, "specName");
-		snprintf(in.spec_name, sizeof(in.spec_name), "%s",
-		    json_is_string(v) ? json_string_value(v) : "");
-		v = json_object_get(r[2].result, "specVersion");
-		in.spec_version = json_is_integer(v) && json_integer_value(v)
-		    >= 0 ? (uint64_t)json_integer_value(v) : 0;
-		v = json_object_get(r[3].result, "ss58Format");
-		in.ss58_format = json_is_integer(v) && json_integer_value(v)
-		    >= 0 ? (uint64_t)json_integer_value(v) : 42;
-		if (decode_header(r[4].result, &h, why) != OUTCOME_OK) {
-			in.outcome = OUTCOME_MALFORMED;
-			snprintf(in.why, sizeof(in.why), "best %.100s", why);
-		} else {
-			best = h.number;
-			in.best = best;
-			if (ep.sub != NULL)
-				wrk_sub_http_best(ep.sub, best);
-		}
-	} else {
-		in.outcome = worst->outcome;
-		set_why(in.why, worst);
-		if (worst->outcome == OUTCOME_OK) {
-			in.outcome = OUTCOME_MALFORMED;
-			snprintf(in.why, sizeof(in.why), "genesis is not a hash");
-		}
+	if (worst != NULL) {
+		in->outcome = worst->outcome;
+		set_why(in->why, worst);
+	} else if (result_hash(&r[0], in->genesis) == -1) {
+		in->outcome = OUTCOME_MALFORMED;
+		snprintf(in->why, sizeof(in->why), "genesis is not a hash");
+	} else if (result_hash(&r[5], best) == -1) {
+		in->outcome = OUTCOME_MALFORMED;
+		snprintf(in->why, sizeof(in->why), "best hash is not a hash");
 	}
-	proto_pack_info(&mb, wrk_gen, &in);
-	wrk_send(&mb);
-	if (in.outcome == OUTCOME_OK) {
-		char g[67];
-
-		hex_encode(in.genesis, 32, g);
-		log_info("%s: chain \"%s\", genesis %.18s..., runtime %s %llu, "
-		    "best #%llu", ep.wc->rpc_shown, in.chain, g, in.spec_name,
-		    (unsigned long long)in.spec_version,
-		    (unsigned long long)in.best);
-		ep.info_failures = 0;
-		memcpy(ep.genesis, in.genesis, 32);
-		ep.have_genesis = 1;
-		ep.recheck = 0;
+	if (in->outcome != OUTCOME_OK) {
+		info_send(in);
+		free(ir);
 		return;
 	}
-	{
-		uint64_t delay = INFO_RETRY_MIN_MS;
-
-		for (unsigned i = 0; i < ep.info_failures &&
-		    delay < INFO_RETRY_MAX_MS; i++)
-			delay *= 2;
-		if (delay > INFO_RETRY_MAX_MS)
-			delay = INFO_RETRY_MAX_MS;
-		ep.info_failures++;
-		log_warnx("%s: endpoint facts: %s (%s); retrying in %.1f s",
-		    ep.wc->rpc_shown, outcome_name(in.outcome), in.why,
-		    (double)delay / 1000.0);
-		ev_timer_set(&ep.info_timer, (double)delay / 1000.0, 0.);
-		ev_timer_start(ep.loop, &ep.info_timer);
+	chain = json_string_value(r[1].result);
+	snprintf(in->chain, sizeof(in->chain), "%s", chain != NULL ? chain :
+	    "");
+	v = json_object_get(r[2].result, "specName");
+	snprintf(in->spec_name, sizeof(in->spec_name), "%s",
+	    json_is_string(v) ? json_string_value(v) : "");
+	v = json_object_get(r[2].result, "specVersion");
+	in->spec_version = json_is_integer(v) && json_integer_value(v) >= 0 ?
+	    (uint64_t)json_integer_value(v) : 0;
+	v = json_object_get(r[3].result, "ss58Format");
+	in->ss58_format = json_is_integer(v) && json_integer_value(v) >= 0 ?
+	    (uint64_t)json_integer_value(v) : 42;
+	if (decode_header(r[4].result, NULL, &h, ir->best_why) == OUTCOME_OK) {
+		ir->best_why[0] = '\0';
+		in->best = h.number;
+		if (ep.sub != NULL)
+			wrk_sub_http_best(ep.sub, h.number);
 	}
+	if (fit_fetch(in->genesis, best, info_fit_done, ir) == -1)
+		fatalx(CW_EXIT_INTERNAL, "cannot send the format check");
 }
 
 static void
@@ -219,6 +372,7 @@ info_fetch(void)
 		{ "state_getRuntimeVersion", NULL, 0 },
 		{ "system_properties", NULL, 0 },
 		{ "chain_getHeader", NULL, WRK_RPC_NULL_ABSENT },
+		{ "chain_getBlockHash", NULL, WRK_RPC_NULL_ABSENT },
 	};
 
 	if (wrk_rpc_send(ep.rpc, calls, nitems(calls), deadline(0), info_done,
@@ -228,14 +382,40 @@ info_fetch(void)
 
 /* ---- the best head over HTTP: a health probe and the stall rule ---- */
 
+/*
+ * A probe's format check.  A verdict other than the one the last facts
+ * carried (a node swapped behind the URL, or a lie that stopped) means the
+ * facts are fetched again, and so judged again, before one more head goes
+ * on from here.
+ */
+static void
+poll_fit_done(void *arg, enum wrk_fit v, const char *why,
+    const struct wrk_rpc_result *failed)
+{
+	const char	*fmt = chain_format_name((enum chain_format)
+			    ep.wc->c.format);
+
+	ep.fit_busy = 0;
+	if (v == FIT_UNKNOWN || v == ep.fit || ep.recheck)
+		return;
+	if (v == FIT_NO)
+		log_warnx("%s: headers no longer hash as %s (%s); fetching "
+		    "the endpoint's facts again", ep.wc->rpc_shown, fmt, why);
+	else
+		log_info("%s: headers hash as %s again; fetching the "
+		    "endpoint's facts again", ep.wc->rpc_shown, fmt);
+	ep.recheck = 1;
+	info_fetch();
+}
+
+/* best header, genesis hash, best hash */
 static void
 poll_done(void *arg, const struct wrk_rpc_result *r, size_t n)
 {
 	struct proto_header	h;
 	struct wrk_rpc_result	res = r[0];
 	char			why[PROTO_WHY_MAX];
-
-	uint8_t			g[32];
+	uint8_t			g[32], best[32];
 
 	ep.poll_busy = 0;
 	/*
@@ -251,8 +431,13 @@ poll_done(void *arg, const struct wrk_rpc_result *r, size_t n)
 		ep.recheck = 1;
 		info_fetch();
 	}
+	/* The same chain: do its headers still hash as they are served? */
+	if (n > 2 && r[2].outcome == OUTCOME_OK && ep.fit != FIT_UNKNOWN &&
+	    !ep.recheck && !ep.fit_busy && result_hash(&r[2], best) == 0 &&
+	    fit_fetch(ep.genesis, best, poll_fit_done, NULL) == 0)
+		ep.fit_busy = 1;
 	if (res.outcome == OUTCOME_OK) {
-		if (decode_header(res.result, &h, why) == OUTCOME_OK) {
+		if (decode_header(res.result, NULL, &h, why) == OUTCOME_OK) {
 			if (ep.sub != NULL)
 				wrk_sub_http_best(ep.sub, h.number);
 		} else {
@@ -269,6 +454,7 @@ poll_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 	static const struct wrk_rpc_call calls[] = {
 		{ "chain_getHeader", NULL, WRK_RPC_NULL_ABSENT },
 		{ "chain_getBlockHash", "[0]", WRK_RPC_NULL_ABSENT },
+		{ "chain_getBlockHash", NULL, WRK_RPC_NULL_ABSENT },
 	};
 
 	/* One at a time: a slow endpoint gets no pile of probes. */
@@ -281,11 +467,19 @@ poll_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 
 /* ---- the subscription ---- */
 
+/* A head goes on only from an endpoint whose headers fit the format. */
 static void
 head_forward(const struct proto_head *hd)
 {
 	struct msgbuf	mb;
 
+	if (ep.fit != FIT_YES || ep.recheck) {
+		log_debug("%s: head #%llu dropped: %s", ep.wc->ws_shown,
+		    (unsigned long long)hd->h.number, ep.recheck ? "the facts "
+		    "are fetched again" : ep.fit == FIT_NO ? "headers do not "
+		    "fit the format" : "no facts yet");
+		return;
+	}
 	proto_pack_head(&mb, wrk_gen, hd);
 	wrk_send(&mb);
 	if (hd->kind == HEAD_NEW) {
@@ -328,10 +522,17 @@ sub_head(void *arg, const struct wrk_sub_head *sh)
 		    "again", ep.wc->ws_shown);
 		return;
 	}
+	/* Known not to fit: the facts said so once, not every head again. */
+	if (ep.fit == FIT_NO) {
+		log_debug("%s: head dropped: headers do not fit the format",
+		    ep.wc->ws_shown);
+		return;
+	}
 	memset(&hd, 0, sizeof(hd));
 	hd.kind = sh->kind == WRK_SUB_FINALIZED ? HEAD_FINALIZED : HEAD_NEW;
 	hd.seen_ms = now_wall_ms();
-	if (decode_header(sh->header, &hd.h, why) != OUTCOME_OK) {
+	/* Its hash is ours alone: whether it fits is the facts' to say. */
+	if (decode_header(sh->header, NULL, &hd.h, why) != OUTCOME_OK) {
 		struct wrk_rpc_result r;
 
 		log_warnx("%s: undecodable head from the subscription: %s",
@@ -379,9 +580,16 @@ sub_status(void *arg, int live, const char *why)
 
 /* ---- requests from the supervisor ---- */
 
+/*
+ * Headers by number are two stages, chain_getBlockHash then
+ * chain_getHeader by that hash; by hash, only the second.  Either way a
+ * header is fetched by the hash the endpoint served it under (served),
+ * and must hash to it: one that does not is MALFORMED, never a header.
+ */
 struct hdr_req {
 	struct proto_req_headers	q;
 	struct proto_res_headers	r;
+	uint8_t				served[PROTO_BATCH_MAX][32];
 	size_t				idx[PROTO_BATCH_MAX];	/* stage 2 */
 };
 
@@ -412,16 +620,12 @@ hdr_headers_done(void *arg, const struct wrk_rpc_result *r, size_t n)
 		set_why(it->why, &r[k]);
 		if (r[k].outcome != OUTCOME_OK)
 			continue;
-		it->outcome = decode_header(r[k].result, &it->h, it->why);
+		/* What came must be what was asked for. */
+		it->outcome = decode_header(r[k].result, hr->served[i],
+		    &it->h, it->why);
 		if (it->outcome != OUTCOME_OK)
 			continue;
-		/* What came must be what was asked for. */
-		if (hr->q.by == BY_HASH &&
-		    memcmp(it->h.hash, hr->q.hashes[i], 32) != 0) {
-			it->outcome = OUTCOME_MALFORMED;
-			snprintf(it->why, sizeof(it->why), "header does not "
-			    "hash to the hash asked for");
-		} else if (hr->q.by == BY_NUMBER &&
+		if (hr->q.by == BY_NUMBER &&
 		    it->h.number != hr->q.numbers[i]) {
 			it->outcome = OUTCOME_MALFORMED;
 			snprintf(it->why, sizeof(it->why), "header #%llu for "
@@ -432,8 +636,9 @@ hdr_headers_done(void *arg, const struct wrk_rpc_result *r, size_t n)
 	hdr_send(hr);
 }
 
+/* The headers of the n items in idx, by their served hashes. */
 static void
-hdr_fetch(struct hdr_req *hr, const uint8_t (*hashes)[32], size_t n)
+hdr_fetch(struct hdr_req *hr, size_t n)
 {
 	struct wrk_rpc_call	*calls;
 	char			(*params)[72];
@@ -447,7 +652,7 @@ hdr_fetch(struct hdr_req *hr, const uint8_t (*hashes)[32], size_t n)
 	for (size_t k = 0; k < n; k++) {
 		char h[67];
 
-		hex_encode(hashes[k], 32, h);
+		hex_encode(hr->served[hr->idx[k]], 32, h);
 		snprintf(params[k], sizeof(params[k]), "[\"%s\"]", h);
 		calls[k].method = "chain_getHeader";
 		calls[k].params = params[k];
@@ -465,7 +670,6 @@ static void
 hdr_hashes_done(void *arg, const struct wrk_rpc_result *r, size_t n)
 {
 	struct hdr_req	*hr = arg;
-	uint8_t		(*hashes)[32] = xcalloc(n == 0 ? 1 : n, 32);
 	size_t		 m = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -476,7 +680,7 @@ hdr_hashes_done(void *arg, const struct wrk_rpc_result *r, size_t n)
 		set_why(it->why, &r[i]);
 		if (r[i].outcome != OUTCOME_OK)
 			continue;
-		if (result_hash(&r[i], hashes[m]) == -1) {
+		if (result_hash(&r[i], hr->served[i]) == -1) {
 			it->outcome = OUTCOME_MALFORMED;
 			snprintf(it->why, sizeof(it->why), "block hash is not "
 			    "a hash");
@@ -484,8 +688,7 @@ hdr_hashes_done(void *arg, const struct wrk_rpc_result *r, size_t n)
 		}
 		hr->idx[m++] = i;
 	}
-	hdr_fetch(hr, (const uint8_t (*)[32])hashes, m);
-	free(hashes);
+	hdr_fetch(hr, m);
 }
 
 static void
@@ -498,9 +701,10 @@ req_headers(const struct msg *m)
 		fatalx(CW_EXIT_INTERNAL, "bad request from the supervisor: %s",
 		    err);
 	if (hr->q.by == BY_HASH) {
+		memcpy(hr->served, hr->q.hashes, hr->q.n * 32);
 		for (size_t i = 0; i < hr->q.n; i++)
 			hr->idx[i] = i;
-		hdr_fetch(hr, (const uint8_t (*)[32])hr->q.hashes, hr->q.n);
+		hdr_fetch(hr, hr->q.n);
 		return;
 	}
 	{

@@ -177,6 +177,7 @@ read_config(void)
 		fatalx(CW_EXIT_SETUP, "configuration message has a bad value");
 	wrk_gen = m.gen;
 	msg_free(&m);
+	url_secret_words(wc.c.secret_params);
 	url_redact(wc.c.rpc_url, wc.rpc_shown, sizeof(wc.rpc_shown));
 	url_redact(wc.c.ws_url, wc.ws_shown, sizeof(wc.ws_shown));
 }

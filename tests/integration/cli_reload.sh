@@ -175,6 +175,23 @@ grep -q 'clients already; turned away' "$T/log" || fail "turning away not logged
 expect_rc 0 cw -s "$SOCK" reload >"$T/out"
 ok "17 idle clients: one turned away, 16 dropped, then a client answered"
 
+# A flood of clients while all 16 places are taken: one line for the
+# first turned away, then one line counting the rest (not 300 lines).
+lines0=$(grep -c 'clients already; turned away' "$T/log")
+$CTL flood "$SOCK" 16 300 "$T/flood.ready" &
+flood_pid=$!
+wait_for 20 'test -f "$T/flood.ready"' || fail "the flood did not start"
+wait $flood_pid || fail "the flood failed"
+wait_for 10 'grep -q "more clients turned away in" "$T/log"' ||
+    fail "the flood was not counted: $(grep 'turned away' "$T/log" | tail -n 3)"
+lines=$(($(grep -c 'clients already; turned away' "$T/log") - lines0))
+told=$(sed -n 's/.*\.\.\. \([0-9]*\) more clients turned away in.*/\1/p' \
+    "$T/log" | awk '{ n += $1 } END { print n + 0 }')
+[ "$lines" -le 3 ] || fail "$lines lines for one flood of turned-away clients"
+[ $((lines + told)) -ge 300 ] ||
+    fail "a flood of 300 told as $lines lines and $told more"
+ok "300 clients turned away: $lines line(s) and a count of $told more"
+
 # A daemon that does not accept (stopped, backlog full): the CLI gives
 # up within its deadline instead of hanging.
 kill -STOP $DAEMON_PID

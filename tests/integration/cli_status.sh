@@ -222,7 +222,7 @@ PY
 
 # Every chain, for people: exactly the lines expected, 80 columns at most.
 expect_rc 1 cw -d "$DB" status >"$T/out"
-sed 's/([0-9]* s ago)/(N s ago)/' "$T/out" >"$T/got"
+sed -e "s/([0-9]* s ago)/(N s ago)/" -e "s/([0-9]* ms ago)/(N s ago)/" "$T/out" >"$T/got"
 diff -u "$T/want" "$T/got" || fail "status: unexpected lines"
 awk 'length($0) > 80 { print; exit 1 }' "$T/out" ||
     fail "status: wider than 80 columns"

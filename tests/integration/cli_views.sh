@@ -66,7 +66,8 @@ assert j["daemon_running"] is want, j["daemon_running"]
 
 VIEWS='status|endpoints|endpoints devchain|queue|queue devchain'
 VIEWS="$VIEWS|blocks devchain|blocks devchain --last 3|standings devchain"
-NOT_RUNNING='^chainwatch: chainwatchd is not running; this is the store as of [0-9]+ (s|min) ago$'
+VIEWS="$VIEWS|forks|forks devchain"
+NOT_RUNNING='^chainwatch: chainwatchd is not running; this is the store as of [0-9]+ (ms|s|min) ago$'
 
 # views: every view, for people and as JSON; stderr is empty while the
 # daemon runs ($DAEMON), and one line saying it is not once it stopped.
@@ -110,6 +111,21 @@ for n in 2 4 6; do
 	daemon_json "$T/v$n--json" true
 done
 ok "every view while chainwatchd runs: no warning, daemon_running true"
+
+# -d with the configuration's own store asks its socket; -d with another
+# store cannot know that store's daemon: no 'not running' line then.
+cw -d "$DB" -f "$T/chainwatch.conf" endpoints --json >"$T/j" 2>"$T/err" ||
+    fail "endpoints -d, the configuration's store"
+[ -s "$T/err" ] && fail "-d, the configuration's store: $(cat "$T/err")"
+daemon_json "$T/j" true
+sed -e "s|^database = .*|database = $T/other.db|" \
+    -e "s|^control_socket = .*|control_socket = $T/other.sock|" \
+    "$T/chainwatch.conf" >"$T/other.conf"
+cw -d "$DB" -f "$T/other.conf" endpoints --json >"$T/j" 2>"$T/err" ||
+    fail "endpoints -d, another configuration's"
+[ -s "$T/err" ] && fail "-d, another configuration's store: $(cat "$T/err")"
+daemon_json "$T/j" null
+ok "-d asks the configuration's socket only for the configuration's store"
 
 kill -TERM $DAEMON_PID
 wait $DAEMON_PID || fail "daemon exited with $?"
@@ -505,10 +521,10 @@ ok "endpoints: an inconsistent one, its reason, text and --json"
 
 # status and standings tell ages the same way.
 cw -d "$DB" standings devchain >"$T/out" 2>/dev/null || fail "standings"
-grep -Eq '^as of [0-9]+ (s|min) ago, best #[0-9]+, final #[0-9]+$' "$T/out" ||
+grep -Eq '^as of [0-9]+ (ms|s|min) ago, best #[0-9]+, final #[0-9]+$' "$T/out" ||
     fail "standings: $(sed -n 2p "$T/out")"
 cw -d "$DB" status >"$T/out" 2>/dev/null
-grep -Eq '^  best #[0-9]+ \([0-9]+ (s|min) ago\), final #[0-9]+$' "$T/out" ||
+grep -Eq '^  best #[0-9]+ \([0-9]+ (ms|s|min) ago\), final #[0-9]+$' "$T/out" ||
     fail "status: $(sed -n 2p "$T/out")"
 ok "status and standings: ages"
 
@@ -529,11 +545,12 @@ for n in 0 -1 x 1x '' 99999999999999999999; do
 done
 expect_rc 100 cw -d "$DB" blocks devchain --last 2>/dev/null
 for v in "endpoints --frob" "queue --frob" "blocks devchain --frob" \
-    "endpoints devchain devchain" "queue devchain devchain"; do
+    "endpoints devchain devchain" "queue devchain devchain" \
+    "forks --frob" "forks devchain devchain"; do
 	expect_rc 100 cw -d "$DB" $v >/dev/null 2>"$T/err"
 	grep -q '^usage: chainwatch' "$T/err" || fail "$v: no usage"
 done
-for v in endpoints queue blocks; do
+for v in endpoints queue blocks forks; do
 	expect_rc 0 cw $v --help >"$T/out"
 	grep -q "^       chainwatch $v " "$T/out" || fail "$v --help"
 done

@@ -9,6 +9,9 @@ well-behaved and not.
         open N connections that send nothing; write to OUT what each got
   ctl_client.py fill SOCK N SECONDS READY
         open up to N connections without waiting for any, and hold them
+  ctl_client.py flood SOCK N M READY
+        open N connections that send nothing, then M that close at once,
+        and hold the first N for 2 s
 READY is a file created once the connections are made.
 """
 
@@ -108,6 +111,16 @@ def fill(path, n, seconds, ready_file):
         c.close()
 
 
+def flood(path, n, m, ready_file):
+    conns = [connect(path) for _ in range(n)]
+    for _ in range(m):
+        connect(path).close()
+    ready(ready_file)
+    time.sleep(2)
+    for c in conns:
+        c.close()
+
+
 def main():
     cmd = sys.argv[1]
     a = sys.argv[2:]
@@ -119,6 +132,8 @@ def main():
         idle(a[0], int(a[1]), a[2], a[3])
     elif cmd == "fill":
         fill(a[0], int(a[1]), float(a[2]), a[3])
+    elif cmd == "flood":
+        flood(a[0], int(a[1]), int(a[2]), a[3])
     else:
         sys.exit("unknown command " + cmd)
 

@@ -364,12 +364,105 @@ async def cmd_wrong_count(port, cport, fmt):
           "another key's value; %50 hit 3 of 6")
 
 
+def difficulty(port, h):
+    v = http(port, "state_getStorage", [DIFF_KEY, h])["result"]
+    check(v is not None, "no difficulty at %s" % h)
+    return int.from_bytes(bytes.fromhex(v[2:]), "little")
+
+
+def branch_known(mine, other, lo):
+    """The hashes of mine's chain from lo up that other knows by hash:
+    the branch of a reorg both have (other has it as a side branch)."""
+    out = []
+    n = lo
+    while True:
+        h = block_hash(mine, n)
+        if h is None or header(other, h) is None:
+            return out
+        out.append(h)
+        n += 1
+
+
+async def cmd_reorg_work(port_x, port_y, work, seconds):
+    """--reorg-work lighter|shorter: x's fork choice takes the second
+    branch, y's keeps the first.  The branches, from both devnodes'
+    answers: lighter, the second longer but with less summed difficulty;
+    shorter, the second shorter but heavier.  x's subscribers see the
+    reorg (numbers repeat), y's see none."""
+    wx = await connect(port_x)
+    wy = await connect(port_y)
+    await call(wx, "chain_subscribeNewHeads")
+    await call(wy, "chain_subscribeNewHeads")
+    seen_x, seen_y = {}, {}
+    repeat_x = repeat_y = None
+    deadline = time.monotonic() + seconds
+    while repeat_x is None or len(seen_x) < 3:
+        check(time.monotonic() < deadline, "%s: x never reorged" % work)
+        h = (await next_note(wx))["params"]["result"]
+        n = num(h)
+        if repeat_x is None and seen_x and n <= max(seen_x) and \
+                seen_x.get(n) != h:
+            repeat_x = (n, max(seen_x))
+            seen_x = {}
+        seen_x[n] = h
+    # y: drain what came meanwhile; a number may not repeat.
+    try:
+        while True:
+            h = (await asyncio.wait_for(wy.recv(), 0.05))
+            h = json.loads(h)
+            if "method" not in h:
+                continue
+            h = h["params"]["result"]
+            if seen_y and num(h) <= max(seen_y):
+                repeat_y = num(h)
+            seen_y[num(h)] = h
+    except asyncio.TimeoutError:
+        pass
+    check(repeat_y is None, "%s: y reorged at #%s" % (work, repeat_y))
+    await wx.close()
+    await wy.close()
+    # Where they part, and each branch as the other devnode knows it.
+    n = 1
+    while block_hash(port_x, n) == block_hash(port_y, n):
+        n += 1
+    lo = n
+    first = branch_known(port_y, port_x, lo)
+    second = branch_known(port_x, port_y, lo)
+    check(first and second, "%s: branches %r %r" % (work, first, second))
+    w1 = sum(difficulty(port_y, h) for h in first)
+    w2 = sum(difficulty(port_x, h) for h in second)
+    # Each branch links down to the common ancestor.
+    for port, br in ((port_y, first), (port_x, second)):
+        for i, h in enumerate(br):
+            hd = header(port, h)
+            check(hd["parentHash"] == (br[i - 1] if i else
+                                       block_hash(port_x, lo - 1)),
+                  "%s: branch link at #%d" % (work, lo + i))
+    if work == "lighter":
+        check(len(second) > len(first) and w2 < w1,
+              "lighter: second %d blocks work %d, first %d blocks work %d"
+              % (len(second), w2, len(first), w1))
+    else:
+        check(len(second) < len(first) and w2 > w1,
+              "shorter: second %d blocks work %d, first %d blocks work %d"
+              % (len(second), w2, len(first), w1))
+    # x replaced the first branch's top; what it showed first was y's.
+    check(repeat_x[0] <= lo + len(first) - 1, "%s: x's repeat" % work)
+    print("%s: from #%d, first branch %d blocks work %d (kept by y), "
+          "second %d blocks work %d (taken by x at #%d after #%d)"
+          % (work, lo, len(first), w1, len(second), w2, repeat_x[0],
+             repeat_x[1]))
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     try:
         if cmd == "split":
             asyncio.run(cmd_split(int(args[0]), int(args[1]), int(args[2]),
                                   args[3]))
+        elif cmd == "reorg_work":
+            asyncio.run(cmd_reorg_work(int(args[0]), int(args[1]), args[2],
+                                       float(args[3])))
         elif cmd == "forge_chain":
             asyncio.run(cmd_forge_chain(int(args[0]), int(args[1]), args[2],
                                         int(args[3])))

@@ -25,4 +25,26 @@ for fmt in substrate quantus; do
 	kill $a_pid $b_pid
 	wait $a_pid $b_pid || fail "devnodes did not stop cleanly"
 done
+
+# Reorg shapes: two devnodes of one chain, whose fork choices differ, at
+# its first reorg (#12, depth 4): x takes the second branch, y keeps the
+# first; the branches' lengths and work, from their answers.
+for work in lighter shorter; do
+	if [ $work = lighter ]; then
+		cx=longest cy=heaviest
+	else
+		cx=heaviest cy=longest
+	fi
+	start=$("$PY" -c 'import time; print(int(time.time() * 1000))')
+	opts="--seed shapes --block-time 200 --backlog 3 --start-time $start
+	    --reorg-every 12 --reorg-depth 4 --reorg-work $work"
+	dn_spawn x $opts --fork-choice $cx
+	dn_spawn y $opts --fork-choice $cy
+	dn_wait x
+	dn_wait y
+	"$PY" "$LIES" reorg_work $x_port $y_port $work 30 ||
+	    fail "--reorg-work $work"
+	kill $x_pid $y_pid
+	wait $x_pid $y_pid || fail "devnodes did not stop cleanly"
+done
 echo "lies: ok"

@@ -72,6 +72,18 @@ INSERT INTO queue (chain_id, kind, block_hash, block_number, state,
     lease_endpoint_id, lease_deadline, created_at)
     VALUES (1, 'parent', x'0101010101010101010101010101010101010101010101010101010101010101',
     42, 'leased', 2, $now, $now);
+-- planck's a1 and a2 on two blocks #500 of one parent: a split; h1 alone.
+INSERT INTO blocks (chain_id, hash, number, parent, first_seen) VALUES
+    (1, x'$(printf '%064d' 499)', 499, x'$(printf '%064d' 498)', $now),
+    (1, x'$(printf 'a%063d' 500)', 500, x'$(printf '%064d' 499)', $now),
+    (1, x'$(printf 'b%063d' 500)', 500, x'$(printf '%064d' 499)', $now),
+    (2, x'$(printf '%064d' 80)', 80, x'$(printf '%064d' 79)', $now);
+UPDATE endpoints SET tip_hash = x'$(printf 'a%063d' 500)', tip_number = 500,
+    tip_at = $now WHERE id = 1;
+UPDATE endpoints SET tip_hash = x'$(printf 'b%063d' 500)', tip_number = 500,
+    tip_at = $now WHERE id = 2;
+UPDATE endpoints SET tip_hash = x'$(printf '%064d' 80)', tip_number = 80,
+    tip_at = $now WHERE id = 3;
 SQL
 
 # What chainwatchd would answer; one endpoint's name needs escaping and
@@ -138,6 +150,8 @@ expect "$T/m1" 'chainwatch_chain_finalized_height{chain="heisenberg"}' none
 expect "$T/m1" 'chainwatch_chain_status{chain="planck",status="degraded"}' 1
 expect "$T/m1" 'chainwatch_chain_status{chain="planck"}' 1
 expect "$T/m1" 'chainwatch_chain_status{chain="heisenberg",status="ok"}' 1
+expect "$T/m1" 'chainwatch_chain_tips{chain="planck"}' 2
+expect "$T/m1" 'chainwatch_chain_tips{chain="heisenberg"}' 1
 expect "$T/m1" 'chainwatch_chain_blocks_ingested_total{chain="planck"}' 42
 expect "$T/m1" 'chainwatch_chain_hedges_won_total{chain="planck"}' 1
 expect "$T/m1" 'chainwatch_chain_queue_items{chain="planck",kind="headers",state="pending"}' 1

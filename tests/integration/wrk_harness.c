@@ -5,7 +5,9 @@
  * one line, for the worker tests to read.
  *
  *   wrk_harness -w WORKER -r RPC_URL -s WS_URL [-f substrate] [-b MS]
- *       [-t MS] [-c MS] [-m BYTES] [-x STALL_FACTOR]
+ *       [-t MS] [-c MS] [-m BYTES] [-x STALL_FACTOR] [-v]
+ *
+ * -v: the worker logs at debug level (its stderr is the harness's).
  *
  * Commands, one per line, run in order; each request waits (up to 60 s)
  * for its answer:
@@ -99,11 +101,12 @@ print_message(const struct msg *m)
 	case MSG_INFO:
 		if ((rc = proto_unpack_info(m, &u.info, err, sizeof(err))) == 0)
 			printf("info %s chain=%s genesis=%s spec=%s/%llu "
-			    "best=%llu why=%s\n", outcome_name(u.info.outcome),
-			    u.info.chain, hx(u.info.genesis, 32, h),
-			    u.info.spec_name,
+			    "best=%llu fits=%d why=%s\n",
+			    outcome_name(u.info.outcome), u.info.chain,
+			    hx(u.info.genesis, 32, h), u.info.spec_name,
 			    (unsigned long long)u.info.spec_version,
-			    (unsigned long long)u.info.best, u.info.why);
+			    (unsigned long long)u.info.best, u.info.fits,
+			    u.info.why);
 		break;
 	case MSG_HEAD:
 		if ((rc = proto_unpack_head(m, &u.head, err, sizeof(err))) != 0)
@@ -389,7 +392,7 @@ static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr, "usage: wrk_harness -w worker -r rpc_url -s ws_url "
-	    "[-f substrate] [-b ms] [-t ms] [-c ms] [-m bytes] [-x n]\n");
+	    "[-f substrate] [-b ms] [-t ms] [-c ms] [-m bytes] [-x n] [-v]\n");
 	exit(CW_EXIT_USAGE);
 }
 
@@ -413,8 +416,11 @@ main(int argc, char *argv[])
 	pc.heartbeat = 500;
 	pc.log_level = LOG_LEVEL_INFO;
 	pc.log_stderr = 1;
-	while ((ch = getopt(argc, argv, "b:c:f:m:r:s:t:w:x:")) != -1) {
+	while ((ch = getopt(argc, argv, "b:c:f:m:r:s:t:vw:x:")) != -1) {
 		switch (ch) {
+		case 'v':
+			pc.log_level = LOG_LEVEL_DEBUG;
+			break;
 		case 'b':
 			pc.block_time = strtoull(optarg, NULL, 10);
 			break;

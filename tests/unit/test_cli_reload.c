@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "util.h"
+#include "view_ctl.h"
 
 /*
  * What cli_err() says goes to stderr: between said_start() and said(),

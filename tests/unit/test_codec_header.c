@@ -17,6 +17,7 @@
 #include "account.h"
 #include "hash.h"
 #include "header.h"
+#include "hex.h"
 #include "test_codec_vec.h"
 
 static json_t	*qvec, *svec;
@@ -371,6 +372,64 @@ test_substrate_headers(void **state)
 	assert_int_equal(updated, 2);
 }
 
+/*
+ * header_judge: every vector is served under its own hash in its own
+ * format; in the other format it hashes elsewhere (quantus read as
+ * substrate) or does not decode (substrate read as quantus: no
+ * zkTreeRoot); and a hash one bit off is refused in any format.
+ */
+static void
+test_judge(void **state)
+{
+	static struct header	 h;
+	json_t			*e, *rpc;
+	uint8_t			 want[32], got[32];
+	char			 err[160], hx[67];
+	size_t			 i;
+
+	json_array_foreach(vec_array(qvec, "headers"), i, e) {
+		rpc = quantus_rpc(e);
+		vec_hex(vec_str(e, "hash"), want, 32);
+		err[0] = '\0';
+		if (header_judge(FORMAT_QUANTUS, rpc, want, &h, got, err,
+		    sizeof(err)) != 0)
+			fail_msg("\"%s\": %s", vec_str(e, "name"), err);
+		assert_memory_equal(got, want, 32);
+		assert_int_equal(header_judge(FORMAT_SUBSTRATE, rpc, want, &h,
+		    got, err, sizeof(err)), -1);
+		assert_memory_not_equal(got, want, 32);
+		hex_encode(got, 32, hx);
+		assert_non_null(strstr(err, " as substrate, not 0x"));
+		assert_int_equal(strncmp(strstr(err, "hashes to ") + 10, hx, 12),
+		    0);
+		want[31] ^= 1;
+		assert_int_equal(header_judge(FORMAT_QUANTUS, rpc, want, &h,
+		    got, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, " as quantus, not 0x"));
+		json_decref(rpc);
+	}
+	json_array_foreach(vec_array(svec, "headers"), i, e) {
+		rpc = vec_get(e, "rpc");
+		vec_hex(vec_str(e, "hash"), want, 32);
+		assert_int_equal(header_judge(FORMAT_SUBSTRATE, rpc, want, &h,
+		    got, err, sizeof(err)), 0);
+		assert_memory_equal(got, want, 32);
+		assert_int_equal(header_judge(FORMAT_QUANTUS, rpc, want, &h,
+		    got, err, sizeof(err)), -1);
+		assert_string_equal(err, "does not decode as quantus: "
+		    "zkTreeRoot: missing");
+		memset(want, 0, sizeof(want));
+		assert_memory_equal(got, want, 32);
+	}
+	/* Not a header at all: refused, whatever the hash. */
+	rpc = json_string("0x00");
+	assert_int_equal(header_judge(FORMAT_SUBSTRATE, rpc, want, &h, got,
+	    err, sizeof(err)), -1);
+	assert_string_equal(err, "does not decode as substrate: header: not a "
+	    "JSON object");
+	json_decref(rpc);
+}
+
 static void
 test_miner(void **state)
 {
@@ -709,6 +768,7 @@ main(void)
 		cmocka_unit_test(test_quantus_one_byte_off),
 		cmocka_unit_test(test_quantus_json_variants),
 		cmocka_unit_test(test_substrate_headers),
+		cmocka_unit_test(test_judge),
 		cmocka_unit_test(test_miner),
 		cmocka_unit_test(test_add_log),
 		cmocka_unit_test(test_encode_decode_edges),

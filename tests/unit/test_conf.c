@@ -181,6 +181,60 @@ test_redaction(void **state)
 	assert_string_equal(out, "http://host/p?x=a:b@c");
 }
 
+/* Query parameters named like secrets are never shown either. */
+static void
+test_redaction_query(void **state)
+{
+	char		 out[256];
+	struct conf	*c;
+
+	(void)state;
+	url_secret_words("");
+	url_redact("https://h/?apikey=S1&n=1", out, sizeof(out));
+	assert_string_equal(out, "https://h/?apikey=***&n=1");
+	url_redact("https://u:pw@h/rpc?n=1&Access_Token=S2#frag", out,
+	    sizeof(out));
+	assert_string_equal(out, "https://u:***@h/rpc?n=1&Access_Token=***#frag");
+	url_redact("wss://h/?API_KEY=S3&sig=S4&Password=S5&auth=", out,
+	    sizeof(out));
+	assert_string_equal(out, "wss://h/?API_KEY=***&sig=***&Password=***"
+	    "&auth=***");
+	/* Not secret by name: kept; a bare flag without '=' too. */
+	url_redact("http://h/?network=planck&debug&id=7", out, sizeof(out));
+	assert_string_equal(out, "http://h/?network=planck&debug&id=7");
+	/* More words from secret_params, in either separator. */
+	url_secret_words("project, x-id");
+	url_redact("http://h/?projectid=S6&x-id=S7&id=7", out, sizeof(out));
+	assert_string_equal(out, "http://h/?projectid=***&x-id=***&id=7");
+	url_secret_words("");
+	url_redact("http://h/?projectid=P", out, sizeof(out));
+	assert_string_equal(out, "http://h/?projectid=P");
+
+	/* The key, checked and shown by -nv with the URLs it redacts. */
+	expect_error("[daemon]\nsecret_params = a=b\n[chain a]\n" EP1,
+	    "t.conf:2: secret_params: 'a=b' is not a word (letters, digits, "
+	    "'_' or '-')");
+	c = load("[daemon]\nsecret_params = project\n[chain a]\n"
+	    "endpoint = x https://h/v3?projectId=S8 wss://h/?token=S9\n");
+	assert_int_equal(c->n_errors, 0);
+	{
+		char	*buf = NULL;
+		size_t	 len = 0;
+		FILE	*fp = open_memstream(&buf, &len);
+
+		conf_dump(c, fp);
+		fclose(fp);
+		assert_null(strstr(buf, "S8"));
+		assert_null(strstr(buf, "S9"));
+		assert_non_null(strstr(buf, "secret_params = project\n"));
+		assert_non_null(strstr(buf, "https://h/v3?projectId=*** "
+		    "wss://h/?token=***"));
+		free(buf);
+	}
+	conf_free(c);
+	url_secret_words("");
+}
+
 static void
 test_sections_and_keys(void **state)
 {
@@ -300,6 +354,7 @@ main(void)
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_urls),
 		cmocka_unit_test(test_redaction),
+		cmocka_unit_test(test_redaction_query),
 		cmocka_unit_test(test_sections_and_keys),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_all_errors_reported),

@@ -172,6 +172,17 @@ test_small(void **state)
 	strcpy(in.chain, "Planck");
 	in.ss58_format = 189;
 	memset(in.genesis, 0x55, 32);
+	in.fits = 1;
+	proto_pack_info(&mb, 2, &in);
+	parse(&mb, &m);
+	assert_int_equal(proto_unpack_info(&m, &in2, err, sizeof(err)), 0);
+	assert_memory_equal(&in, &in2, sizeof(in));
+	msg_free(&m);
+	msg_done(&mb);
+
+	/* Headers that do not fit the format: the flag and the evidence. */
+	in.fits = 0;
+	strcpy(in.why, "#7 hashes to 0x12ab... as substrate, not 0x34cd...");
 	proto_pack_info(&mb, 2, &in);
 	parse(&mb, &m);
 	assert_int_equal(proto_unpack_info(&m, &in2, err, sizeof(err)), 0);

@@ -1,0 +1,390 @@
+/*
+ * chainwatch forks: the tip each endpoint of a chain announced last, the
+ * branches they are on now (src/forks.c groups them, as chainwatchd
+ * does), where the branches part, each one's length and work above that,
+ * and the last splits the daemon recorded.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "cli_fmt.h"
+#include "hex.h"
+#include "util.h"
+
+#define SPLITS_TEXT	5	/* splits shown to people */
+#define SPLITS_JSON	20	/* and to machines, as recent_splits */
+
+/* The open split, if the newest one is. */
+static const struct view_split *
+open_split(const struct view_forks *f)
+{
+	if (f->n_splits > 0 && !f->splits[0].has_ended)
+		return &f->splits[0];
+	return NULL;
+}
+
+static void
+short_hash(const uint8_t h[32], char *out, size_t outlen)
+{
+	char	hex[67];
+
+	hex_encode(h, 32, hex);
+	cli_hash_short(hex, out, outlen);
+}
+
+/* The tip at the head of a branch: heads index the tips that have one. */
+static const struct view_fork_tip *
+head_tip(const struct view_forks *f, size_t branch)
+{
+	size_t	k = 0, want = f->r.branches[branch].head;
+
+	for (size_t i = 0; i < f->n_tips; i++)
+		if (f->tips[i].has_tip && k++ == want)
+			return &f->tips[i];
+	return NULL;
+}
+
+/* "one branch, tip #1246" or "split: 2 branches above #1204 (0x1a2b3c4d)". */
+static void
+headline(const struct view_forks *f, int64_t now)
+{
+	const struct view_split	*s = open_split(f);
+	const struct forks_result *r = &f->r;
+	char			 line[CLI_COLS * 4], h[32], a[VIEW_AGE_LEN];
+	size_t			 len;
+
+	len = (size_t)snprintf(line, sizeof(line), "%s: ", f->ch->name);
+	if (r->n_branches == 0)
+		snprintf(line + len, sizeof(line) - len, "no current tip of "
+		    "known ancestry");
+	else if (r->n_branches == 1)
+		snprintf(line + len, sizeof(line) - len, "one branch, tip #%lld",
+		    (long long)head_tip(f, 0)->t.number);
+	else {
+		len += (size_t)snprintf(line + len, sizeof(line) - len,
+		    "split: %zu branches", r->n_branches);
+		if (r->has_ancestor) {
+			short_hash(r->ancestor_hash, h, sizeof(h));
+			len += (size_t)snprintf(line + len, sizeof(line) - len,
+			    " above #%lld (%s)", (long long)r->ancestor_number,
+			    h);
+		} else
+			len += (size_t)snprintf(line + len, sizeof(line) - len,
+			    ", where they part not known");
+		if (s != NULL) {
+			view_ago(now - s->first_seen, a, sizeof(a));
+			snprintf(line + len, sizeof(line) - len, ", since %s",
+			    a);
+		} else
+			snprintf(line + len, sizeof(line) - len, ", not "
+			    "recorded yet");
+	}
+	cli_put_line(line);
+}
+
+static void
+print_tips(const struct view_forks *f, int64_t now)
+{
+	struct cli_table		 t;
+	const struct view_fork_tip	*p;
+	const struct forks_above	*ab;
+	char				 a[VIEW_AGE_LEN], h[32], w[32];
+
+	cli_table_init(&t, "llrlrrr", 2, 2);
+	cli_table_head(&t, "endpoint", "tip", "hash", "seen", "branch",
+	    "above", "work", NULL);
+	for (size_t i = 0; i < f->n_tips; i++) {
+		p = &f->tips[i];
+		cli_name_short(p->endpoint, a, sizeof(a));
+		cli_table_cell(&t, "%s", a);
+		if (!p->has_tip) {
+			cli_table_cell(&t, "-");
+			cli_table_cell(&t, "-");
+			cli_table_cell(&t, "-");
+			cli_table_cell(&t, "-");
+			cli_table_cell(&t, "-");
+			cli_table_cell(&t, "-");
+			continue;
+		}
+		cli_table_cell(&t, "#%lld", (long long)p->t.number);
+		cli_hash_short(p->hash, h, sizeof(h));
+		cli_table_cell(&t, "%s", h);
+		view_ago(now - p->t.at, a, sizeof(a));
+		cli_table_cell(&t, "%s", a);
+		if (p->t.kind != FORKS_TIP_BRANCH) {
+			cli_table_cell(&t, "%s", view_tip_kind_name(p->t.kind));
+			cli_table_cell(&t, "-");
+			cli_table_cell(&t, "-");
+			continue;
+		}
+		ab = &p->t.above;
+		cli_table_cell(&t, "%zu", p->t.branch + 1);
+		if (!ab->known) {
+			cli_table_cell(&t, "-");
+			cli_table_cell(&t, "-");
+			continue;
+		}
+		cli_table_cell(&t, "%lld", (long long)ab->length);
+		/* Blocks off the canonical chain may have no difficulty. */
+		cli_u512_short(&ab->work, w, sizeof(w));
+		if (ab->work_blocks == 0 && ab->length > 0)
+			cli_table_cell(&t, "not read");
+		else if (ab->work_blocks < ab->length)
+			cli_table_cell(&t, "%s (%lld of %lld)", w,
+			    (long long)ab->work_blocks, (long long)ab->length);
+		else
+			cli_table_cell(&t, "%s", w);
+	}
+	cli_table_print(&t);
+	cli_table_free(&t);
+}
+
+static void
+print_splits(const struct view_forks *f, int64_t now)
+{
+	struct cli_table	 t;
+	const struct view_split	*s;
+	char			 a[VIEW_AGE_LEN], side[CLI_COLS * 8];
+	size_t			 len;
+
+	if (f->n_splits == 0) {
+		printf("  no split recorded\n");
+		return;
+	}
+	printf("  recent splits:\n");
+	cli_table_init(&t, "rllll", 4, 2);
+	cli_table_head(&t, "split", "began", "lasted", "ended", "above", NULL);
+	for (size_t i = 0; i < f->n_splits && i < SPLITS_TEXT; i++) {
+		s = &f->splits[i];
+		cli_table_cell(&t, "%lld", (long long)s->id);
+		view_ago(now - s->first_seen, a, sizeof(a));
+		cli_table_cell(&t, "%s", a);
+		view_span((s->has_ended ? s->ended : s->last_seen) -
+		    s->first_seen, a, sizeof(a));
+		cli_table_cell(&t, "%s", a);
+		if (s->has_ended) {
+			view_ago(now - s->ended, a, sizeof(a));
+			cli_table_cell(&t, "%s", a);
+		} else
+			cli_table_cell(&t, "going on");
+		if (s->has_ancestor)
+			cli_table_cell(&t, "#%lld", (long long)
+			    s->ancestor_number);
+		else
+			cli_table_cell(&t, "-");
+		/* "branch 1: a1 #420 (+20), a3 #419 (+19); branch 2: ..." */
+		len = 0;
+		side[0] = '\0';
+		for (size_t k = 0; k < s->n_sides && len < sizeof(side); k++) {
+			const struct view_split_side *d = &s->sides[k];
+
+			if (k == 0 || d->branch != s->sides[k - 1].branch)
+				len += (size_t)snprintf(side + len,
+				    sizeof(side) - len, "%sbranch %lld: ",
+				    k > 0 ? "; " : "", (long long)d->branch);
+			else
+				len += (size_t)snprintf(side + len,
+				    sizeof(side) - len, ", ");
+			if (len < sizeof(side))
+				len += (size_t)snprintf(side + len,
+				    sizeof(side) - len, "%s #%lld", d->endpoint,
+				    (long long)d->tip_number);
+			if (d->has_length && len < sizeof(side))
+				len += (size_t)snprintf(side + len,
+				    sizeof(side) - len, " (+%lld)",
+				    (long long)d->length);
+		}
+		cli_table_wrap(&t, 6, side);
+	}
+	cli_table_print(&t);
+	cli_table_free(&t);
+}
+
+static void
+print_chain(const struct view_forks *f, int64_t now)
+{
+	headline(f, now);
+	if (f->n_tips == 0) {
+		printf("  no endpoint configured\n");
+		return;
+	}
+	print_tips(f, now);
+	print_splits(f, now);
+}
+
+/* length, work and work_blocks into o, null when not known. */
+static void
+above_json(json_t *o, const struct forks_above *a)
+{
+	char	dec[U512_DEC_LEN];
+
+	u512_to_dec(&a->work, dec);
+	json_object_set_new(o, "length", view_jint(a->known, a->length));
+	json_object_set_new(o, "work", a->known ? json_string(dec) :
+	    json_null());
+	json_object_set_new(o, "work_blocks", view_jint(a->known,
+	    a->work_blocks));
+}
+
+static json_t *
+tip_json(const struct view_forks *f, const struct view_fork_tip *p)
+{
+	json_t				*o = json_object();
+	const struct forks_branch	*b = NULL;
+
+	if (p->has_tip && p->t.kind == FORKS_TIP_BRANCH)
+		b = &f->r.branches[p->t.branch];
+	json_object_set_new(o, "endpoint", view_jstr(p->endpoint));
+	json_object_set_new(o, "number", view_jint(p->has_tip, p->t.number));
+	json_object_set_new(o, "hash", view_jstr(p->hash));
+	view_jtime(o, "at", p->has_tip, p->t.at);
+	json_object_set_new(o, "ancestry", p->has_tip ?
+	    json_string(view_tip_kind_name(p->t.kind)) : json_null());
+	json_object_set_new(o, "branch", view_jint(b != NULL,
+	    (int64_t)p->t.branch + 1));
+	above_json(o, &p->t.above);
+	return o;
+}
+
+static json_t *
+branch_json(const struct view_forks *f, size_t k)
+{
+	const struct forks_branch	*b = &f->r.branches[k];
+	const struct view_fork_tip	*head = head_tip(f, k);
+	json_t				*o = json_object(), *eps = json_array();
+
+	json_object_set_new(o, "branch", json_integer((json_int_t)k + 1));
+	json_object_set_new(o, "tip_number", view_jint(head != NULL,
+	    head != NULL ? head->t.number : 0));
+	json_object_set_new(o, "tip_hash", view_jstr(head != NULL ?
+	    head->hash : NULL));
+	above_json(o, &b->above);
+	for (size_t i = 0; i < f->n_tips; i++)
+		if (f->tips[i].has_tip &&
+		    f->tips[i].t.kind == FORKS_TIP_BRANCH &&
+		    f->tips[i].t.branch == k)
+			json_array_append_new(eps,
+			    view_jstr(f->tips[i].endpoint));
+	json_object_set_new(o, "endpoints", eps);
+	return o;
+}
+
+static json_t *
+split_json(const struct view_split *s)
+{
+	json_t	*o = json_object(), *sides = json_array(), *d;
+
+	json_object_set_new(o, "id", json_integer(s->id));
+	view_jtime(o, "first_seen", 1, s->first_seen);
+	view_jtime(o, "last_seen", 1, s->last_seen);
+	view_jtime(o, "ended", s->has_ended, s->ended);
+	json_object_set_new(o, "branches", json_integer(s->branches));
+	json_object_set_new(o, "ancestor_number", view_jint(s->has_ancestor,
+	    s->ancestor_number));
+	json_object_set_new(o, "ancestor_hash", view_jstr(s->ancestor_hash));
+	for (size_t k = 0; k < s->n_sides; k++) {
+		const struct view_split_side *p = &s->sides[k];
+
+		d = json_object();
+		json_object_set_new(d, "endpoint", view_jstr(p->endpoint));
+		json_object_set_new(d, "branch", json_integer(p->branch));
+		json_object_set_new(d, "tip_number",
+		    json_integer(p->tip_number));
+		json_object_set_new(d, "tip_hash", view_jstr(p->tip_hash));
+		json_object_set_new(d, "length", view_jint(p->has_length,
+		    p->length));
+		json_object_set_new(d, "work", view_jstr(p->work));
+		json_object_set_new(d, "work_blocks",
+		    view_jint(p->has_work_blocks, p->work_blocks));
+		json_array_append_new(sides, d);
+	}
+	json_object_set_new(o, "sides", sides);
+	return o;
+}
+
+static json_t *
+chain_json(const struct view_forks *f)
+{
+	const struct forks_result	*r = &f->r;
+	json_t				*o = json_object(), *a;
+	char				 hex[67];
+
+	json_object_set_new(o, "chain", view_jstr(f->ch->name));
+	json_object_set_new(o, "branches", json_integer(
+	    (json_int_t)r->n_branches));
+	json_object_set_new(o, "split", json_boolean(r->n_branches > 1));
+	json_object_set_new(o, "recorded", json_boolean(open_split(f) !=
+	    NULL));
+	hex_encode(r->ancestor_hash, 32, hex);
+	json_object_set_new(o, "ancestor_number", view_jint(r->has_ancestor,
+	    r->ancestor_number));
+	json_object_set_new(o, "ancestor_hash", r->has_ancestor ?
+	    json_string(hex) : json_null());
+	json_object_set_new(o, "work_is", json_string(f->by_work ?
+	    "difficulty" : "length"));
+	a = json_array();
+	for (size_t i = 0; i < f->n_tips; i++)
+		json_array_append_new(a, tip_json(f, &f->tips[i]));
+	json_object_set_new(o, "tips", a);
+	a = json_array();
+	for (size_t k = 0; k < r->n_branches; k++)
+		json_array_append_new(a, branch_json(f, k));
+	json_object_set_new(o, "branch_list", a);
+	a = json_array();
+	for (size_t i = 0; i < f->n_splits; i++)
+		json_array_append_new(a, split_json(&f->splits[i]));
+	json_object_set_new(o, "splits", a);
+	return o;
+}
+
+int
+cli_forks(struct view_db *c, const struct cli_opts *o)
+{
+	struct view_chain	*chains;
+	const struct view_chain	*ch;
+	struct view_forks	*f;
+	json_t			*arr;
+	int64_t			 now = (int64_t)now_wall_ms();
+	size_t			 nc, i, shown = 0;
+	int			 rc, running;
+
+	if ((rc = view_chains_begin(c, o->chain, &chains, &nc, &ch)) !=
+	    CW_EXIT_OK)
+		return rc;
+	f = xcalloc(nc > 0 ? nc : 1, sizeof(*f));
+	for (i = 0; i < nc && rc == CW_EXIT_OK; i++)
+		if (ch == NULL || &chains[i] == ch)
+			rc = view_forks_load(c, &chains[i], now, o->json ?
+			    SPLITS_JSON : SPLITS_TEXT, &f[i]);
+	running = rc == CW_EXIT_OK ? cli_daemon_note(c) : -1;
+	view_db_end(c);
+
+	if (rc == CW_EXIT_OK && o->json) {
+		arr = json_array();
+		for (i = 0; i < nc; i++)
+			if (ch == NULL || &chains[i] == ch)
+				json_array_append_new(arr, chain_json(&f[i]));
+		cli_json_list(running, "chains", arr);
+	} else if (rc == CW_EXIT_OK) {
+		if (nc == 0)
+			printf("no chains stored yet\n");
+		for (i = 0; i < nc; i++) {
+			if (ch != NULL && &chains[i] != ch)
+				continue;
+			if (shown++ > 0)
+				putchar('\n');
+			print_chain(&f[i], now);
+		}
+	}
+	for (i = 0; i < nc; i++)
+		view_forks_free(&f[i]);
+	free(f);
+	view_chains_free(chains, nc);
+	return rc;
+}
