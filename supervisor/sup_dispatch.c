@@ -180,6 +180,11 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 		if (!health_heard(w->ep) ||
 		    (ch = sup_chain_find(w->ep->chain)) == NULL)
 			return 0;
+		/*
+		 * Until sup_chain.c judges heads as claims (branch core,
+		 * whose verdicts call sup_health_agrees), a head agrees when
+		 * its parent is on the canonical chain: drop this then.
+		 */
 		connects = u.head.kind == HEAD_NEW &&
 		    sup_chain_canonical(ch, u.head.h.parent);
 		sup_chain_head(ch, w->ep->id, &u.head);
