@@ -58,6 +58,7 @@ run() {
 	fault d1 ''
 	fault d2 "$2"
 	LOG_AT=$(wc -l <"$T/log" 2>/dev/null || echo 0)
+	RUN_AT=$(date +%s)
 	start_daemon
 	tip=$(curl -sf -m 5 -d '{"id":1,"jsonrpc":"2.0","method":"chain_getHeader","params":[]}' \
 	    "http://127.0.0.1:$d1_port/" | sed 's/.*"number":"\(0x[0-9a-f]*\)".*/\1/')
@@ -128,6 +129,12 @@ honest_store() {
 	done
 	wait_for 30 'test "$(inflight d1)" = 0 && test "$(inflight d2)" = 0' ||
 	    fail "$1: requests still out: d1 $(inflight d1), d2 $(inflight d2)"
+	# What the lie cost, for the record (no assertion on speed).
+	echo "cost: $1: $(malformed d2) malformed answers of d2, daemon" \
+	    "$(awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / t }' \
+	    "/proc/$DAEMON_PID/stat") s CPU," \
+	    "$(ps -o rss= -p "$DAEMON_PID" | tr -d ' ') kB RSS," \
+	    "$(($(date +%s) - RUN_AT)) s from start to stop"
 	kill -TERM "$DAEMON_PID"
 	wait "$DAEMON_PID" || fail "$1: daemon exited with $?"
 	DAEMON_PID=
@@ -177,6 +184,10 @@ PY
 	    fail "$1: d1 became inconsistent"
 	ok "$1: store equals d1's chain, every state value d1's, nothing queued"
 }
+
+# --- no lie: what the same run costs when both endpoints are honest ------
+run honest ''
+honest_store honest
 
 # --- answers: a header answer for another number --------------------------
 # One chain_getBlockHash(0) in five lies too, so d2 is quarantined now
