@@ -703,7 +703,7 @@ reject(struct request *r, enum answer_verdict v, const char *what_differed,
 	log_warnx("w/%s: answer to request %llu (%s) does not answer it: %s; "
 	    "counted malformed, %s", r->w->name, (unsigned long long)r->id,
 	    what, what_differed, r->held != NULL ? "its item goes back to the "
-	    "queue" : "counted for the endpoint only");
+	    "queue" : "nothing of it is used");
 	snprintf(why, sizeof(why), "%s: %s", what, what_differed);
 	a->worst = OUTCOME_MALFORMED;
 	a->why = why;
