@@ -99,7 +99,10 @@ down_item(const struct view_endpoint *e, int64_t now, char *out,
 {
 	char	 cls[256], t[32];
 
-	if (e->reason != NULL)
+	/* An inconsistency's reason is long: it is in the endpoint's line. */
+	if (e->doubted)
+		snprintf(cls, sizeof(cls), "%s", e->state);
+	else if (e->reason != NULL)
 		reason_class(e->reason, cls, sizeof(cls));
 	else
 		snprintf(cls, sizeof(cls), "%s", e->state);
@@ -119,13 +122,20 @@ print_human(const struct view_verdict *s, int64_t now)
 	size_t				 i, len, w = 0, sw = 9;
 	int				 first = 1;
 
-	/* The headline, then the endpoints down, as many lines as needed. */
+	/*
+	 * The headline, then the endpoints down or inconsistent, as many
+	 * lines as needed.
+	 */
 	len = (size_t)snprintf(line, sizeof(line), "%s: %s: %s", ch->name,
 	    view_status_name(s->status), s->headline);
 	for (i = 0; i < s->n_eps; i++) {
 		e = &s->eps[i];
-		/* A stalled chain's trouble is its heads, not these. */
-		if (!e->down || s->status == VIEW_STATUS_STALLED)
+		/*
+		 * A stalled chain's trouble is its heads, not these; unless
+		 * no endpoint is believed.
+		 */
+		if ((!e->down && !e->doubted) ||
+		    (s->status == VIEW_STATUS_STALLED && s->n_doubted == 0))
 			continue;
 		down_item(e, now, item, sizeof(item));
 		if (len + 2 + strlen(item) > CLI_COLS) {

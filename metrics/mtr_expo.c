@@ -391,7 +391,8 @@ expo_endpoints(const struct mtr_snap *s, struct buf *b)
 		expo_histogram(e, b);
 	family(b, "chainwatch_endpoint_state", "gauge",
 	    "1 for the endpoint's state as chainwatch status shows it (closed, "
-	    "open, half-open, down, quarantined, unknown), 0 for the others.");
+	    "open, half-open, down, quarantined, inconsistent, unknown), 0 for "
+	    "the others.");
 	EACH_EP(e->in_store) {
 		for (k = 0; mtr_endpoint_states[k] != NULL; k++) {
 			SERIES("chainwatch_endpoint_state", "state",

@@ -31,7 +31,8 @@ const char *const mtr_breaker_states[] = {
 };
 /* What the store says of an endpoint: its breaker, or worse. */
 const char *const mtr_endpoint_states[] = {
-	"closed", "open", "half-open", "down", "quarantined", "unknown", NULL,
+	"closed", "open", "half-open", "down", "quarantined", "inconsistent",
+	"unknown", NULL,
 };
 const char *const mtr_chain_statuses[] = {
 	"ok", "degraded", "stalled", "unreachable", NULL,

@@ -40,6 +40,8 @@ struct queue_filter {
 	int		 live_only;
 	int64_t		 pref_id;	/* live items it failed go elsewhere */
 	int64_t		 not_id;	/* the preferred one: not those again */
+	int64_t		 wrong_id;	/* it: not what it answered malformed
+					 * last (-1: any) */
 };
 
 /*

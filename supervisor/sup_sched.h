@@ -39,6 +39,9 @@ struct sched_answer {
 	enum outcome		 worst;		/* when not done */
 	const char		*why;
 	int			 at_once;	/* retry elsewhere now */
+	int			 rejected;	/* it does not answer what was
+						 * asked: nothing of it applies */
+	int			 contradicts;	/* and contradicts the chain */
 	const struct proto_res_headers *headers;
 	size_t			 n;		/* state: blocks */
 	const uint8_t		(*hashes)[32];

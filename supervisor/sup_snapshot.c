@@ -45,7 +45,8 @@ snapshot_endpoint(const struct worker *w)
 	json_object_set_new(j, "pid", json_integer(w->proc.pid));
 	json_object_set_new(j, "worker_state", json_string(
 	    sup_cstate_name(w->proc.fsm.state)));
-	json_object_set_new(j, "ready", json_boolean(health_usable(w->ep)));
+	/* Its worker runs and serves the chain, believed or not. */
+	json_object_set_new(j, "ready", json_boolean(health_heard(w->ep)));
 	json_object_set_new(j, "restarts", json_integer(w->proc.fsm.restarts));
 	json_object_set_new(j, "rss_bytes", json_integer(
 	    (json_int_t)w->rss_kb * 1024));

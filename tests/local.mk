@@ -6,7 +6,7 @@ check_PROGRAMS += tests/unit/test_conf tests/unit/test_conf_keys \
 	tests/unit/test_msg tests/unit/test_proto tests/unit/test_fsm \
 	tests/unit/test_lease tests/unit/test_chain tests/unit/test_route \
 	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr \
-	tests/unit/test_ratelimit tests/unit/test_view_fmt \
+	tests/unit/test_ratelimit tests/unit/test_view_fmt tests/unit/test_answer \
 	tests/unit/test_backlog tests/unit/test_store
 tests_unit_test_conf_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_conf_LDADD = $(UNIT_LIBS)
@@ -50,6 +50,11 @@ tests_unit_test_store_CFLAGS = $(UNIT_CFLAGS) $(SQLITE_CFLAGS) \
 tests_unit_test_store_SOURCES = tests/unit/test_store.c \
 	supervisor/sup_store.c
 tests_unit_test_store_LDADD = $(UNIT_LIBS) $(SQLITE_LIBS) $(EV_LIBS)
+# Answers checked against their requests.
+tests_unit_test_answer_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
+tests_unit_test_answer_SOURCES = tests/unit/test_answer.c \
+	supervisor/sup_answer.c
+tests_unit_test_answer_LDADD = $(UNIT_LIBS)
 # The chain logic against an in-memory SQLite store.
 tests_unit_test_chain_CFLAGS = $(UNIT_CFLAGS) $(SQLITE_CFLAGS) \
 	-I$(top_srcdir)/supervisor
@@ -67,7 +72,7 @@ TESTS += tests/unit/test_conf tests/unit/test_conf_keys \
 	tests/unit/test_msg tests/unit/test_proto tests/unit/test_fsm \
 	tests/unit/test_lease tests/unit/test_chain tests/unit/test_route \
 	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr \
-	tests/unit/test_ratelimit tests/unit/test_view_fmt \
+	tests/unit/test_ratelimit tests/unit/test_view_fmt tests/unit/test_answer \
 	tests/unit/test_backlog tests/unit/test_store
 
 # chainwatchd -n on tests/conf/*.in, compared with the .ok files.
@@ -90,6 +95,7 @@ SUP_TESTS = tests/integration/conf_check.sh \
 	tests/integration/health_pruned.sh \
 	tests/integration/health_failover.sh \
 	tests/integration/wrong_format.sh \
+	tests/integration/trust_lies.sh \
 	tests/integration/layers.sh \
 	tests/integration/secrets.sh
 TESTS += $(SUP_TESTS)
