@@ -279,6 +279,7 @@ main(int argc, char *argv[])
 		pidfile_remove();
 		exit(CW_EXIT_SYSTEM);
 	}
+	sup_synchronous(conf->daemon.synchronous);
 	store_set_precommit(precommit);
 	sup_chains_load(conf);
 	health_sync(conf);

@@ -33,5 +33,7 @@ int64_t		 store_last_id(void);
 void		 store_write(void);
 void		 store_maybe_flush(void);
 void		 store_flush(void);
+/* PRAGMA synchronous now; answers the level read back (1, 2), or -1. */
+int		 store_synchronous(int);
 
 #endif
