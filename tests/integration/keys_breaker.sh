@@ -120,14 +120,12 @@ wait_for 30 'grep -q " sup: w/m: chain .* genesis" "$T/log"' || fail "m never st
 fault m '{"enable":"http_500@http"}'
 m_mark=$(wc -l <"$T/log")
 
-# reason EP: the breaker's reason, from the store.
-reason() {
-	sqlite3 -readonly "$T/chainwatch.db" \
-	    "SELECT state_reason FROM endpoints WHERE name = '$1'"
-}
-state() {
-	sqlite3 -readonly "$T/chainwatch.db" \
-	    "SELECT state FROM endpoints WHERE name = '$1'"
+# opened EP: the reason of EP's first opening, from the log (a chain's
+# only endpoint may close again at once: when all are open, requests
+# still go to them, and one success closes).
+opened() {
+	sed -n 's/.* sup: w\/'"$1"': endpoint unhealthy: \(.*\); requests go elsewhere.*/\1/p' \
+	    "$T/log" | head -n 1
 }
 # Outcomes of EP in the log's lines FROM to TO (every one reaches the
 # breaker): its own polls, rate_limited aside, and the live reads leased
@@ -137,9 +135,9 @@ outcomes() {
 	    grep -c -e " sup: w/$1: .* \(ok\|absent\|rpc_error\|http_4xx\|http_5xx\|transport\|timeout\|malformed\|too_large\) in [0-9]* ms" \
 	    -e " sup: w/$1: live state #[0-9]* leased"
 }
-# "P% failures over W (F of N)" -> "P F N"
+# "P% failures over W (F of N)" -> "P F N" (whatever names the failures)
 rate_of() {
-	echo "$1" | sed -n 's/^\([0-9]*\)% failures over [^(]*(\([0-9]*\) of \([0-9]*\)).*/\1 \2 \3/p'
+	echo "$1" | sed -n 's/^\([0-9]*\)% [^(]*(\([0-9]*\) of \([0-9]*\)).*/\1 \2 \3/p'
 }
 msec() {
 	awk -F'[:. ]' '{ print ((($1 * 60) + $2) * 60 + $3) * 1000 + $4 }'
@@ -160,16 +158,16 @@ fault h1 '{"enable":"slow:800@http"}'
 fault q1 '{"enable":"slow:800@http"}'
 
 # --- breaker_failure_rate
-wait_for 60 'test "$(state r)" = open' || fail "r did not open on 25% failures: $(state r) $(reason r)"
-set -- $(rate_of "$(reason r)")
+wait_for 60 'test -n "$(opened r)"' || fail "r did not open on 25% failures"
+set -- $(rate_of "$(opened r)")
 [ $# = 3 ] && [ "$1" -ge 15 ] && [ "$1" -lt 50 ] ||
-    fail "r opened, but not by a rate of 15..49%: $(reason r)"
-ok "breaker_failure_rate = 15: r opened at $1% ($2 of $3): $(reason r)"
+    fail "r opened, but not by a rate of 15..49%: $(opened r)"
+ok "breaker_failure_rate = 15: r opened: $(opened r)"
 
 # --- breaker_window
-wait_for 60 'test "$(state w)" = open' || fail "w did not open: $(state w)"
-set -- $(rate_of "$(reason w)")
-[ $# = 3 ] || fail "w not opened by the rate rule: $(reason w)"
+wait_for 60 'test -n "$(opened w)"' || fail "w did not open"
+set -- $(rate_of "$(opened w)")
+[ $# = 3 ] || fail "w not opened by the rate rule: $(opened w)"
 open_at=$(grep -n -m 1 ' sup: w/w: endpoint unhealthy' "$T/log" | cut -d: -f1)
 had=$(outcomes w 1 "$open_at")
 [ "$had" -ge 20 ] || fail "w had only $had outcomes: not a test of the window"
@@ -178,13 +176,13 @@ had=$(outcomes w 1 "$open_at")
 ok "breaker_window = 2s: w opened on $2 of $3 outcomes in the window, of the $had it had"
 
 # --- breaker_min_samples
-wait_for 90 'test "$(state m)" = open' || fail "m did not open: $(state m) $(reason m)"
-set -- $(rate_of "$(reason m)")
-[ $# = 3 ] || fail "m not opened by the rate rule: $(reason m)"
+wait_for 90 'test -n "$(opened m)"' || fail "m did not open"
+set -- $(rate_of "$(opened m)")
+[ $# = 3 ] || fail "m not opened by the rate rule: $(opened m)"
 before=$(outcomes m 1 "$m_mark")
 [ $((before * 2)) -lt 60 ] ||
     fail "m had $before successes before its fault: not a test of min_samples"
-[ "$3" -ge 60 ] || fail "m opened on $3 outcomes, want 60 or more: $(reason m)"
+[ "$3" -ge 60 ] || fail "m opened on $3 outcomes, want 60 or more: $(opened m)"
 ok "breaker_min_samples = 60: m opened on $2 of $3 outcomes ($before before the fault)"
 
 # --- breaker_cooldown, breaker_cooldown_max: the time from each opening
