@@ -1,12 +1,14 @@
 /*
  * The Prometheus text exposition (format 0.0.4) of one snapshot: each
  * family once, HELP and TYPE before all of its samples, label values
- * escaped, histograms cumulative up to +Inf.  chainwatch-metrics(8) lists
- * every family: keep the two in step.
+ * escaped, histograms cumulative up to +Inf.  The daemon's families are
+ * left out whole, HELP and TYPE too, when it did not answer.
+ * chainwatch-metrics(8) lists every family: keep the two in step.
  */
 #include "config.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,7 +184,10 @@ fam_value(struct buf *b, const struct fam *f, const void *p, int64_t now)
 	}
 }
 
-/* The families f[0..n), each over every chain that has it. */
+/*
+ * The families f[0..n), each over every chain that has it; those only the
+ * daemon knows (flagged by in_sup) not at all while it is not answering.
+ */
 static void
 chain_fams(const struct mtr_snap *s, struct buf *b, const struct fam *f,
     size_t n)
@@ -191,6 +196,8 @@ chain_fams(const struct mtr_snap *s, struct buf *b, const struct fam *f,
 	size_t			 i;
 
 	for (; n > 0; f++, n--) {
+		if (!s->sup_up && f->when == offsetof(struct mtr_chain, in_sup))
+			continue;
 		family(b, f->name, f->type, f->help);
 		for (i = 0; i < s->n_chains; i++) {
 			c = &s->chains[i];
@@ -202,7 +209,7 @@ chain_fams(const struct mtr_snap *s, struct buf *b, const struct fam *f,
 	}
 }
 
-/* The families f[0..n), each over every endpoint that has it. */
+/* The same over every endpoint. */
 static void
 ep_fams(const struct mtr_snap *s, struct buf *b, const struct fam *f,
     size_t n)
@@ -211,6 +218,9 @@ ep_fams(const struct mtr_snap *s, struct buf *b, const struct fam *f,
 	size_t				 i;
 
 	for (; n > 0; f++, n--) {
+		if (!s->sup_up &&
+		    f->when == offsetof(struct mtr_endpoint, in_sup))
+			continue;
 		family(b, f->name, f->type, f->help);
 		for (i = 0; i < s->n_eps; i++) {
 			e = &s->eps[i];
@@ -376,19 +386,23 @@ expo_endpoints(const struct mtr_snap *s, struct buf *b)
 	if ((e = &s->eps[i]), (cond))
 #define SERIES(fam, ...)	series(b, fam, e->chain, e->name, __VA_ARGS__)
 
-	family(b, "chainwatch_endpoint_requests_total", "counter",
-	    "Requests to the endpoint by outcome class.");
-	EACH_EP(e->in_sup) {
-		for (k = 0; k < OUTCOME_COUNT; k++) {
-			SERIES("chainwatch_endpoint_requests_total", "outcome",
-			    outcome_name((enum outcome)k), NULL);
-			val_u(b, e->requests[k]);
+	if (s->sup_up) {
+		family(b, "chainwatch_endpoint_requests_total", "counter",
+		    "Requests to the endpoint by outcome class.");
+		EACH_EP(e->in_sup) {
+			for (k = 0; k < OUTCOME_COUNT; k++) {
+				SERIES("chainwatch_endpoint_requests_total",
+				    "outcome", outcome_name((enum outcome)k),
+				    NULL);
+				val_u(b, e->requests[k]);
+			}
 		}
+		family(b, "chainwatch_endpoint_request_duration_seconds",
+		    "histogram", "Latency of the endpoint's requests, "
+		    "whatever their outcome.");
+		EACH_EP(e->in_sup && e->has_hist)
+			expo_histogram(e, b);
 	}
-	family(b, "chainwatch_endpoint_request_duration_seconds", "histogram",
-	    "Latency of the endpoint's requests, whatever their outcome.");
-	EACH_EP(e->in_sup && e->has_hist)
-		expo_histogram(e, b);
 	family(b, "chainwatch_endpoint_state", "gauge",
 	    "1 for the endpoint's state as chainwatch status shows it (closed, "
 	    "open, half-open, down, quarantined, inconsistent, unknown), 0 for "
@@ -400,9 +414,10 @@ expo_endpoints(const struct mtr_snap *s, struct buf *b)
 			val_u(b, strcmp(e->state, mtr_endpoint_states[k]) == 0);
 		}
 	}
-	family(b, "chainwatch_endpoint_breaker_state", "gauge",
-	    "1 for the state of the endpoint's circuit breaker (closed, open, "
-	    "half-open), 0 for the others.");
+	if (s->sup_up)
+		family(b, "chainwatch_endpoint_breaker_state", "gauge",
+		    "1 for the state of the endpoint's circuit breaker "
+		    "(closed, open, half-open), 0 for the others.");
 	EACH_EP(e->in_sup && e->breaker[0] != '\0') {
 		for (k = 0; mtr_breaker_states[k] != NULL; k++) {
 			SERIES("chainwatch_endpoint_breaker_state", "state",

@@ -299,6 +299,7 @@ main(int argc, char *argv[])
 		pidfile_remove();
 		exit(CW_EXIT_SYSTEM);
 	}
+	sup_synchronous(conf->daemon.synchronous);
 	store_set_precommit(precommit);
 	store_set_hooks(store_rolled_back, store_resumed);
 	store_set_reserve(conf->daemon.store_reserve);

@@ -71,6 +71,26 @@ restart_key(struct reload_result *r, const char *key, char *new,
 	strcpy(new, running);
 }
 
+/*
+ * Apply `synchronous` to the open store (between its transactions) and
+ * say what the connection reads back: a live change, no restart needed.
+ */
+void
+sup_synchronous(unsigned full)
+{
+	static const char *const names[] = { "off", "normal", "full",
+	    "extra" };
+	int	level = store_synchronous((int)full);
+
+	if (level < 0 || level > 3)
+		log_warnx("database: PRAGMA synchronous cannot be read back");
+	else if ((level == 2) != (full != 0))
+		log_warnx("database: synchronous is %s, not %s as configured",
+		    names[level], full ? "full" : "normal");
+	else
+		log_debug("database: synchronous = %s", names[level]);
+}
+
 void
 sup_reload(struct reload_result *r)
 {
@@ -116,6 +136,11 @@ sup_reload(struct reload_result *r)
 	    sup_conf->daemon.control_owner);
 	restart_key(r, "control_group", conf->daemon.control_group,
 	    sup_conf->daemon.control_group);
+	if (conf->daemon.synchronous != sup_conf->daemon.synchronous) {
+		log_info("synchronous changed to %s: applied to the open "
+		    "database", conf->daemon.synchronous ? "full" : "normal");
+		sup_synchronous(conf->daemon.synchronous);
+	}
 	level = (enum log_level)conf->daemon.log_level;
 	if (!sup_verbose)
 		log_setlevel(level);

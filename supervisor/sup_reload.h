@@ -17,5 +17,7 @@ struct reload_result {
 };
 void		 sup_reload(struct reload_result *);
 void		 sup_reload_result_free(struct reload_result *);
+/* `synchronous` (0 normal, 1 full) on the open store, read back. */
+void		 sup_synchronous(unsigned);
 
 #endif

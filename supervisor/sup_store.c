@@ -685,3 +685,26 @@ store_close(void)
 		log_warnx("database: close: %s", sqlite3_errmsg(db));
 	db = NULL;
 }
+
+/*
+ * Set PRAGMA synchronous (FULL or NORMAL) on the open connection, between
+ * transactions: the batch open now is committed first.  Answers the level
+ * the connection reports afterwards (1 NORMAL, 2 FULL), -1 on error.
+ */
+int
+store_synchronous(int full)
+{
+	sqlite3_stmt	*st;
+	int		 level = -1;
+
+	store_flush();
+	exec_sql(full ? "PRAGMA synchronous = FULL" :
+	    "PRAGMA synchronous = NORMAL");
+	if (sqlite3_prepare_v2(db, "PRAGMA synchronous", -1, &st, NULL)
+	    != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		level = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return level;
+}

@@ -55,5 +55,7 @@ void		 store_write(void);
 void		 store_maybe_flush(void);
 void		 store_flush(void);
 void		 store_flush_last(int timeout_ms);
+/* PRAGMA synchronous now; answers the level read back (1, 2), or -1. */
+int		 store_synchronous(int);
 
 #endif

@@ -97,7 +97,9 @@ SUP_TESTS = tests/integration/conf_check.sh \
 	tests/integration/wrong_format.sh \
 	tests/integration/trust_lies.sh \
 	tests/integration/layers.sh \
-	tests/integration/secrets.sh
+	tests/integration/secrets.sh \
+	tests/integration/keys.sh \
+	tests/integration/keys_breaker.sh
 TESTS += $(SUP_TESTS)
 # The lock that keeps the tests' "make install" runs apart (install_lib.sh).
 CLEANFILES += tests/install.lock
@@ -106,6 +108,7 @@ EXTRA_DIST += $(SUP_TESTS) tests/integration/lib.sh \
 	tests/integration/fake_worker.py \
 	tests/integration/store_check.py \
 	tests/integration/layers.py \
+	tests/integration/full_listener.py \
 	tests/conf/credentials.in tests/conf/credentials.ok \
 	tests/conf/empty.in tests/conf/empty.ok \
 	tests/conf/environment.in tests/conf/environment.ok \

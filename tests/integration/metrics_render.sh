@@ -262,6 +262,18 @@ code=$(health "$T/h")
 [ "$code" = 200 ] || fail "/health without chainwatchd: $code"
 grep -q '"chainwatchd": false' "$T/h" || fail "body: $(cat "$T/h")"
 ok "without chainwatchd: the store's figures and chainwatch_up 0"
+# The families chainwatch-metrics(8) marks "daemon" are absent as a whole,
+# HELP and TYPE too, while chainwatch_up is 0; they are all there with it.
+daemon_fams=$(awk '/^\.It Va / { f = $3; next } f != "" && /^daemon:/ { print f; f = "" }' \
+    "$top_builddir/man/chainwatch-metrics.8")
+[ "$(echo "$daemon_fams" | wc -w)" -ge 10 ] ||
+    fail "chainwatch-metrics(8) marks only: $daemon_fams"
+for f in $daemon_fams; do
+	grep -q "^# TYPE $f " "$T/m1" || fail "$f has no TYPE with chainwatch_up 1"
+	! grep -q -e "^# HELP $f " -e "^# TYPE $f " -e "^$f[{ ]" "$T/m3" ||
+	    fail "$f is in the exposition with chainwatch_up 0: $(grep "$f" "$T/m3" | head -n 2)"
+done
+ok "without chainwatchd: $(echo $daemon_fams | wc -w) daemon families absent, HELP and TYPE too"
 
 # SIGTERM: a clean exit.
 kill -TERM "$MPID"

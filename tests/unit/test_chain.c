@@ -266,6 +266,21 @@ test_hole(void **state)
 	(void)parent;
 }
 
+/*
+ * `synchronous` changes on the open store, a batch open or not (a reload
+ * applies it between transactions), and reads back as set.
+ */
+static void
+test_synchronous(void **state)
+{
+	store_write();
+	assert_int_equal(store_synchronous(1), 2);
+	assert_int_equal(store_synchronous(0), 1);
+	assert_int_equal(store_synchronous(1), 2);
+	store_write();
+	store_flush();
+}
+
 int
 main(void)
 {
@@ -274,6 +289,7 @@ main(void)
 		cmocka_unit_test(test_finality),
 		cmocka_unit_test(test_deferred_reorg),
 		cmocka_unit_test(test_hole),
+		cmocka_unit_test(test_synchronous),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
