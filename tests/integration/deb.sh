@@ -49,16 +49,17 @@ leftovers() {
 }
 leftovers >"$T/before"
 
-# Whatever happens, the machine is left as it was: the daemon stopped,
-# the packages purged, the configuration written here removed.
+# Whatever happens, the machine is left as it was: none of these was
+# there (checked above) and this run holds the lock, so whatever is there
+# now is this run's, even what a broken postrm would leave.
 INSTALLED=
-CONF_MADE=
 undo() {
-	if [ -n "$INSTALLED" ]; then
-		[ -x /etc/init.d/chainwatch ] && /etc/init.d/chainwatch stop >/dev/null 2>&1
-		dpkg -P $PKGS >/dev/null 2>&1
-	fi
-	[ -n "$CONF_MADE" ] && rm -rf /etc/chainwatch
+	[ -n "$INSTALLED" ] || return 0
+	[ -x /etc/init.d/chainwatch ] && /etc/init.d/chainwatch stop >/dev/null 2>&1
+	dpkg -P $PKGS >/dev/null 2>&1
+	getent passwd chainwatch >/dev/null && userdel chainwatch
+	getent group chainwatch >/dev/null && groupdel chainwatch
+	rm -rf /etc/chainwatch /var/lib/chainwatch
 }
 CW_CLEANUP=undo
 
@@ -123,8 +124,8 @@ done
 ok "version $v, conffile, Depends from the libraries: $deps"
 
 # The devnode from its package, on a free port.
-dpkg -i "$DEVDEB" >"$T/dpkg.log" 2>&1 || { cat "$T/dpkg.log"; fail "dpkg -i $DEVDEB"; }
 INSTALLED=1
+dpkg -i "$DEVDEB" >"$T/dpkg.log" 2>&1 || { cat "$T/dpkg.log"; fail "dpkg -i $DEVDEB"; }
 DEVNODE=/usr/bin/chainwatch-devnode
 devnode dev --seed deb --block-time 500 --backlog 20 --miners 3
 dev_pid=${CW_PIDS##* }
@@ -134,7 +135,6 @@ ok "chainwatch-devnode of the package on 127.0.0.1:$dev_port"
 # postinst, where services may start, never starts one on the sample
 # (which names public endpoints).  The package's paths are the defaults.
 mkdir /etc/chainwatch
-CONF_MADE=1
 cat >/etc/chainwatch/chainwatch.conf <<CONF
 [daemon]
 user = chainwatch
@@ -147,7 +147,6 @@ endpoint = dev http://127.0.0.1:$dev_port ws://127.0.0.1:$dev_port
 CONF
 dpkg -i --force-confold "$DEB" >"$T/dpkg.log" 2>&1 ||
     { cat "$T/dpkg.log"; fail "dpkg -i $DEB"; }
-CONF_MADE=
 dpkg-query -W -f='${Status}\n' $PKGS >"$T/st"
 [ "$(grep -c 'install ok installed' "$T/st")" = 2 ] || fail "not installed: $(cat "$T/st")"
 getent passwd chainwatch >"$T/pw" || fail "postinst made no user chainwatch"
@@ -201,7 +200,6 @@ getent passwd chainwatch >/dev/null || fail "dpkg -r removed the user"
 ok "removed; store, user and configuration kept"
 
 dpkg -P $PKGS >"$T/dpkg.log" 2>&1 || { cat "$T/dpkg.log"; fail "dpkg -P"; }
-INSTALLED=
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'installed' &&
 	    fail "$p still known to dpkg: $(dpkg-query -W -f='${Status}' "$p")"
