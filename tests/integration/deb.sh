@@ -43,10 +43,26 @@ getent passwd chainwatch >/dev/null && skip "a user chainwatch exists already"
 getent group chainwatch >/dev/null && skip "a group chainwatch exists already"
 
 # What has chainwatch in its name before, to compare with after the purge.
+# (/usr/local is not the packages', and may hold a source install.)
 leftovers() {
 	find /etc /var/lib /var/log /run /lib/systemd /usr -xdev \
-	    -name '*chainwatch*' 2>/dev/null | sort
+	    -path /usr/local -prune -o -name '*chainwatch*' -print 2>/dev/null |
+	    sort
 }
+
+# dpkg ARGS...: dpkg, waiting up to 2 minutes for another dpkg or apt
+# on the machine to let go of its lock.
+dpkg_w() {
+	_i=0
+	while :; do
+		dpkg "$@" >"$T/dpkg.log" 2>&1 && return 0
+		grep -q 'locked by another process' "$T/dpkg.log" &&
+		    [ $_i -lt 120 ] || return 1
+		sleep 1
+		_i=$((_i + 1))
+	done
+}
+
 leftovers >"$T/before"
 
 # Whatever happens, the machine is left as it was: none of these was
@@ -56,7 +72,7 @@ INSTALLED=
 undo() {
 	[ -n "$INSTALLED" ] || return 0
 	[ -x /etc/init.d/chainwatch ] && /etc/init.d/chainwatch stop >/dev/null 2>&1
-	dpkg -P $PKGS >/dev/null 2>&1
+	dpkg_w -P $PKGS
 	getent passwd chainwatch >/dev/null && userdel chainwatch
 	getent group chainwatch >/dev/null && groupdel chainwatch
 	rm -rf /etc/chainwatch /var/lib/chainwatch
@@ -125,7 +141,7 @@ ok "version $v, conffile, Depends from the libraries: $deps"
 
 # The devnode from its package, on a free port.
 INSTALLED=1
-dpkg -i "$DEVDEB" >"$T/dpkg.log" 2>&1 || { cat "$T/dpkg.log"; fail "dpkg -i $DEVDEB"; }
+dpkg_w -i "$DEVDEB" || { cat "$T/dpkg.log"; fail "dpkg -i $DEVDEB"; }
 DEVNODE=/usr/bin/chainwatch-devnode
 devnode dev --seed deb --block-time 500 --backlog 20 --miners 3
 dev_pid=${CW_PIDS##* }
@@ -145,7 +161,7 @@ metrics_listen = 127.0.0.1:0
 block_time = 500ms
 endpoint = dev http://127.0.0.1:$dev_port ws://127.0.0.1:$dev_port
 CONF
-dpkg -i --force-confold "$DEB" >"$T/dpkg.log" 2>&1 ||
+dpkg_w -i --force-confold "$DEB" ||
     { cat "$T/dpkg.log"; fail "dpkg -i $DEB"; }
 dpkg-query -W -f='${Status}\n' $PKGS >"$T/st"
 [ "$(grep -c 'install ok installed' "$T/st")" = 2 ] || fail "not installed: $(cat "$T/st")"
@@ -192,14 +208,14 @@ ours() {
 
 # Remove: programs gone, the store, the user and the configuration kept.
 kill "$dev_pid" 2>/dev/null
-dpkg -r $PKGS >"$T/dpkg.log" 2>&1 || { cat "$T/dpkg.log"; fail "dpkg -r"; }
+dpkg_w -r $PKGS || { cat "$T/dpkg.log"; fail "dpkg -r"; }
 [ -e /usr/sbin/chainwatchd ] && fail "dpkg -r left /usr/sbin/chainwatchd"
 [ -f /var/lib/chainwatch/chainwatch.db ] || fail "dpkg -r removed the store"
 getent passwd chainwatch >/dev/null || fail "dpkg -r removed the user"
 [ -f /etc/chainwatch/chainwatch.conf ] || fail "dpkg -r removed the configuration"
 ok "removed; store, user and configuration kept"
 
-dpkg -P $PKGS >"$T/dpkg.log" 2>&1 || { cat "$T/dpkg.log"; fail "dpkg -P"; }
+dpkg_w -P $PKGS || { cat "$T/dpkg.log"; fail "dpkg -P"; }
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'installed' &&
 	    fail "$p still known to dpkg: $(dpkg-query -W -f='${Status}' "$p")"

@@ -121,9 +121,19 @@ def dashboard_exprs(path):
     with open(path) as f:
         doc = json.load(f)
 
+    for k in ('uid', 'title', 'panels', 'templating'):
+        if not doc.get(k):
+            raise Error('%s: no %s' % (path, k))
+    ids = set()
+
     def walk(panels):
         for p in panels:
+            if p.get('id') in ids:
+                raise Error('%s: panel id %s twice' % (path, p.get('id')))
+            ids.add(p.get('id'))
             yield from walk(p.get('panels', []))
+            if p['type'] != 'row' and not p.get('targets'):
+                raise Error('%s: panel "%s" has no query' % (path, p['title']))
             for t in p.get('targets', []):
                 yield ('%s: panel "%s" %s' % (path, p['title'], t['refId']),
                        t['expr'])
