@@ -187,7 +187,9 @@ w=$(pgrep -P "$pid" -f '^chainwatch-worker dev$')
 [ -n "$w" ] || fail "no worker of endpoint dev"
 [ "$(ps -o user= -p "$w")" = chainwatch ] || fail "worker runs as $(ps -o user= -p "$w")"
 [ -f /var/lib/chainwatch/chainwatch.db ] || fail "no store in /var/lib/chainwatch"
-ok "running (pid $pid, worker $w as chainwatch); chainwatch status: $(head -n 1 "$T/status")"
+wait_for 20 'pgrep -P $pid -f "^/usr/libexec/chainwatch-metrics " >"$T/m"' ||
+    fail "chainwatchd runs no /usr/libexec/chainwatch-metrics"
+ok "running (pid $pid, worker $w as chainwatch, metrics $(cat "$T/m")); chainwatch status: $(head -n 1 "$T/status")"
 
 /etc/init.d/chainwatch stop >"$T/out" 2>&1 || { cat "$T/out"; fail "init script stop"; }
 dead "$pid" || fail "chainwatchd still runs after stop"
