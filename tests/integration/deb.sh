@@ -28,9 +28,11 @@ flock -w 600 9 || skip "another run of this test holds /run/lock/chainwatch-deb-
 # the packages own, and the user and store of the name chainwatch.
 PKGS="chainwatch chainwatch-devnode"
 for p in $PKGS; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'not-installed' ||
-	    ! dpkg-query -W "$p" >/dev/null 2>&1 ||
-	    skip "package $p is installed (or half-installed) already"
+	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)
+	case $st in
+	''|not-installed) ;;
+	*) skip "package $p is $st already" ;;
+	esac
 done
 for f in /etc/chainwatch /var/lib/chainwatch /etc/init.d/chainwatch \
     /etc/default/chainwatch /usr/sbin/chainwatchd /usr/bin/chainwatch \
@@ -39,7 +41,7 @@ for f in /etc/chainwatch /var/lib/chainwatch /etc/init.d/chainwatch \
     /run/chainwatchd.pid /run/chainwatchd.sock; do
 	[ -e "$f" ] && skip "$f exists: chainwatch is installed from source here"
 done
-getent passwd chainwatch >/dev/null && skip "a user chainwatch exists already"
+getent passwd chainwatch >/dev/null && skip "a user chainwatch exists already (the purge would remove it)"
 getent group chainwatch >/dev/null && skip "a group chainwatch exists already"
 
 # What has chainwatch in its name before, to compare with after the purge.
