@@ -10,4 +10,5 @@ EXTRA_DIST += $(METRICS_TESTS) \
 	tests/integration/slow_client.py
 # The alert rules (promtool) and the Grafana dashboard against a scrape.
 TESTS += tests/integration/alerts.sh
-EXTRA_DIST += tests/integration/alerts.sh tests/integration/promnames.py
+EXTRA_DIST += tests/integration/alerts.sh tests/integration/promnames.py \
+	tests/integration/alerts_live.py

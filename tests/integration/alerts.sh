@@ -43,6 +43,11 @@ sed -i -e '/^metrics_listen/d' \
 metrics_server = $METRICS" \
     -e 's/^block_time = .*/block_time = 500ms/' "$T/chainwatch.conf"
 cat >>"$T/chainwatch.conf" <<CONF
+request_timeout = 1s
+connect_timeout = 1s
+breaker_consecutive = 3
+breaker_min_span = 1s
+breaker_cooldown = 1s
 endpoint = d1 http://127.0.0.1:$d1_port ws://127.0.0.1:$d1_port
 endpoint = d2 http://127.0.0.1:$d2_port ws://127.0.0.1:$d2_port
 CONF
@@ -65,6 +70,33 @@ ok "scraped chainwatch-metrics on 127.0.0.1:$PORT"
 python3 "$NAMES" "$T/scrape" "$RULES" "$DASH" >"$T/out" 2>&1 ||
     { cat "$T/out"; fail "the rules or the dashboard name what chainwatch does not export"; }
 ok "$(cat "$T/out")"
+
+# The rules on the live scrape, held for 40 minutes: a healthy chain
+# raises no alert at all.
+LIVE=$top_srcdir/tests/integration/alerts_live.py
+live() {
+	rm -rf "$T/live" && mkdir "$T/live" &&
+	python3 "$LIVE" "$RULES" "$T/scrape" "$T/live" "$@" >"$T/out" 2>&1 ||
+	    { cat "$T/out"; fail "alerts_live.py"; }
+	(cd "$T/live" && promtool test rules test.yml) >"$T/out" 2>&1 ||
+	    { cat "$T/out"; fail "the rules on the scrape $(cp "$T/scrape" "$T/live/" && echo "in $T/live")"; }
+}
+wait_for 30 'scrape && has "chainwatch_chain_status{chain=\"devchain\",status=\"ok\"} 1" &&
+    has "chainwatch_endpoint_state{chain=\"devchain\",endpoint=\"d2\",state=\"closed\"} 1"' ||
+    fail "chain not ok: $(grep 'status\|_state{' "$T/scrape")"
+live
+ok "the rules on a live scrape of a healthy chain: no alert"
+
+# d2 black-holed: once its breaker is open and the chain degraded, the
+# same scrape held raises exactly these two alerts.
+curl -s -m 5 -o /dev/null -d '{"enable":"blackhole"}' \
+    "http://127.0.0.1:$d2_cport/control" || fail "devnode d2 control port"
+wait_for 60 'scrape && has "chainwatch_chain_status{chain=\"devchain\",status=\"degraded\"} 1" &&
+    has "chainwatch_endpoint_state{chain=\"devchain\",endpoint=\"d2\",state=\"closed\"} 0"' ||
+    fail "d2 black-holed, but: $(grep 'status\|_state{' "$T/scrape")"
+live ChainwatchChainDegraded:severity=warning,chain=devchain,status=degraded \
+    ChainwatchEndpointUnreachable:severity=warning,chain=devchain,endpoint=d2
+ok "the rules on a live scrape with d2 black-holed: ChainwatchChainDegraded, ChainwatchEndpointUnreachable for d2"
 
 # The cross-check refuses a name chainwatch does not export.
 sed 's/chainwatch_chain_tips/chainwatch_chain_forks/' "$DASH" >"$T/bad.json"
