@@ -7,3 +7,6 @@ include bench/worker.mk
 include bench/failover.mk
 # bench/lies.sh: what one lying endpoint costs (CPU, queue rows, RSS).
 EXTRA_DIST += bench/lies.sh
+# bench/ws_rtt.py: one call at a time over the devnode's WebSocket and
+# HTTP (TCP_NODELAY shows here).
+EXTRA_DIST += bench/ws_rtt.py

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "cli_fmt.h"
+#include "view_ctl.h"
 #include "util.h"
 
 /*
@@ -37,8 +38,9 @@ time_local(int64_t ms, int64_t now, char *out, size_t outlen)
 
 /*
  * The kind of failure a breaker reason names, when it is one of the forms
- * the breaker writes: "3 timeouts in a row since ..." is "timeout", and
- * "timeout on trial at ..." is "timeout".  Else the reason itself.
+ * the breaker writes: "3 timeouts in a row since ...", "62% timeouts over
+ * 60 s ..." (or "... failures ..., most timeouts (13)") and "timeout on
+ * trial at ..." are "timeout".  Else the reason itself.
  */
 static void
 reason_class(const char *reason, char *out, size_t outlen)
@@ -56,6 +58,23 @@ reason_class(const char *reason, char *out, size_t outlen)
 			if (n > 1 && p[n] == 's')
 				n--;
 			snprintf(out, outlen, "%.*s", (int)n, p + 1);
+			return;
+		}
+	}
+	/* "62% timeouts over 60 s (31 of 50)", or "85% failures over 60 s
+	 * (17 of 20), most timeouts (13)": "timeout". */
+	if (*p >= '0' && *p <= '9' && (p = strchr(p, '%')) != NULL &&
+	    p[1] == ' ' && (q = strstr(p, " over ")) != NULL) {
+		p += 2;
+		if (strncmp(p, "failures over ", 14) == 0 &&
+		    (p = strstr(q, ", most ")) != NULL &&
+		    (q = strstr(p, " (")) != NULL)
+			p += 7;
+		if (p != NULL && q > p + 1) {
+			n = (size_t)(q - p);
+			if (p[n - 1] == 's')
+				n--;
+			snprintf(out, outlen, "%.*s", (int)n, p);
 			return;
 		}
 	}
@@ -80,7 +99,10 @@ down_item(const struct view_endpoint *e, int64_t now, char *out,
 {
 	char	 cls[256], t[32];
 
-	if (e->reason != NULL)
+	/* An inconsistency's reason is long: it is in the endpoint's line. */
+	if (e->doubted)
+		snprintf(cls, sizeof(cls), "%s", e->state);
+	else if (e->reason != NULL)
 		reason_class(e->reason, cls, sizeof(cls));
 	else
 		snprintf(cls, sizeof(cls), "%s", e->state);
@@ -100,13 +122,20 @@ print_human(const struct view_verdict *s, int64_t now)
 	size_t				 i, len, w = 0, sw = 9;
 	int				 first = 1;
 
-	/* The headline, then the endpoints down, as many lines as needed. */
+	/*
+	 * The headline, then the endpoints down or inconsistent, as many
+	 * lines as needed.
+	 */
 	len = (size_t)snprintf(line, sizeof(line), "%s: %s: %s", ch->name,
 	    view_status_name(s->status), s->headline);
 	for (i = 0; i < s->n_eps; i++) {
 		e = &s->eps[i];
-		/* A stalled chain's trouble is its heads, not these. */
-		if (!e->down || s->status == VIEW_STATUS_STALLED)
+		/*
+		 * A stalled chain's trouble is its heads, not these; unless
+		 * no endpoint is believed.
+		 */
+		if ((!e->down && !e->doubted) ||
+		    (s->status == VIEW_STATUS_STALLED && s->n_doubted == 0))
 			continue;
 		down_item(e, now, item, sizeof(item));
 		if (len + 2 + strlen(item) > CLI_COLS) {
@@ -186,6 +215,53 @@ print_human(const struct view_verdict *s, int64_t now)
 	}
 }
 
+/*
+ * The daemon's store, from its control socket: NULL when it is running
+ * and writing, else its "store" object (a reference to free), whose
+ * reason says why it is blocked.  Not running or not asked: NULL too.
+ */
+static json_t *
+store_blocked(struct view_db *c)
+{
+	json_t		*status = NULL, *store;
+
+	if (c->socket == NULL || view_daemon_state(c->socket, &status) != 1)
+		return NULL;
+	store = json_object_get(status, "store");
+	if (!json_is_object(store) || !json_is_string(json_object_get(store,
+	    "state")) || strcmp(json_string_value(json_object_get(store,
+	    "state")), "store-blocked") != 0) {
+		json_decref(status);
+		return NULL;
+	}
+	json_incref(store);
+	json_decref(status);
+	return store;
+}
+
+/*
+ * chainwatchd: store-blocked: disk full on /var/lib/chainwatch/..., 0.0 MB
+ * free, since 12:03:07; 42 messages from workers wait in memory
+ */
+static void
+print_store_blocked(json_t *store, int64_t now)
+{
+	const char	*why = json_string_value(json_object_get(store,
+			    "reason"));
+	json_t		*since = json_object_get(store, "since");
+	char		 line[1024], t[32];
+
+	if (json_is_integer(since))
+		time_local(json_integer_value(since), now, t, sizeof(t));
+	else
+		snprintf(t, sizeof(t), "?");
+	snprintf(line, sizeof(line), "chainwatchd: store-blocked: %s, since "
+	    "%s; %lld messages from workers wait in memory", why != NULL ?
+	    why : "?", t, (long long)json_integer_value(json_object_get(store,
+	    "waiting_messages")));
+	cli_put_line(line);
+}
+
 int
 cli_status(struct view_db *c, const struct cli_opts *o)
 {
@@ -195,10 +271,16 @@ cli_status(struct view_db *c, const struct cli_opts *o)
 	size_t			 n, nc, i;
 	int64_t			 now = (int64_t)now_wall_ms();
 	int			 rc, bad = 0;
+	json_t			*blocked = store_blocked(c);
 
 	if (o->json) {
-		if ((rc = view_status_json(c, o->chain, &root)) != CW_EXIT_OK)
+		if ((rc = view_status_json(c, o->chain, &root)) != CW_EXIT_OK) {
+			json_decref(blocked);
 			return rc;
+		}
+		json_object_set_new(root, "daemon_store", blocked != NULL ?
+		    blocked : json_pack("{s:s}", "state", "ok"));
+		bad = blocked != NULL;
 		for (i = 0; i < json_array_size(json_object_get(root,
 		    "chains")); i++)
 			bad |= strcmp(json_string_value(json_object_get(
@@ -208,8 +290,16 @@ cli_status(struct view_db *c, const struct cli_opts *o)
 		return bad ? CLI_EXIT_NOT_OK : CW_EXIT_OK;
 	}
 	if ((rc = view_status_judge(c, o->chain, &chains, &nc, &ss, &n)) !=
-	    CW_EXIT_OK)
+	    CW_EXIT_OK) {
+		json_decref(blocked);
 		return rc;
+	}
+	if (blocked != NULL) {
+		print_store_blocked(blocked, now);
+		bad = 1;
+		if (n > 0)
+			putchar('\n');
+	}
 	if (n == 0)
 		printf("no chains stored yet\n");
 	for (i = 0; i < n; i++) {
@@ -217,7 +307,12 @@ cli_status(struct view_db *c, const struct cli_opts *o)
 		if (i > 0)
 			putchar('\n');
 		print_human(&ss[i], now);
+		/* What the chain shows is the store's, as of the block. */
+		if (blocked != NULL)
+			cli_put_line("  store-blocked: new blocks wait in "
+			    "chainwatchd's memory");
 	}
+	json_decref(blocked);
 	view_verdicts_free(ss, n, chains, nc);
 	return bad ? CLI_EXIT_NOT_OK : CW_EXIT_OK;
 }

@@ -15,6 +15,9 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -597,7 +600,17 @@ dev_ws_adopt(MHD_socket fd, struct MHD_UpgradeResponseHandle *urh,
     const char *extra, size_t extra_len)
 {
 	struct ws_adopted	*a;
+	int			 on = 1, off = 0;
 
+	/*
+	 * libmicrohttpd corks and uncorks the socket around its own sends
+	 * and leaves it as it was after the upgrade: frames must go out at
+	 * once, as real nodes send them, not wait out Nagle and the
+	 * client's delayed ACK (~40 ms a call).
+	 */
+	if (setsockopt(fd, IPPROTO_TCP, TCP_CORK, &off, sizeof(off)) == -1 ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on)) == -1)
+		log_warn("ws: TCP_NODELAY");
 	pthread_mutex_lock(&adopt_lock);
 	if (ws_stopping) {
 		pthread_mutex_unlock(&adopt_lock);

@@ -68,6 +68,10 @@ struct mtr_chain {
 struct mtr_snap {
 	int			 sup_up;	/* the supervisor answered */
 	int			 store_up;	/* the store was read */
+	/* chainwatchd's store: "" when unknown, else ok, locked,
+	 * disk-full or io-error, with the messages waiting for it. */
+	char			 store_blocked[16];
+	uint64_t		 store_waiting;
 	int64_t			 now;		/* wall clock, ms */
 	double			 gather_seconds;
 	struct mtr_chain	*chains;

@@ -391,7 +391,8 @@ expo_endpoints(const struct mtr_snap *s, struct buf *b)
 		expo_histogram(e, b);
 	family(b, "chainwatch_endpoint_state", "gauge",
 	    "1 for the endpoint's state as chainwatch status shows it (closed, "
-	    "open, half-open, down, quarantined, unknown), 0 for the others.");
+	    "open, half-open, down, quarantined, inconsistent, unknown), 0 for "
+	    "the others.");
 	EACH_EP(e->in_store) {
 		for (k = 0; mtr_endpoint_states[k] != NULL; k++) {
 			SERIES("chainwatch_endpoint_state", "state",
@@ -434,6 +435,21 @@ mtr_expo(const struct mtr_snap *s, struct buf *b)
 	family(b, "chainwatch_store_up", "gauge",
 	    "1 when the store could be read.");
 	buf_addf(b, "chainwatch_store_up %d\n", s->store_up != 0);
+	if (s->store_blocked[0] != '\0') {
+		static const char *const why[] = { "locked", "disk-full",
+		    "io-error" };
+
+		family(b, "chainwatch_store_blocked", "gauge", "1 for the "
+		    "reason chainwatchd cannot write its store now, if any.");
+		for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++)
+			buf_addf(b, "chainwatch_store_blocked{reason=\"%s\"} "
+			    "%d\n", why[i], strcmp(s->store_blocked, why[i]) ==
+			    0);
+		family(b, "chainwatch_store_waiting_messages", "gauge",
+		    "Messages from workers waiting in memory for the store.");
+		buf_addf(b, "chainwatch_store_waiting_messages %llu\n",
+		    (unsigned long long)s->store_waiting);
+	}
 	family(b, "chainwatch_scrape_duration_seconds", "gauge",
 	    "Seconds spent gathering these figures.");
 	buf_addf(b, "chainwatch_scrape_duration_seconds ");

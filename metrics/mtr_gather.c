@@ -31,7 +31,8 @@ const char *const mtr_breaker_states[] = {
 };
 /* What the store says of an endpoint: its breaker, or worse. */
 const char *const mtr_endpoint_states[] = {
-	"closed", "open", "half-open", "down", "quarantined", "unknown", NULL,
+	"closed", "open", "half-open", "down", "quarantined", "inconsistent",
+	"unknown", NULL,
 };
 const char *const mtr_chain_statuses[] = {
 	"ok", "degraded", "stalled", "unreachable", NULL,
@@ -460,6 +461,15 @@ gather_sup(struct mtr_snap *s)
 		sup_endpoint(s, v);
 	json_array_foreach(json_object_get(a, "chains"), i, v)
 		sup_chain(s, v);
+	/* Whether its store takes writes (sup_snapshot.c). */
+	v = json_object_get(json_object_get(a, "store"), "blocked");
+	if (json_is_string(v) && strlen(json_string_value(v)) <
+	    sizeof(s->store_blocked) && strspn(json_string_value(v),
+	    "abcdefghijklmnopqrstuvwxyz-") == strlen(json_string_value(v)))
+		snprintf(s->store_blocked, sizeof(s->store_blocked), "%s",
+		    json_string_value(v));
+	(void)view_ctl_count(json_object_get(a, "store"), "waiting_messages",
+	    &s->store_waiting);
 	json_decref(a);
 	return 0;
 }

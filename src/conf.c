@@ -34,6 +34,8 @@ const struct conf_key conf_keys[] = {
 	    D(database) },
 	{ CONF_DAEMON, "synchronous", CT_ENUM, "normal", 0, 0, sync_choices,
 	    D(synchronous) },
+	{ CONF_DAEMON, "store_reserve", CT_SIZE, "2M", 0, 1ULL << 40, NULL,
+	    D(store_reserve) },
 	{ CONF_DAEMON, "pidfile", CT_PATH, CW_RUNSTATEDIR "/chainwatchd.pid",
 	    0, 0, NULL, D(pidfile) },
 	{ CONF_DAEMON, "user", CT_STRING, "chainwatch", 0, 0, NULL, D(user) },

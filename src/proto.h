@@ -69,7 +69,7 @@ struct proto_sub {
 
 /* MSG_OUTCOME: an outcome of a request the worker made on its own. */
 struct proto_outcome {
-	char		what[PROTO_TEXT_MAX];	/* "poll", "info" */
+	char		what[PROTO_TEXT_MAX];	/* "poll", "info", "head", "ws" */
 	enum outcome	outcome;
 	uint64_t	latency_ms;
 	char		why[PROTO_WHY_MAX];

@@ -116,6 +116,7 @@ struct view_endpoint {
 	int		 has_since, has_bound;
 	int64_t		 since, pruning_bound;
 	int		 down;		/* open, half-open, down, quarantined */
+	int		 doubted;	/* inconsistent: heard, not believed */
 	/* Its worker's last hang or death, if recent. */
 	char		*trouble_kind, *trouble_detail;
 	int64_t		 trouble_at;
@@ -126,7 +127,7 @@ struct view_verdict {
 	const struct view_chain *ch;
 	int64_t		 block_time;	/* ms */
 	struct view_endpoint *eps;	/* configured ones, in their order */
-	size_t		 n_eps, n_down;
+	size_t		 n_eps, n_down, n_doubted;
 	enum view_status status;
 	char		 headline[512];	/* what follows "name: status: " */
 };

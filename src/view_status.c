@@ -1,7 +1,9 @@
 /*
  * Each chain's status, ok, degraded, stalled or unreachable, judged from
- * the heads and the endpoint breaker states that chainwatchd stores, with
- * which endpoints are down, why and since when; and the same as JSON.
+ * the heads and the endpoint states that chainwatchd stores, with which
+ * endpoints are down or inconsistent, why and since when; and the same
+ * as JSON.  A chain whose endpoints are all inconsistent or down is
+ * stalled when any is inconsistent: they answer, nobody is believed.
  */
 #include "config.h"
 
@@ -103,18 +105,37 @@ verdict_load(struct view_db *c, const struct view_chain *ch,
 		    strcmp(e->state, "half-open") == 0 ||
 		    strcmp(e->state, "down") == 0 ||
 		    strcmp(e->state, "quarantined") == 0;
+		e->doubted = strcmp(e->state, "inconsistent") == 0;
 		s->n_down += e->down;
+		s->n_doubted += e->doubted;
 	}
 	if (view_db_finish(c, "reading endpoints", st, rc == SQLITE_DONE) == -1)
 		return CW_EXIT_SYSTEM;
 	return CW_EXIT_OK;
 }
 
+/* "1 of 3 endpoints unreachable, 1 inconsistent" */
+static void
+trouble_line(const struct view_verdict *s, char *out, size_t outlen)
+{
+	const char	*pl = s->n_eps == 1 ? "" : "s";
+
+	if (s->n_down > 0 && s->n_doubted > 0)
+		snprintf(out, outlen, "%zu of %zu endpoint%s unreachable, %zu "
+		    "inconsistent", s->n_down, s->n_eps, pl, s->n_doubted);
+	else if (s->n_doubted > 0)
+		snprintf(out, outlen, "%zu of %zu endpoint%s inconsistent",
+		    s->n_doubted, s->n_eps, pl);
+	else
+		snprintf(out, outlen, "%zu of %zu endpoint%s unreachable",
+		    s->n_down, s->n_eps, pl);
+}
+
 static void
 verdict_judge(struct view_verdict *s, int64_t now)
 {
 	const struct view_chain	*ch = s->ch;
-	char			 a[32], b[32];
+	char			 a[32], b[32], t[128];
 	int			 fresh;
 
 	fresh = ch->has_updated &&
@@ -125,9 +146,13 @@ verdict_judge(struct view_verdict *s, int64_t now)
 			snprintf(s->headline, sizeof(s->headline),
 			    "no endpoint configured");
 		else
-			snprintf(s->headline, sizeof(s->headline),
-			    "%zu of %zu endpoint%s unreachable", s->n_down,
-			    s->n_eps, s->n_eps == 1 ? "" : "s");
+			trouble_line(s, s->headline, sizeof(s->headline));
+	} else if (s->n_down + s->n_doubted == s->n_eps) {
+		/* They answer, but no one of them is believed. */
+		s->status = VIEW_STATUS_STALLED;
+		trouble_line(s, t, sizeof(t));
+		snprintf(s->headline, sizeof(s->headline), "none believed: %s",
+		    t);
 	} else if (!fresh) {
 		s->status = VIEW_STATUS_STALLED;
 		if (!ch->has_updated)
@@ -139,11 +164,9 @@ verdict_judge(struct view_verdict *s, int64_t now)
 			snprintf(s->headline, sizeof(s->headline),
 			    "no head stored for %s (block time %s)", a, b);
 		}
-	} else if (s->n_down > 0) {
+	} else if (s->n_down > 0 || s->n_doubted > 0) {
 		s->status = VIEW_STATUS_DEGRADED;
-		snprintf(s->headline, sizeof(s->headline),
-		    "%zu of %zu endpoint%s unreachable", s->n_down, s->n_eps,
-		    s->n_eps == 1 ? "" : "s");
+		trouble_line(s, s->headline, sizeof(s->headline));
 	} else {
 		s->status = VIEW_STATUS_OK;
 		snprintf(s->headline, sizeof(s->headline),

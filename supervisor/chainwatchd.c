@@ -34,6 +34,7 @@
 #include "util.h"
 
 #define DEFAULT_CONF	CW_SYSCONFDIR "/chainwatch/chainwatch.conf"
+#define STOP_COMMIT_MS	300	/* the last commit's wait for a lock */
 
 struct conf	*sup_conf;
 int		 sup_stopping;
@@ -182,6 +183,25 @@ precommit(void)
 		sched_kick();
 }
 
+/*
+ * The store rolled a transaction back: the chains and the scheduler
+ * read again what it holds.  And it takes writes again: what waited
+ * goes in, then new work.
+ */
+static void
+store_rolled_back(void)
+{
+	sup_chains_reload();
+	sched_reset();
+}
+
+static void
+store_resumed(void)
+{
+	sup_backlog_resume();
+	sched_kick();
+}
+
 static void
 signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
@@ -280,6 +300,8 @@ main(int argc, char *argv[])
 		exit(CW_EXIT_SYSTEM);
 	}
 	store_set_precommit(precommit);
+	store_set_hooks(store_rolled_back, store_resumed);
+	store_set_reserve(conf->daemon.store_reserve);
 	sup_chains_load(conf);
 	health_sync(conf);
 	if (sup_control_init(conf) == -1) {
@@ -316,6 +338,8 @@ main(int argc, char *argv[])
 	sup_control_stop();
 	sched_stop();
 	sup_forks_stop();
+	/* A blocked store does not hold up the exit: one short try. */
+	store_flush_last(STOP_COMMIT_MS);
 	store_close();
 	sup_chains_free();
 	pidfile_remove();

@@ -1,11 +1,13 @@
 # supervisor/: chainwatchd, which runs the workers and owns the store.
 # In layers, each file calling only those below it: chainwatchd.c; reload
 # and control; snapshot; spawn and metrics; dispatch; sched; chain and
-# health; queue and forks; child; the pure machines (route, lease, endpoint,
-# breaker, fsm) and chan; the store.
+# health; queue and forks; child; the pure machines and checks (route,
+# lease, endpoint, breaker, fsm, answer), chan and backlog; the store.
 sbin_PROGRAMS += supervisor/chainwatchd
 supervisor_chainwatchd_SOURCES = \
 	supervisor/chainwatchd.c supervisor/chainwatchd.h \
+	supervisor/sup_answer.c supervisor/sup_answer.h \
+	supervisor/sup_backlog.c supervisor/sup_backlog.h \
 	supervisor/sup_breaker.c supervisor/sup_breaker.h \
 	supervisor/sup_chain.c supervisor/sup_chain.h \
 	supervisor/sup_chan.c supervisor/sup_chan.h \

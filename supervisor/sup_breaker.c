@@ -46,8 +46,33 @@ static void
 win_clear(struct breaker *b)
 {
 	memset(b->slot, 0, sizeof(b->slot));
+	memset(b->n_cls, 0, sizeof(b->n_cls));
 	b->n_total = b->n_fail = 0;
 }
+
+/* The failure class of an outcome, as an index of cls[]; -1: none. */
+static int
+class_index(enum outcome o)
+{
+	switch (o) {
+	case OUTCOME_HTTP_5XX:
+		return 0;
+	case OUTCOME_TRANSPORT:
+		return 1;
+	case OUTCOME_TIMEOUT:
+		return 2;
+	case OUTCOME_MALFORMED:
+		return 3;
+	case OUTCOME_TOO_LARGE:
+		return 4;
+	default:
+		return -1;
+	}
+}
+
+static const enum outcome class_outcome[BRK_CLASSES] = { OUTCOME_HTTP_5XX,
+    OUTCOME_TRANSPORT, OUTCOME_TIMEOUT, OUTCOME_MALFORMED,
+    OUTCOME_TOO_LARGE };
 
 /* Empty the slots that time has moved past, so the sums cover the window. */
 static void
@@ -65,15 +90,18 @@ win_advance(struct breaker *b, uint64_t now)
 
 			b->n_total -= s->total;
 			b->n_fail -= s->fail;
-			s->total = s->fail = 0;
+			for (int j = 0; j < BRK_CLASSES; j++)
+				b->n_cls[j] -= s->cls[j];
+			memset(s, 0, sizeof(*s));
 		}
 	b->cur = k;
 }
 
 static void
-win_add(struct breaker *b, uint64_t now, int fail)
+win_add(struct breaker *b, uint64_t now, enum outcome o)
 {
 	struct brk_slot	*s;
+	int		 k = class_index(o);
 
 	win_advance(b, now);
 	s = &b->slot[b->cur % BRK_SLOTS];
@@ -81,9 +109,13 @@ win_add(struct breaker *b, uint64_t now, int fail)
 		return;		/* 4G outcomes in one slot: enough said */
 	s->total++;
 	b->n_total++;
-	if (fail) {
+	if (outcome_is_failure(o)) {
 		s->fail++;
 		b->n_fail++;
+		if (k >= 0 && s->cls[k] < UINT16_MAX) {
+			s->cls[k]++;
+			b->n_cls[k]++;
+		}
 	}
 }
 
@@ -174,12 +206,34 @@ reason_trip(struct breaker *b, uint64_t now)
 	char	t[16], w[32];
 
 	if (rate_holds(b)) {
+		uint64_t	most = 0, classed = 0;
+		int		top = 0;
+
+		/* The class: alone, or the one most of the failures were. */
+		for (int j = 0; j < BRK_CLASSES; j++) {
+			classed += b->n_cls[j];
+			if (b->n_cls[j] > most) {
+				most = b->n_cls[j];
+				top = j;
+			}
+		}
 		fmt_span(w, sizeof(w), b->conf.window);
-		snprintf(b->reason, sizeof(b->reason),
-		    "%llu%% failures over %s (%llu of %llu)",
-		    (unsigned long long)(b->n_fail * 100 / b->n_total), w,
-		    (unsigned long long)b->n_fail,
-		    (unsigned long long)b->n_total);
+		if (most > 0 && most == classed && classed == b->n_fail)
+			snprintf(b->reason, sizeof(b->reason),
+			    "%llu%% %s over %s (%llu of %llu)",
+			    (unsigned long long)(b->n_fail * 100 / b->n_total),
+			    failure_words(class_outcome[top], 1), w,
+			    (unsigned long long)b->n_fail,
+			    (unsigned long long)b->n_total);
+		else
+			snprintf(b->reason, sizeof(b->reason),
+			    "%llu%% failures over %s (%llu of %llu), most "
+			    "%s (%llu)",
+			    (unsigned long long)(b->n_fail * 100 / b->n_total), w,
+			    (unsigned long long)b->n_fail,
+			    (unsigned long long)b->n_total,
+			    failure_words(class_outcome[top], 1),
+			    (unsigned long long)most);
 	} else if (run_holds(b, now)) {
 		fmt_hms(t, sizeof(t), b->run_start);
 		snprintf(b->reason, sizeof(b->reason),
@@ -418,7 +472,7 @@ breaker_outcome(struct breaker *b, uint32_t gen, enum outcome o, uint64_t now)
 	if (!outcome_is_failure(o)) {
 		b->slow_step = 0;
 		if (b->state == BRK_CLOSED) {
-			win_add(b, now, 0);
+			win_add(b, now, o);
 			run_reset(b);
 		}
 		ev = BE_SUCCESS;
@@ -426,7 +480,7 @@ breaker_outcome(struct breaker *b, uint32_t gen, enum outcome o, uint64_t now)
 		b->last_failure = o;
 		ev = BE_FAILURE;
 		if (b->state == BRK_CLOSED) {
-			win_add(b, now, 1);
+			win_add(b, now, o);
 			run_add(b, o, now);
 			if (rate_holds(b) || run_holds(b, now))
 				ev = BE_TRIP;

@@ -135,9 +135,13 @@ struct breaker_conf {
 	uint64_t	trial_timeout;	/* ms, from request_timeout */
 };
 
+/* The failure classes, counted apart so that a reason can name them. */
+#define BRK_CLASSES		5	/* 5xx, transport, timeout, malformed, large */
+
 struct brk_slot {
 	uint32_t	total;
 	uint32_t	fail;
+	uint16_t	cls[BRK_CLASSES];	/* failures by class, saturating */
 };
 
 struct breaker {
@@ -172,6 +176,7 @@ struct breaker {
 	uint64_t	cur;		/* k of the latest time seen */
 	uint64_t	n_total;	/* sums over the window */
 	uint64_t	n_fail;
+	uint64_t	n_cls[BRK_CLASSES];
 	struct brk_slot	slot[BRK_SLOTS];
 
 	uint64_t	last_now;	/* the clock never runs back */

@@ -776,6 +776,43 @@ sup_chains_load(const struct conf *conf)
 	store_flush();
 }
 
+/*
+ * After a rollback: what each chain keeps in memory is read again from
+ * the store, as at start (blocks ingested and hedging are counters for
+ * monitoring, not the store's, and stay).
+ */
+void
+sup_chains_reload(void)
+{
+	for (size_t i = 0; i < n_chains; i++) {
+		struct chain	*ch = chains[i];
+		sqlite3_stmt	*st;
+
+		ch->have_best = 0;
+		ch->final_number = -1;
+		ch->finalized_reported = -1;
+		ch->have_pending = 0;
+		ch->owed.from = ch->owed.to = -1;
+		free(ch->st);
+		ch->st = NULL;
+		ch->n_st = 0;
+		st = store_bind(&s_chain_get, "t", ch->name);
+		if (store_row(st)) {
+			ch->have_genesis = store_col_blob(st, 1, ch->genesis,
+			    32);
+			if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
+				ch->have_best = 1;
+				ch->best_number = sqlite3_column_int64(st, 2);
+				store_col_blob(st, 3, ch->best_hash, 32);
+			}
+			if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+				ch->final_number = sqlite3_column_int64(st, 4);
+		}
+		sqlite3_reset(st);
+		standings_load(ch);
+	}
+}
+
 /* What the control socket tells of each chain. */
 json_t *
 sup_chains_json(void)

@@ -81,12 +81,17 @@ dispatch_info(struct worker *w, const struct proto_info *in)
 	sched_kick();
 }
 
-/* An answer to a request: what it says goes into the chain first. */
+/*
+ * An answer to a request: what it says goes into the chain first.  One
+ * that does not answer what was asked (sched_answer checked) applies
+ * nothing; one whose range does not link contradicts the chain.
+ */
 static int
 dispatch_answer(struct worker *w, const struct msg *m, char *err,
     size_t errlen)
 {
 	struct sched_answer	a;
+	char			why[EP_REASON_MAX];
 	int			r;
 
 	if ((r = sched_answer(w, m, &a, err, errlen)) <= 0)
@@ -94,7 +99,7 @@ dispatch_answer(struct worker *w, const struct msg *m, char *err,
 	switch (a.kind) {
 	case K_HEADERS:
 	case K_PARENT:
-		if (!a.settles)
+		if (!a.settles || a.rejected)
 			break;
 		for (size_t i = 0; i < a.headers->n; i++)
 			if (a.headers->items[i].outcome == OUTCOME_OK)
@@ -116,7 +121,12 @@ dispatch_answer(struct worker *w, const struct msg *m, char *err,
 			a.done = 1;	/* left the chain: nothing owed */
 		break;
 	}
+	if (a.contradicts)
+		snprintf(why, sizeof(why), "%s", a.why);
 	sched_settle(&a);
+	/* After the settling: it may give back this endpoint's leases. */
+	if (a.contradicts)
+		sup_health_contradicted(w->ep, why);
 	return 0;
 }
 
@@ -136,6 +146,7 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 	} u;
 	struct chain	*ch;
 	char		 hb[16];
+	int		 connects;
 
 	switch (m->type) {
 	case MSG_INFO:
@@ -160,12 +171,26 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 		    u.head.kind == HEAD_FINALIZED ? "finalized" : "new",
 		    (unsigned long long)u.head.h.number,
 		    short_hash(u.head.h.hash, hb));
-		/* Not before its genesis is known to be the chain's. */
-		if (health_usable(w->ep) &&
-		    (ch = sup_chain_find(w->ep->chain)) != NULL) {
-			sup_chain_head(ch, w->ep->id, &u.head);
-			sup_forks_head(w->ep->id, &u.head);
-		}
+		/*
+		 * Not before its genesis is known to be the chain's.  An
+		 * inconsistent endpoint's heads still come, so that it can
+		 * agree again: a new head whose parent is on the chain; and
+		 * its tip is shown among the forks.
+		 */
+		if (!health_heard(w->ep) ||
+		    (ch = sup_chain_find(w->ep->chain)) == NULL)
+			return 0;
+		/*
+		 * Until sup_chain.c judges heads as claims (branch core,
+		 * whose verdicts call sup_health_agrees), a head agrees when
+		 * its parent is on the canonical chain: drop this then.
+		 */
+		connects = u.head.kind == HEAD_NEW &&
+		    sup_chain_canonical(ch, u.head.h.parent);
+		sup_chain_head(ch, w->ep->id, &u.head);
+		sup_forks_head(w->ep->id, &u.head);
+		if (connects)
+			sup_health_agrees(w->ep);
 		return 0;
 	case MSG_SUB:
 		if (proto_unpack_sub(m, &u.sub, err, errlen) == -1)
@@ -257,4 +282,19 @@ sup_dispatch_worker(struct worker *w, const void *buf, long len,
 	}
 	msg_free(&m);
 	return v;
+}
+
+int
+sup_dispatch_is_heartbeat(const void *buf, long len)
+{
+	struct msg	m;
+	char		why[8];
+	int		yes;
+
+	if (len > MSG_MAX || msg_parse(buf, (size_t)len, &m, why,
+	    sizeof(why)) == -1)
+		return 0;
+	yes = m.type == MSG_HEARTBEAT;
+	msg_free(&m);
+	return yes;
 }

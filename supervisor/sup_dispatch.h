@@ -21,5 +21,10 @@ enum dispatch_verdict {
 
 enum dispatch_verdict sup_dispatch_worker(struct worker *, const void *,
 		    long, uint64_t *rss_kb, char *why, size_t whylen);
+/*
+ * 1 when the message is a well-formed heartbeat: the one kind that
+ * writes nothing to the store, so it need not wait while it is blocked.
+ */
+int		 sup_dispatch_is_heartbeat(const void *, long);
 
 #endif

@@ -23,6 +23,19 @@
  *   QUARANTINED  WRONG_CHAIN  QUARANTINED  STORE (the new reason; since kept)
  *   QUARANTINED  SPAWNED, LOST, EXITED     QUARANTINED (it serves another
  *                                          chain until it says otherwise)
+ *   STARTING     CONTRADICTED INCONSISTENT DOUBT STORE
+ *   READY        CONTRADICTED INCONSISTENT GONE DOUBT STORE
+ *   INCONSISTENT CONTRADICTED INCONSISTENT STORE (the new reason; since
+ *                                          kept; agreements start over)
+ *   DOWN, QUARANTINED  CONTRADICTED        unchanged (they outweigh it)
+ *   INCONSISTENT AGREES       INCONSISTENT (one more agreement) or, the
+ *                                          EP_AGREE_N-th in a row, READY
+ *                                          TRUST READY STORE
+ *   others       AGREES       unchanged
+ *   INCONSISTENT SPAWNED, FACTS, EXITED    INCONSISTENT (its claims are the
+ *                                          endpoint's, not its worker's)
+ *   INCONSISTENT LOST         DOWN         STORE (no leases to give back)
+ *   INCONSISTENT WRONG_CHAIN  QUARANTINED  QUARANTINE STORE
  *
  * WRONG_CHAIN is both another genesis and headers that do not hash, in the
  * chain's format, to the hashes the endpoint serves them under (a wrong
@@ -30,9 +43,9 @@
  * facts that fit (after a reload with a corrected configuration restarts
  * its worker, or a restart of the daemon) end it.
  *
- * The next issues add states here (an endpoint whose claims others
- * contradict, one whose requests are overdue): each is a row in this
- * table and a name people see, never a flag beside the state.
+ * The next issues add states here (one whose requests are overdue): each
+ * is a row in this table and a name people see, never a flag beside the
+ * state.
  */
 #include "config.h"
 
@@ -54,6 +67,7 @@ trouble(struct ep_avail *a, enum ep_state to, const char *why, uint64_t now)
 	if (a->state != to)
 		a->since = now;
 	a->state = to;
+	a->agreed = 0;
 	snprintf(a->reason, sizeof(a->reason), "%s", why != NULL ? why : "");
 	return EPA_STORE;
 }
@@ -65,6 +79,22 @@ ep_step(struct ep_avail *a, enum ep_event ev, const char *why, uint64_t now)
 	unsigned	act = 0;
 
 	switch (ev) {
+	case EPE_CONTRADICTED:
+		if (was == EP_DOWN || was == EP_QUARANTINED)
+			return 0;
+		if (was == EP_READY)
+			act |= EPA_GONE;
+		if (was != EP_INCONSISTENT)
+			act |= EPA_DOUBT;
+		return act | trouble(a, EP_INCONSISTENT, why, now);
+	case EPE_AGREES:
+		if (was != EP_INCONSISTENT || ++a->agreed < EP_AGREE_N)
+			return 0;
+		a->state = EP_READY;
+		a->reason[0] = '\0';
+		a->since = 0;
+		a->agreed = 0;
+		return EPA_TRUST | EPA_READY | EPA_STORE;
 	case EPE_SPAWNED:
 		if (was == EP_READY)
 			a->state = EP_STARTING;
@@ -75,7 +105,7 @@ ep_step(struct ep_avail *a, enum ep_event ev, const char *why, uint64_t now)
 		a->state = EP_STARTING;
 		return EPA_GONE;
 	case EPE_FACTS:
-		if (was == EP_READY)
+		if (was == EP_READY || was == EP_INCONSISTENT)
 			return 0;
 		if (was == EP_QUARANTINED)
 			act |= EPA_RELEASE;
@@ -108,6 +138,7 @@ ep_shown(const struct ep_avail *a, const struct breaker *b, uint64_t *since,
 	switch (a->state) {
 	case EP_DOWN:
 	case EP_QUARANTINED:
+	case EP_INCONSISTENT:
 		*since = a->since;
 		*reason = a->reason;
 		return ep_state_name(a->state);
@@ -122,7 +153,7 @@ const char *
 ep_state_name(enum ep_state s)
 {
 	static const char *const names[] = { "starting", "ready", "down",
-	    "quarantined" };
+	    "quarantined", "inconsistent" };
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
@@ -131,7 +162,7 @@ const char *
 ep_event_name(enum ep_event e)
 {
 	static const char *const names[] = { "spawned", "facts",
-	    "wrong_chain", "lost", "exited" };
+	    "wrong_chain", "lost", "exited", "contradicted", "agrees" };
 
 	return (unsigned)e < sizeof(names) / sizeof(names[0]) ? names[e] : "?";
 }

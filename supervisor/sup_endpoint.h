@@ -19,6 +19,8 @@ enum ep_state {
 	EP_QUARANTINED,	/* it serves another chain, or headers that do not
 			 * hash as the chain's format says (a wrong
 			 * `format`): until facts that fit come */
+	EP_INCONSISTENT,	/* others contradict its claims, or they never
+				 * connect: no work until they agree again */
 };
 
 enum ep_event {
@@ -30,6 +32,9 @@ enum ep_event {
 	EPE_LOST,	/* its worker hung, died, failed its setup or sent a bad
 			 * message */
 	EPE_EXITED,	/* its worker stopped as asked (reload, shutdown) */
+	EPE_CONTRADICTED,	/* a claim of it contradicted or never
+				 * connected */
+	EPE_AGREES,	/* a head of it connected, no claim of it held */
 };
 
 /* Actions, carried out by sup_health.c and its callers. */
@@ -39,21 +44,28 @@ enum ep_event {
 #define EPA_GONE	0x04	/* no longer usable: its leases come back */
 #define EPA_QUARANTINE	0x08	/* newly quarantined: say so */
 #define EPA_RELEASE	0x10	/* quarantine over: say so */
+#define EPA_DOUBT	0x20	/* newly inconsistent: say so */
+#define EPA_TRUST	0x40	/* inconsistency over: say so */
 
 #define EP_REASON_MAX	160
+#define EP_AGREE_N	5	/* agreeing heads in a row that end an
+				 * inconsistency */
 
 struct ep_avail {
 	enum ep_state	 state;
-	char		 reason[EP_REASON_MAX];	/* DOWN, QUARANTINED */
+	char		 reason[EP_REASON_MAX];	/* DOWN, QUARANTINED,
+						 * INCONSISTENT */
 	uint64_t	 since;			/* wall ms, of the trouble */
+	unsigned	 agreed;		/* INCONSISTENT: agreeing heads
+						 * since the last contradiction */
 };
 
 void		 ep_init(struct ep_avail *);
 unsigned	 ep_step(struct ep_avail *, enum ep_event, const char *why,
 		    uint64_t now);
 /*
- * What people are shown: a quarantine or a worker that is down outweighs
- * the breaker, which only judges answers.
+ * What people are shown: a quarantine, a worker that is down or an
+ * inconsistency outweighs the breaker, which only judges answers.
  */
 const char	*ep_shown(const struct ep_avail *, const struct breaker *,
 		    uint64_t *since, const char **reason);

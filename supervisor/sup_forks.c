@@ -281,6 +281,9 @@ sup_forks_tick(void)
 	size_t		 n = 0;
 	int64_t		 now = (int64_t)now_wall_ms();
 
+	/* A blocked store: the next tick judges again. */
+	if (!store_ready())
+		return;
 	/* Read the chains first: no statement stays open across writes. */
 	while (store_row(st)) {
 		v = xrealloc(v, (n + 1) * sizeof(*v));

@@ -105,7 +105,18 @@ avail(struct endpoint *e, enum ep_event ev, const char *why,
 		    "format; quarantine over", e->name);
 		health_event(e, "released", "genesis and header format match");
 	}
-	if (act & EPA_READY)
+	if (act & EPA_DOUBT) {
+		log_warnx("w/%s: endpoint inconsistent: %s; it gets no work "
+		    "until %d of its heads in a row connect", e->name, why,
+		    EP_AGREE_N);
+		health_event(e, "inconsistent", why);
+	}
+	if (act & EPA_TRUST) {
+		log_info("w/%s: %d heads in a row connect; inconsistency over, "
+		    "it gets work again", e->name, EP_AGREE_N);
+		health_event(e, "consistent", detail);
+	}
+	if ((act & EPA_READY) && !(act & EPA_TRUST))
 		health_event(e, "ready", detail);
 	if (act & EPA_STORE)
 		health_store(e);
@@ -117,6 +128,42 @@ int
 health_usable(const struct endpoint *e)
 {
 	return e->av.state == EP_READY;
+}
+
+/*
+ * Heard: its heads are taken in, as claims, while it is ready or
+ * inconsistent (so that it can agree again).
+ */
+int
+health_heard(const struct endpoint *e)
+{
+	return e->av.state == EP_READY || e->av.state == EP_INCONSISTENT;
+}
+
+/*
+ * A claim of it is contradicted by others or never connected: it is
+ * inconsistent, with that reason, and gets no work.  Its leases are
+ * given back by the scheduler, which sees it unusable; its worker runs
+ * on and its heads still come, so that it can agree again.
+ */
+void
+sup_health_contradicted(struct endpoint *e, const char *reason)
+{
+	(void)avail(e, EPE_CONTRADICTED, reason, NULL);
+}
+
+/*
+ * Evidence it agrees again: a head of it connected with no claim of it
+ * held.  EP_AGREE_N of them in a row end an inconsistency.
+ */
+void
+sup_health_agrees(struct endpoint *e)
+{
+	char	detail[64];
+
+	snprintf(detail, sizeof(detail), "%d heads in a row connect",
+	    EP_AGREE_N);
+	(void)avail(e, EPE_AGREES, NULL, detail);
 }
 
 unsigned

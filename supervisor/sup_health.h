@@ -40,6 +40,11 @@ void		 health_free(struct endpoint *);
 void		 health_reconf(struct endpoint *, const struct conf_chain *,
 		    const struct conf_endpoint *);
 int		 health_usable(const struct endpoint *);
+int		 health_heard(const struct endpoint *);
+
+/* Its claims against the others' (sup_chain.c's evidence, and answers). */
+void		 sup_health_contradicted(struct endpoint *, const char *reason);
+void		 sup_health_agrees(struct endpoint *);
 
 unsigned	 health_outcome(struct endpoint *, uint32_t gen, enum outcome);
 unsigned	 health_probe(struct endpoint *, enum outcome);

@@ -32,7 +32,8 @@ static struct store_stmt s_due = { "SELECT id, kind, range_from, range_to, "
     "(?5 AND last_endpoint_id IS NOT ?8) OR "
     "(NOT ?5 AND last_endpoint_id IS ?6)) AND "
     "(NOT ?7 OR (kind IN ('state', 'runtime') AND "
-    "coalesce(range_to, block_number) >= ?4)) ORDER BY "
+    "coalesce(range_to, block_number) >= ?4)) AND "
+    "NOT (last_outcome = 'malformed' AND last_endpoint_id IS ?9) ORDER BY "
     "kind != 'parent', coalesce(range_to, block_number) DESC, "
     "kind = 'state' LIMIT 1", NULL, NULL };
 static struct store_stmt s_retry_now = { "UPDATE queue SET next_attempt = ? "
@@ -225,9 +226,9 @@ queue_next(int64_t chain, uint64_t now, const struct queue_filter *f,
 	 * State an endpoint no longer holds, even in part, is asked of the
 	 * others: the same endpoint would only say "discarded" again.
 	 */
-	st = store_bind(&s_due, "iiiiiiii", chain, (int64_t)now,
+	st = store_bind(&s_due, "iiiiiiiii", chain, (int64_t)now,
 	    f->pruning_bound, f->live_from, (int64_t)f->may_live, f->pref_id,
-	    (int64_t)f->live_only, f->not_id);
+	    (int64_t)f->live_only, f->not_id, f->wrong_id);
 	if (!store_row(st)) {
 		sqlite3_reset(st);
 		return 0;
@@ -251,13 +252,13 @@ queue_next(int64_t chain, uint64_t now, const struct queue_filter *f,
 int
 queue_has_due(int64_t chain, uint64_t now)
 {
-	struct queue_filter	 f = { -1, 0, 1, 0, -1, -1 };
+	struct queue_filter	 f = { -1, 0, 1, 0, -1, -1, -1 };
 	sqlite3_stmt		*st;
 	int			 due;
 
-	st = store_bind(&s_due, "iiiiiiii", chain, (int64_t)now,
+	st = store_bind(&s_due, "iiiiiiiii", chain, (int64_t)now,
 	    f.pruning_bound, f.live_from, (int64_t)f.may_live, f.pref_id,
-	    (int64_t)f.live_only, f.not_id);
+	    (int64_t)f.live_only, f.not_id, f.wrong_id);
 	due = store_row(st);
 	sqlite3_reset(st);
 	return due;
@@ -344,6 +345,13 @@ queue_retry_now(int64_t chain, uint64_t now)
 	store_run(store_bind(&s_retry_now, "iii", (int64_t)now, chain,
 	    (int64_t)now));
 	added = 1;
+}
+
+/* Every lease given back: its holder is forgotten. */
+void
+queue_release_leases(void)
+{
+	store_run(store_prepare(&s_release_all));
 }
 
 void

@@ -40,6 +40,8 @@ struct queue_filter {
 	int		 live_only;
 	int64_t		 pref_id;	/* live items it failed go elsewhere */
 	int64_t		 not_id;	/* the preferred one: not those again */
+	int64_t		 wrong_id;	/* it: not what it answered malformed
+					 * last (-1: any) */
 };
 
 /*
@@ -79,5 +81,6 @@ void		 queue_done(int64_t item);
 void		 queue_back(int64_t item, uint64_t next, enum outcome,
 		    const char *why, int64_t endpoint);
 void		 queue_retry_now(int64_t chain, uint64_t now);
+void		 queue_release_leases(void);
 
 #endif

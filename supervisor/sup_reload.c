@@ -18,6 +18,7 @@
 #include "sup_reload.h"
 #include "sup_sched.h"
 #include "sup_spawn.h"
+#include "sup_store.h"
 #include "util.h"
 
 static const struct conf_endpoint *
@@ -78,6 +79,19 @@ sup_reload(struct reload_result *r)
 	enum log_level		 level;
 
 	memset(r, 0, sizeof(*r));
+	/* New chains and endpoints are rows of the store: it must take them. */
+	if (!store_ready()) {
+		const char	*why;
+		char		 msg[5600];
+
+		(void)store_blocked(&why, NULL);
+		snprintf(msg, sizeof(msg), "%s: not reloading: the store is "
+		    "blocked (%s); the running configuration stays, reload "
+		    "again once it is not", sup_conf->path, why);
+		log_warnx("%s", msg);
+		strv_add(&r->errors, &r->n_errors, msg);
+		return;
+	}
 	conf = conf_load(sup_conf->path);
 	if (conf->n_errors > 0) {
 		log_warnx("%s: not reloading: %zu error%s; the running "
@@ -105,6 +119,7 @@ sup_reload(struct reload_result *r)
 	level = (enum log_level)conf->daemon.log_level;
 	if (!sup_verbose)
 		log_setlevel(level);
+	store_set_reserve(conf->daemon.store_reserve);
 
 	url_secret_words(conf->daemon.secret_params);
 	/* The store learns new chains and endpoints first. */

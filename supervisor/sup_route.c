@@ -91,6 +91,12 @@ route_filter(const struct route_ep *e, size_t n, size_t self,
 	 */
 	f->not_id = pref != -1 && (size_t)pref == self && other ?
 	    e[self].id : -1;
+	/*
+	 * An item this endpoint answered malformed last goes to another one
+	 * while another can take it: its answer may be a lie it would tell
+	 * again, and the item's backoff would only grow meanwhile.
+	 */
+	f->wrong_id = other ? e[self].id : -1;
 	/* The preferred endpoint keeps a slot for live reads. */
 	f->live_only = pref != -1 && (size_t)pref == self &&
 	    e[self].inflight + 1 >= max_inflight;

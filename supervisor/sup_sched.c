@@ -18,6 +18,7 @@
 #include "hash.h"
 #include "hex.h"
 #include "log.h"
+#include "sup_answer.h"
 #include "sup_chain.h"
 #include "sup_health.h"
 #include "sup_lease.h"
@@ -45,6 +46,8 @@ struct request {
 	uint8_t		(*hashes)[32];
 	int64_t		*numbers;	/* state: their numbers */
 	int64_t		 number;	/* runtime: the block's number */
+	int64_t		 from;		/* headers: the first number asked */
+	size_t		 keys;		/* state: storage keys asked */
 };
 
 /* A lease as the scheduler holds it: its item and its requests out. */
@@ -203,12 +206,16 @@ item_send(struct worker *w, struct chain *ch, const struct qitem *it,
 			q.by = BY_HASH;
 			q.n = 1;
 			memcpy(q.hashes[0], it->hash, 32);
+			r->hashes = xmalloc(32);
+			memcpy(r->hashes[0], it->hash, 32);
 		} else {
 			q.by = BY_NUMBER;
 			for (int64_t n = it->from; n <= it->to &&
 			    q.n < PROTO_BATCH_MAX; n++)
 				q.numbers[q.n++] = (uint64_t)n;
+			r->from = it->from;
 		}
+		r->n = q.n;
 		proto_pack_req_headers(&mb, w->gen, &q);
 		break;
 	}
@@ -238,6 +245,7 @@ item_send(struct worker *w, struct chain *ch, const struct qitem *it,
 			memcpy(q.items[q.n].key, key_now, 32);
 			q.items[q.n++].key_len = 32;
 		}
+		r->keys = q.n;
 		proto_pack_req_storage(&mb, w->gen, &q);
 		break;
 	}
@@ -407,7 +415,7 @@ filter_for(struct worker *w, struct chain *ch, struct queue_filter *f)
 		memset(f, 0, sizeof(*f));
 		f->pruning_bound = w->ep->pruning_bound;
 		f->live_from = route_live_from(ch->have_best, ch->best_number);
-		f->pref_id = f->not_id = -1;
+		f->pref_id = f->not_id = f->wrong_id = -1;
 		return;
 	}
 	route_filter(eps, n, self, route_live_from(ch->have_best,
@@ -488,9 +496,54 @@ schedule(void)
 	}
 }
 
+static int	 reset_owed;	/* leases forgotten; the store's to release */
+
+/*
+ * Leases of endpoints that may no longer work and whose worker still runs
+ * (inconsistent: its health cannot call up here) go back at once.  Their
+ * requests answer on as stragglers, for the endpoint's health only.
+ */
+static void
+release_unusable(void)
+{
+	struct request	*r, *next;
+
+	for (r = requests; r != NULL; r = next) {
+		struct held	*h = r->held;
+		struct lease_in	 in;
+		unsigned	 act;
+
+		next = r->next;
+		if (h == NULL || health_usable(r->w->ep))
+			continue;
+		h->req[r->hedge] = NULL;
+		r->held = NULL;
+		memset(&in, 0, sizeof(in));
+		in.hedge = r->hedge;
+		in.outcome = OUTCOME_OK;
+		in.at_once = 1;
+		in.hedge_delay = h->ch->hedging.delay[h->it.kind];
+		in.block_time = h->ch->block_time;
+		act = lease_step(&h->l, LE_FAIL, &in, now_mono_ms());
+		log_info("w/%s: %s item %lld given back: the endpoint is %s",
+		    r->w->name, queue_kind_name(h->it.kind),
+		    (long long)h->it.id, ep_state_name(r->w->ep->av.state));
+		lease_apply(h, act, OUTCOME_OK, "endpoint not usable",
+		    r->w->ep->id);
+	}
+}
+
 static void
 tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
 {
+	/* A blocked store takes no new work: no lease, no request. */
+	if (!store_ready())
+		return;
+	if (reset_owed) {
+		queue_release_leases();
+		reset_owed = 0;
+	}
+	release_unusable();
 	expire();
 	hedge();
 	schedule();
@@ -610,10 +663,84 @@ count(struct request *r, enum outcome o)
 		route_latency(&r->ch->hedging, r->kind, ms);
 }
 
+/* What a request asked, for logs: "headers #100..#199". */
+static void
+request_what(const struct request *r, char *buf, size_t len)
+{
+	char	hx[67];
+
+	switch (r->kind) {
+	case K_HEADERS:
+		snprintf(buf, len, "headers #%lld..#%lld", (long long)r->from,
+		    (long long)r->from + (long long)r->n - 1);
+		break;
+	case K_PARENT:
+		hex_encode(r->hashes[0], 32, hx);
+		snprintf(buf, len, "header %.12s... by hash", hx);
+		break;
+	case K_STATE:
+		if (r->n == 1)
+			snprintf(buf, len, "%zu storage keys of block #%lld",
+			    r->keys, (long long)r->numbers[0]);
+		else
+			snprintf(buf, len, "%zu storage keys of %zu blocks "
+			    "#%lld..#%lld", r->keys, r->n,
+			    (long long)r->numbers[0],
+			    (long long)r->numbers[r->n - 1]);
+		break;
+	case K_RUNTIME:
+		snprintf(buf, len, "runtime at #%lld", (long long)r->number);
+		break;
+	}
+}
+
+/*
+ * An answer that does not answer its request: malformed for its
+ * endpoint, nothing of it is applied, and its item goes back to the
+ * queue for another endpoint.  One that contradicts the chain
+ * (a range that does not link) makes its endpoint inconsistent too.
+ */
+static void
+reject(struct request *r, enum answer_verdict v, const char *what_differed,
+    struct sched_answer *a)
+{
+	static char	why[ANSWER_WHY_MAX + 160];
+	char		what[96];
+
+	count(r, OUTCOME_MALFORMED);
+	request_what(r, what, sizeof(what));
+	log_warnx("w/%s: answer to request %llu (%s) does not answer it: %s; "
+	    "counted malformed, %s", r->w->name, (unsigned long long)r->id,
+	    what, what_differed, r->held != NULL ? "its item goes back to the "
+	    "queue" : "nothing of it is used");
+	snprintf(why, sizeof(why), "%s: %s", what, what_differed);
+	a->worst = OUTCOME_MALFORMED;
+	a->why = why;
+	a->rejected = 1;
+	a->contradicts = v == ANSWER_UNLINKED;
+	/* Backoff as for any failure: another endpoint may take it before
+	 * (sup_route.c), and a lone liar is not asked again at once. */
+	a->at_once = 0;
+}
+
 static void
 answer_headers(struct request *r, const struct proto_res_headers *rh,
     struct sched_answer *a)
 {
+	struct answer_asked	q;
+	enum answer_verdict	v;
+	char			differed[ANSWER_WHY_MAX];
+
+	memset(&q, 0, sizeof(q));
+	q.by = r->kind == K_PARENT ? BY_HASH : BY_NUMBER;
+	q.n = r->n;
+	q.from = (uint64_t)r->from;
+	q.hashes = (const uint8_t (*)[32])r->hashes;
+	if ((v = answer_check_headers(&q, rh, differed, sizeof(differed))) !=
+	    ANSWER_OK) {
+		reject(r, v, differed, a);
+		return;
+	}
 	count(r, request_outcome(rh->items, rh->n, sizeof(rh->items[0]),
 	    offsetof(struct proto_item, outcome)));
 	a->headers = rh;
@@ -644,7 +771,18 @@ answer_storage(struct request *r, const struct proto_res_storage *rs,
 	int		quantus = r->ch->format == FORMAT_QUANTUS;
 	size_t		per = quantus ? 2 : 1, k = 0;
 	int64_t		pruned = -1;	/* highest block found pruned */
+	enum answer_verdict v;
+	char		differed[ANSWER_WHY_MAX];
+	size_t		size[PROTO_READS_MAX];
 
+	/* Difficulty is a U512, Timestamp.Now a u64. */
+	for (size_t i = 0; i < r->keys; i++)
+		size[i] = quantus && i % 2 == 0 ? 64 : 8;
+	if ((v = answer_check_storage(size, r->keys, rs, differed,
+	    sizeof(differed))) != ANSWER_OK) {
+		reject(r, v, differed, a);
+		return;
+	}
 	count(r, request_outcome(rs->items, rs->n, sizeof(rs->items[0]),
 	    offsetof(struct proto_value, outcome)));
 	a->hashes = (const uint8_t (*)[32])r->hashes;
@@ -669,11 +807,6 @@ answer_storage(struct request *r, const struct proto_res_storage *rs,
 			a->worst = t->outcome;
 			a->why = t->why;
 		}
-		if (d != NULL && d->outcome == OUTCOME_OK &&
-		    d->value_len != 64 && a->worst == OUTCOME_OK) {
-			a->worst = OUTCOME_MALFORMED;
-			a->why = "difficulty is not 64 bytes";
-		}
 		/* A straggler's values are as true as its twin's. */
 		a->difficulty[i] = d != NULL && d->outcome == OUTCOME_OK &&
 		    d->value_len == 64 ? d->value : NULL;
@@ -683,10 +816,6 @@ answer_storage(struct request *r, const struct proto_res_storage *rs,
 	/* Pruned here is an answer, not a failure: the bound is noted. */
 	if (pruned >= 0)
 		health_pruned(r->w->ep, pruned);
-	if (rs->n != r->n * per && a->worst == OUTCOME_OK) {
-		a->worst = OUTCOME_MALFORMED;
-		a->why = "wrong number of values";
-	}
 	/* A pruned read goes to another endpoint at once. */
 	a->at_once = a->worst == OUTCOME_ABSENT && pruned >= 0;
 }
@@ -771,6 +900,16 @@ sched_answer(struct worker *w, const struct msg *m, struct sched_answer *a,
 		break;
 	}
 	a->done = a->worst == OUTCOME_OK;
+	/* What the worker found malformed in it, said once per answer. */
+	if (a->worst == OUTCOME_MALFORMED && !a->rejected) {
+		char	what[96];
+
+		request_what(r, what, sizeof(what));
+		log_warnx("w/%s: answer to request %llu (%s) malformed: %s; %s",
+		    w->name, (unsigned long long)id, what, a->why,
+		    a->settles ? "its item goes back to the queue" :
+		    "counted for the endpoint only");
+	}
 	return 1;
 }
 
@@ -810,6 +949,24 @@ sched_init(void)
 	ev_init(&tick, tick_cb);
 	tick.repeat = QUEUE_TICK;
 	ev_timer_again(sup_loop, &tick);
+}
+
+/*
+ * A transaction was rolled back: the leases it took or settled are not
+ * what the store holds.  Forget every request and lease (answers still
+ * coming are dropped as late) and, once the store takes writes again,
+ * give every leased item back: it is asked for again.
+ */
+void
+sched_reset(void)
+{
+	while (requests != NULL)
+		request_free(requests);
+	while (helds != NULL)
+		held_free(helds);
+	for (struct worker *w = sup_workers; w != NULL; w = w->next)
+		w->load.inflight = 0;
+	reset_owed = 1;
 }
 
 void

@@ -39,6 +39,9 @@ struct sched_answer {
 	enum outcome		 worst;		/* when not done */
 	const char		*why;
 	int			 at_once;	/* retry elsewhere now */
+	int			 rejected;	/* it does not answer what was
+						 * asked: nothing of it applies */
+	int			 contradicts;	/* and contradicts the chain */
 	const struct proto_res_headers *headers;
 	size_t			 n;		/* state: blocks */
 	const uint8_t		(*hashes)[32];
@@ -50,6 +53,8 @@ struct sched_answer {
 
 void	sched_init(void);
 void	sched_stop(void);
+/* After a rollback: forget requests and leases; the store releases them. */
+void	sched_reset(void);
 void	sched_kick(void);
 void	sched_back(const struct endpoint *);
 void	sched_worker_gone(struct worker *);

@@ -7,10 +7,12 @@
 
 #include <jansson.h>
 
+#include "sup_backlog.h"
 #include "sup_chain.h"
 #include "sup_health.h"
 #include "sup_snapshot.h"
 #include "sup_spawn.h"
+#include "sup_store.h"
 
 /* Every non-cumulative bucket count, as Prometheus wants them summed. */
 static json_t *
@@ -43,7 +45,8 @@ snapshot_endpoint(const struct worker *w)
 	json_object_set_new(j, "pid", json_integer(w->proc.pid));
 	json_object_set_new(j, "worker_state", json_string(
 	    sup_cstate_name(w->proc.fsm.state)));
-	json_object_set_new(j, "ready", json_boolean(health_usable(w->ep)));
+	/* Its worker runs and serves the chain, believed or not. */
+	json_object_set_new(j, "ready", json_boolean(health_heard(w->ep)));
 	json_object_set_new(j, "restarts", json_integer(w->proc.fsm.restarts));
 	json_object_set_new(j, "rss_bytes", json_integer(
 	    (json_int_t)w->rss_kb * 1024));
@@ -60,6 +63,29 @@ snapshot_endpoint(const struct worker *w)
 	return j;
 }
 
+/* Whether the store takes writes, why not, and what waits meanwhile. */
+static json_t *
+snapshot_store(void)
+{
+	const char		*why;
+	uint64_t		 since;
+	enum store_block	 b = store_blocked(&why, &since);
+	json_t			*j = json_object();
+
+	json_object_set_new(j, "state", json_string(b == STORE_OK ? "ok" :
+	    "store-blocked"));
+	json_object_set_new(j, "blocked", json_string(store_block_name(b)));
+	json_object_set_new(j, "reason", b == STORE_OK ? json_null() :
+	    json_string(why));
+	json_object_set_new(j, "since", b == STORE_OK ? json_null() :
+	    json_integer((json_int_t)since));
+	json_object_set_new(j, "waiting_messages", json_integer(
+	    (json_int_t)backlog_count()));
+	json_object_set_new(j, "waiting_bytes", json_integer(
+	    (json_int_t)backlog_bytes()));
+	return j;
+}
+
 /* The snapshot the control socket's "metrics" command answers. */
 json_t *
 sup_snapshot_json(void)
@@ -71,5 +97,6 @@ sup_snapshot_json(void)
 			json_array_append_new(eps, snapshot_endpoint(w));
 	json_object_set_new(j, "endpoints", eps);
 	json_object_set_new(j, "chains", sup_chains_json());
+	json_object_set_new(j, "store", snapshot_store());
 	return j;
 }

@@ -20,13 +20,24 @@
 #include "chainwatchd.h"
 #include "log.h"
 #include "proto.h"
+#include "sup_backlog.h"
 #include "sup_dispatch.h"
 #include "sup_health.h"
 #include "sup_sched.h"
 #include "sup_spawn.h"
+#include "sup_store.h"
 #include "util.h"
 
 struct worker	*sup_workers;
+
+/*
+ * While the store is blocked, what workers send waits in the backlog
+ * (sup_backlog.c); at its cap the sockets are not read (backpressure),
+ * and the heartbeat watchdog, which cannot hear them then, waits too.
+ */
+static int	 reading_paused;
+static ev_timer	 drain_timer;
+#define DRAIN_SLICE	256	/* messages per turn of the loop */
 
 static uint32_t	sup_generation;
 
@@ -241,13 +252,114 @@ bad_message(struct worker *w, const char *why)
 	sup_worker_event(w, CE_BAD_MSG);
 }
 
+/* One message of w: 0 to go on, -1 when w is to be read no more. */
+static int
+worker_msg(struct worker *w, const void *buf, long n)
+{
+	char		 why[128];
+	uint64_t	 rss;
+
+	switch (sup_dispatch_worker(w, buf, n, &rss, why, sizeof(why))) {
+	case DV_STALE:
+		break;
+	case DV_BAD:
+		backlog_drop(w);
+		bad_message(w, why);
+		return -1;
+	case DV_HELLO:
+		w->last_msg = now_mono_ms();
+		log_info("w/%s: worker pid %d ready (generation %u)",
+		    w->name, (int)w->proc.pid, w->gen);
+		sup_worker_event(w, CE_HELLO);
+		break;
+	case DV_HEARTBEAT:
+		w->rss_kb = rss;
+		/* FALLTHROUGH */
+	case DV_OK:
+		w->last_msg = now_mono_ms();
+		break;
+	}
+	if (w->proc.fsm.state != CS_STARTING &&
+	    w->proc.fsm.state != CS_RUNNING)
+		return -1;
+	return 0;
+}
+
+/* Stop or start reading every worker's socket. */
+static void
+reading_set(int paused)
+{
+	uint64_t	now = now_mono_ms();
+
+	if (paused == reading_paused)
+		return;
+	reading_paused = paused;
+	for (struct worker *w = sup_workers; w != NULL; w = w->next) {
+		if (w->chan.fd == -1)
+			continue;
+		if (paused)
+			ev_io_stop(sup_loop, &w->chan.io_r);
+		else {
+			/* Their heartbeats waited in the sockets. */
+			w->last_msg = now;
+			ev_io_start(sup_loop, &w->chan.io_r);
+		}
+	}
+	if (paused)
+		log_warnx("store blocked: %zu messages (%zu bytes) from "
+		    "workers wait in memory, the cap; workers are not read "
+		    "until the store takes them", backlog_count(),
+		    backlog_bytes());
+	else
+		log_info("reading workers again (%zu messages wait)",
+		    backlog_count());
+}
+
+/*
+ * Messages that waited for the store, in the order they came, a slice
+ * per turn of the loop so that a long backlog cannot hold up a signal.
+ */
+static void
+drain_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	struct backlog_msg	*m;
+
+	for (int i = 0; i < DRAIN_SLICE && !backlog_empty(); i++) {
+		if (!store_ready())
+			return;		/* sup_backlog_resume() comes again */
+		m = backlog_pop();
+		(void)worker_msg((struct worker *)m->owner, m->data,
+		    (long)m->len);
+		free(m);
+	}
+	if (reading_paused && backlog_low())
+		reading_set(0);
+	if (!backlog_empty()) {
+		ev_timer_set(&drain_timer, 0., 0.);
+		ev_timer_start(sup_loop, &drain_timer);
+	} else
+		log_info("store: every message that waited was taken");
+}
+
+/* The store can be written again: what waited goes in first. */
+void
+sup_backlog_resume(void)
+{
+	if (backlog_empty()) {
+		reading_set(0);
+		return;
+	}
+	if (ev_cb(&drain_timer) == NULL)
+		ev_init(&drain_timer, drain_cb);
+	ev_timer_set(&drain_timer, 0., 0.);
+	ev_timer_start(sup_loop, &drain_timer);
+}
+
 static void
 worker_read_cb(struct ev_loop *loop, ev_io *io, int revents)
 {
 	static char	 buf[MSG_MAX];
 	struct worker	*w = io->data;
-	char		 why[128];
-	uint64_t	 rss;
 	long		 n;
 
 	/* A bounded number per wakeup, so that one worker cannot starve. */
@@ -263,28 +375,20 @@ worker_read_cb(struct ev_loop *loop, ev_io *io, int revents)
 			chan_quiet(&w->chan);
 			return;
 		}
-		switch (sup_dispatch_worker(w, buf, n, &rss, why,
-		    sizeof(why))) {
-		case DV_STALE:
-			break;
-		case DV_BAD:
-			bad_message(w, why);
-			return;
-		case DV_HELLO:
-			w->last_msg = now_mono_ms();
-			log_info("w/%s: worker pid %d ready (generation %u)",
-			    w->name, (int)w->proc.pid, w->gen);
-			sup_worker_event(w, CE_HELLO);
-			break;
-		case DV_HEARTBEAT:
-			w->rss_kb = rss;
-			/* FALLTHROUGH */
-		case DV_OK:
-			w->last_msg = now_mono_ms();
-			break;
+		/*
+		 * Behind others that wait, or with the store blocked: it
+		 * waits too, unless it is a heartbeat, which writes nothing.
+		 */
+		if ((!backlog_empty() || !store_ready()) &&
+		    !sup_dispatch_is_heartbeat(buf, n)) {
+			backlog_push(w, buf, (size_t)n);
+			if (backlog_full()) {
+				reading_set(1);
+				return;
+			}
+			continue;
 		}
-		if (w->proc.fsm.state != CS_STARTING &&
-		    w->proc.fsm.state != CS_RUNNING)
+		if (worker_msg(w, buf, n) == -1)
 			return;
 	}
 }
@@ -354,6 +458,12 @@ worker_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 	case CS_STARTING:
 	case CS_RUNNING:
 		now = now_mono_ms();
+		limit = HEARTBEATS_MISSED * sup_conf->daemon.heartbeat_interval;
+		/* Not read, not heard: not to be judged for it. */
+		if (reading_paused) {
+			timer_arm(w, limit);
+			break;
+		}
 		idle = now - w->last_msg;
 		limit = HEARTBEATS_MISSED * sup_conf->daemon.heartbeat_interval;
 		if (idle >= limit) {

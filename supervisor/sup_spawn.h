@@ -44,6 +44,8 @@ void		 sup_worker_config(const struct conf *,
 		    const struct conf_chain *, const struct conf_endpoint *,
 		    void **, size_t *);
 void		 sup_stop_all(void);
+/* The store takes writes again: the backlog is dispatched, in slices. */
+void		 sup_backlog_resume(void);
 /*
  * In a child between fork and exec: close every descriptor above last,
  * and give the program a clean signal state.

@@ -11,6 +11,14 @@
 
 struct sqlite3_stmt;
 
+/* Why the store cannot be written now (store_blocked()). */
+enum store_block {
+	STORE_OK,
+	STORE_LOCKED,		/* another process holds the write lock */
+	STORE_FULL,		/* no space left on the store's filesystem */
+	STORE_IOERR,		/* an I/O error */
+};
+
 struct store_stmt {
 	const char		*sql;
 	struct sqlite3_stmt	*st;
@@ -24,6 +32,19 @@ void		 store_close(void);
  * transaction (the standings, the state reads owed).
  */
 void		 store_set_precommit(void (*)(void));
+/*
+ * rollback: a transaction was rolled back (or writes were skipped while
+ * blocked); what is kept in memory must be read again from the store.
+ * resume: the store can be written again.  Both are called from the
+ * loop, never from inside a statement.
+ */
+void		 store_set_hooks(void (*rollback)(void), void (*resume)(void));
+/* No transaction begins with less than this free on the filesystem. */
+void		 store_set_reserve(uint64_t bytes);
+/* 1 when work that writes may start now (the transaction is open). */
+int		 store_ready(void);
+enum store_block store_blocked(const char **why, uint64_t *since_ms);
+const char	*store_block_name(enum store_block);
 struct sqlite3_stmt *store_prepare(struct store_stmt *);
 struct sqlite3_stmt *store_bind(struct store_stmt *, const char *, ...);
 int		 store_run(struct sqlite3_stmt *);
@@ -33,5 +54,6 @@ int64_t		 store_last_id(void);
 void		 store_write(void);
 void		 store_maybe_flush(void);
 void		 store_flush(void);
+void		 store_flush_last(int timeout_ms);
 
 #endif

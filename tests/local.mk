@@ -6,7 +6,8 @@ check_PROGRAMS += tests/unit/test_conf tests/unit/test_conf_keys \
 	tests/unit/test_msg tests/unit/test_proto tests/unit/test_fsm \
 	tests/unit/test_lease tests/unit/test_chain tests/unit/test_route \
 	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr \
-	tests/unit/test_ratelimit tests/unit/test_view_fmt
+	tests/unit/test_ratelimit tests/unit/test_view_fmt tests/unit/test_answer \
+	tests/unit/test_backlog tests/unit/test_store
 tests_unit_test_conf_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_conf_LDADD = $(UNIT_LIBS)
 tests_unit_test_conf_keys_CFLAGS = $(UNIT_CFLAGS)
@@ -38,6 +39,22 @@ tests_unit_test_endpoint_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
 tests_unit_test_endpoint_SOURCES = tests/unit/test_endpoint.c \
 	supervisor/sup_endpoint.c supervisor/sup_breaker.c
 tests_unit_test_endpoint_LDADD = $(UNIT_LIBS)
+# The backlog of messages that wait for a blocked store.
+tests_unit_test_backlog_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
+tests_unit_test_backlog_SOURCES = tests/unit/test_backlog.c \
+	supervisor/sup_backlog.c
+tests_unit_test_backlog_LDADD = $(UNIT_LIBS)
+# The store blocked by another connection's lock, and resuming.
+tests_unit_test_store_CFLAGS = $(UNIT_CFLAGS) $(SQLITE_CFLAGS) \
+	-I$(top_srcdir)/supervisor
+tests_unit_test_store_SOURCES = tests/unit/test_store.c \
+	supervisor/sup_store.c
+tests_unit_test_store_LDADD = $(UNIT_LIBS) $(SQLITE_LIBS) $(EV_LIBS)
+# Answers checked against their requests.
+tests_unit_test_answer_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
+tests_unit_test_answer_SOURCES = tests/unit/test_answer.c \
+	supervisor/sup_answer.c
+tests_unit_test_answer_LDADD = $(UNIT_LIBS)
 # The chain logic against an in-memory SQLite store.
 tests_unit_test_chain_CFLAGS = $(UNIT_CFLAGS) $(SQLITE_CFLAGS) \
 	-I$(top_srcdir)/supervisor
@@ -55,7 +72,8 @@ TESTS += tests/unit/test_conf tests/unit/test_conf_keys \
 	tests/unit/test_msg tests/unit/test_proto tests/unit/test_fsm \
 	tests/unit/test_lease tests/unit/test_chain tests/unit/test_route \
 	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr \
-	tests/unit/test_ratelimit tests/unit/test_view_fmt
+	tests/unit/test_ratelimit tests/unit/test_view_fmt tests/unit/test_answer \
+	tests/unit/test_backlog tests/unit/test_store
 
 # chainwatchd -n on tests/conf/*.in, compared with the .ok files.
 SUP_TESTS = tests/integration/conf_check.sh \
@@ -70,10 +88,14 @@ SUP_TESTS = tests/integration/conf_check.sh \
 	tests/integration/systemd_verify.sh \
 	tests/integration/store_follow.sh \
 	tests/integration/store_crash.sh \
+	tests/integration/store_busy.sh \
+	tests/integration/store_full.sh \
+	tests/integration/sigterm.sh \
 	tests/integration/health_breaker.sh \
 	tests/integration/health_pruned.sh \
 	tests/integration/health_failover.sh \
 	tests/integration/wrong_format.sh \
+	tests/integration/trust_lies.sh \
 	tests/integration/layers.sh \
 	tests/integration/secrets.sh
 TESTS += $(SUP_TESTS)

@@ -578,6 +578,19 @@ sub_status(void *arg, int live, const char *why)
 	wrk_send(&mb);
 }
 
+/* A WebSocket message held against the endpoint, as a failed request. */
+static void
+sub_bad(void *arg, enum outcome o, const char *why)
+{
+	struct wrk_rpc_result	r;
+
+	(void)arg;
+	memset(&r, 0, sizeof(r));
+	r.outcome = o;
+	r.why = why;
+	send_outcome("ws", &r);
+}
+
 /* ---- requests from the supervisor ---- */
 
 /*
@@ -923,7 +936,7 @@ wrk_ep_start(struct ev_loop *loop, const struct wrk_conf *wc)
 {
 	struct wrk_http_conf	hc;
 	struct wrk_sub_conf	sc;
-	struct wrk_sub_cbs	cbs = { sub_head, sub_status };
+	struct wrk_sub_cbs	cbs = { sub_head, sub_status, sub_bad };
 	double			poll;
 
 	memset(&ep, 0, sizeof(ep));

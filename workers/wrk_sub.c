@@ -8,6 +8,7 @@
 #include <sys/random.h>
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +173,21 @@ sub_status(struct wrk_sub *sub, int live, const char *why)
 }
 
 /* A subscription id as text: nodes send strings, some proxies numbers. */
+/* A message held against the endpoint (see wrk_sub_cbs). */
+static void
+sub_bad(struct wrk_sub *sub, enum outcome o, const char *fmt, ...)
+{
+	char	why[200];
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	log_debug("ws %s: %s", sub->name, why);
+	if (sub->cbs.bad != NULL && !sub->dead)
+		sub->cbs.bad(sub->arg, o, why);
+}
+
 static int
 sub_id_text(json_t *v, char *out, size_t len)
 {
@@ -246,8 +262,11 @@ sub_notification(struct wrk_sub *sub, const char *method, json_t *params)
 	char			 id[80];
 
 	header = json_object_get(params, "result");
-	if (!json_is_object(header))
+	if (!json_is_object(header)) {
+		sub_bad(sub, OUTCOME_MALFORMED, "%s notification without a "
+		    "header", method);
 		return;
+	}
 	/* By subscription id; by method name while the id is unknown. */
 	if (sub_id_text(json_object_get(params, "subscription"), id,
 	    sizeof(id)) == -1)
@@ -261,8 +280,11 @@ sub_notification(struct wrk_sub *sub, const char *method, json_t *params)
 	else if (strcmp(method, "chain_finalizedHead") == 0 ||
 	    strcmp(method, "chain_finalisedHead") == 0)
 		h.kind = WRK_SUB_FINALIZED;
-	else
+	else {
+		sub_bad(sub, OUTCOME_MALFORMED, "%s notification for no "
+		    "subscription of ours", method);
 		return;
+	}
 	h.header = header;
 	h.has_number = wrk_rpc_quantity(json_object_get(header, "number"),
 	    &h.number) == 0;
@@ -286,7 +308,7 @@ sub_ws_message(void *arg, const char *data, size_t len)
 
 	sub_enter(sub);
 	if ((doc = json_loadb(data, len, 0, &e)) == NULL) {
-		log_debug("ws %s: message is not JSON (%s), ignored", sub->name,
+		sub_bad(sub, OUTCOME_MALFORMED, "message is not JSON (%s)",
 		    e.text);
 		goto out;
 	}
@@ -297,6 +319,8 @@ sub_ws_message(void *arg, const char *data, size_t len)
 		sub_answer(sub, json_integer_value(id), doc);
 	else if (json_is_string(method) && json_is_object(params))
 		sub_notification(sub, json_string_value(method), params);
+	else
+		sub_bad(sub, OUTCOME_MALFORMED, "message is not JSON-RPC");
 	json_decref(doc);
 out:
 	sub_leave(sub);
@@ -319,6 +343,8 @@ sub_ws_closed(void *arg, unsigned code, const char *why)
 	char		 buf[300];
 
 	sub_enter(sub);
+	if (code == WRK_WS_TOO_BIG)
+		sub_bad(sub, OUTCOME_TOO_LARGE, "%s", why);
 	snprintf(buf, sizeof(buf), "ws closed (%u, %s)", code, why);
 	sub_event(sub, WRK_SUB_EV_CLOSED, buf);
 	sub_leave(sub);

@@ -11,6 +11,8 @@
 
 #include <jansson.h>
 
+#include "outcome.h"
+
 struct ev_loop;
 struct wrk_sub;
 
@@ -44,6 +46,12 @@ struct wrk_sub_cbs {
 	void	(*head)(void *arg, const struct wrk_sub_head *);
 	/* Optional: the new-heads subscription went live (1) or down (0). */
 	void	(*status)(void *arg, int live, const char *why);
+	/*
+	 * Optional: a message the endpoint should not have sent, held
+	 * against it: OUTCOME_MALFORMED (not JSON, not JSON-RPC, a
+	 * notification that is no head) or OUTCOME_TOO_LARGE (past the cap).
+	 */
+	void	(*bad)(void *arg, enum outcome, const char *why);
 };
 
 /* Connects at once.  NULL when the URL is not ws:// or wss://. */

@@ -30,9 +30,12 @@ T_HALF = now - 4 * MIN
 T_OK = now - 30 * MIN
 RUN = "3 timeouts in a row since 19:52:12 UTC"
 TRIAL = "HTTP 5xx answer on trial at 12:10:00, down since 12:03:07 UTC"
-RATE = "62% failures over 60 s (31 of 50)"
+RATE = "62% timeouts over 60 s (31 of 50)"
 GENESIS = "wrong genesis: serves 0x5e7648c73d4a..., chain hotel has " \
           "0xe896fcdd3c30..."
+INCONS = "head #1000000327 0x1234abcd... never connected"
+UNLINKED = "headers #100..#199: #105 has parent 0x00000000... is not #104 " \
+           "0x68000000...: the range does not link"
 LONG = "transport error on trial at 12:10:00, down since 12:03:07 UTC " \
        "(and then some more words)"
 chains = {
@@ -67,10 +70,19 @@ chains = {
         ("a1-hotel", "closed", T_OK, None, None, 1),
         ("a2-hotel", "down", T_HALF, "worker died: signal 9", None, 1),
         ("a3-hotel", "quarantined", T_OPEN, GENESIS, None, 1)]),
+    # One endpoint inconsistent: degraded, named, its reason shown.
+    "india": (now - 20 * S, 60, 50, [
+        ("a1-india", "closed", T_OK, None, None, 1),
+        ("a2-india", "inconsistent", T_OPEN, INCONS, None, 1)]),
+    # Inconsistent or down, every one: nobody believed is stalled.
+    "juliet": (now - 20 * S, 70, 60, [
+        ("a1-juliet", "inconsistent", T_OPEN, UNLINKED, None, 1),
+        ("a2-juliet", "down", T_HALF, "worker died: signal 9", None, 1)]),
 }
 want_status = dict(alpha="ok", bravo="degraded", charlie="stalled",
                    delta="stalled", echo="unreachable", foxtrot="degraded",
-                   golf="ok", hotel="degraded")
+                   golf="ok", hotel="degraded", india="degraded",
+                   juliet="stalled")
 # Worker troubles: (endpoint, kind, detail, at); status shows the last
 # hang or death of the last 15 minutes.
 T_HUNG = now - 2 * MIN
@@ -123,7 +135,7 @@ alpha: ok: 2 endpoints healthy
   a2-alpha  closed     since {ok}
 
 bravo: degraded: 2 of 4 endpoints unreachable: a2-bravo, timeout since {op}
-    a3-bravo, {rate} since {hf}
+    a3-bravo, timeout since {hf}
   best #1650505 (N s ago), final #1650405
   a1-bravo  closed     since {ok}
   a2-bravo  open       since {op}  {run}
@@ -169,8 +181,24 @@ hotel: degraded: 2 of 3 endpoints unreachable:
     worker died 4 min ago: signal 9
   a3-hotel  quarantined  since {op}
     {gen}
+
+india: degraded: 1 of 2 endpoints inconsistent:
+    a2-india, inconsistent since {op}
+  best #60 (N s ago), final #50
+  a1-india  closed        since {ok}
+  a2-india  inconsistent  since {op}
+    {incons}
+
+juliet: stalled: none believed: 1 of 2 endpoints unreachable, 1 inconsistent:
+    a1-juliet, inconsistent since {op}
+    a2-juliet, worker died: signal 9 since {hf}
+  best #70 (N s ago), final #60
+  a1-juliet  inconsistent  since {op}
+    {unlinked}
+  a2-juliet  down          since {hf}  worker died: signal 9
 """.format(ok=hms(T_OK), op=hms(T_OPEN), hf=hms(T_HALF), run=RUN, rate=RATE,
-           trial=TRIAL, long=LONG[:73], echo=hms(now - 10 * MIN), gen=GENESIS)
+           trial=TRIAL, long=LONG[:73], echo=hms(now - 10 * MIN), gen=GENESIS,
+           incons=INCONS, unlinked=UNLINKED[:73] + "...")
 open(sys.argv[2], "w").write(want)
 
 expect = {}
@@ -201,7 +229,8 @@ awk 'length($0) > 80 { print; exit 1 }' "$T/out" ||
 ok "status of every chain, for people"
 
 # One chain at a time: its block only, and its exit status.
-for c in alpha:0 bravo:1 charlie:1 delta:1 echo:1 foxtrot:1 golf:0 hotel:1; do
+for c in alpha:0 bravo:1 charlie:1 delta:1 echo:1 foxtrot:1 golf:0 hotel:1 \
+    india:1 juliet:1; do
 	name=${c%:*}
 	expect_rc "${c#*:}" cw -d "$DB" status "$name" >"$T/one"
 	head -n 1 "$T/one" | grep -q "^$name: " ||

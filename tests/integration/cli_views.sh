@@ -500,6 +500,25 @@ grep -Eq '^  headers +987655300-987655363 +12345 +rate_limited +endpoint-3-wi\.\
     "$T/out" || { cat "$T/out"; fail "queue (wide)"; }
 ok "wide values fit 80 columns"
 
+# An inconsistent endpoint: its state and reason, as text and as JSON.
+R='head #1000000327 0x1234abcd... never connected'
+sqlite3 "$T/w.db" "UPDATE endpoints SET state = 'inconsistent',
+    state_reason = '$R' WHERE id = 1" || fail "sqlite3 inconsistent"
+cw -d "$T/w.db" endpoints >"$T/out" 2>/dev/null || fail "endpoints"
+narrow "$T/out"
+grep -Eq '^  inconsistent +100 min ago +1 +98765' "$T/out" ||
+    { cat "$T/out"; fail "inconsistent: its state"; }
+grep -Fq "$R" "$T/out" || { cat "$T/out"; fail "inconsistent: its reason"; }
+cw -d "$T/w.db" endpoints --json >"$T/j" 2>/dev/null || fail "endpoints --json"
+python3 - "$T/j" "$R" <<'PY' || fail "endpoints --json: inconsistent"
+import json, sys
+eps = json.load(open(sys.argv[1]))["endpoints"]
+e = [x for x in eps if x["name"] == "endpoint-1-with-a-32-char-name-x"]
+assert len(e) == 1 and e[0]["state"] == "inconsistent", e
+assert e[0]["reason"] == sys.argv[2], e
+PY
+ok "endpoints: an inconsistent one, its reason, text and --json"
+
 # status and standings tell ages the same way.
 cw -d "$DB" standings devchain >"$T/out" 2>/dev/null || fail "standings"
 grep -Eq '^as of [0-9]+ (ms|s|min) ago, best #[0-9]+, final #[0-9]+$' "$T/out" ||

@@ -214,6 +214,17 @@ wait_for 10 'test "$(health "$T/h")" = 200 && grep -q "\"status\": \"stalled\"" 
     fail "/health of a stalled chain: $(cat "$T/h")"
 ok "/health: 200 with status stalled for a chain that makes no blocks"
 sql_w "UPDATE chains SET updated_at = $now WHERE name = 'heisenberg'"
+# Its one endpoint inconsistent: heard, not believed; the chain stalled.
+sql_w "UPDATE endpoints SET state = 'inconsistent', state_reason = 'head #99 never connected' WHERE name = 'h1'"
+wait_val 'chainwatch_endpoint_state{endpoint="h1",state="inconsistent"}' 1
+wait_val 'chainwatch_chain_status{chain="heisenberg",status="stalled"}' 1
+expect "$T/w" 'chainwatch_endpoint_state{endpoint="h1",state="unknown"}' 0
+expect "$T/w" 'chainwatch_endpoint_state{endpoint="h1"}' 1
+test "$(health "$T/h")" = 200 || fail "/health with an inconsistent endpoint"
+grep -q 'none believed: 1 of 1 endpoint inconsistent' "$T/h" ||
+    fail "/health body: $(cat "$T/h")"
+sql_w "UPDATE endpoints SET state = 'closed', state_reason = NULL WHERE name = 'h1'"
+ok "an inconsistent endpoint: its state gauge, its chain stalled"
 
 # Other paths and methods.
 code=$(curl -s -m 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/")

@@ -89,6 +89,27 @@ last=$(sed -n 's/^heartbeat rss_kb=//p' "$T/oversized.out" | tail -n 1)
 [ $((last - first)) -lt 16384 ] || fail "oversized: RSS grew from $first to $last kB"
 echo "ok: oversized -> too_large, RSS $first -> $last kB"
 
+# WebSocket garbage counts against the endpoint: notifications that are
+# not JSON are malformed, a message past the cap is too_large (the
+# answer to subscribing again, once the connection is dropped).
+session ws_malformed <<CMDS
+wait_sub live
+run $CTL '{"clear":true,"enable":"malformed@ws"}'
+wait_outcome ws malformed
+run $CTL '{"clear":true}'
+CMDS
+has ws_malformed '^outcome ws malformed .*why=message is not JSON'
+echo "ok: malformed@ws -> outcome ws malformed"
+session ws_oversized -m 1048576 <<CMDS
+wait_sub live
+run $CTL '{"clear":true,"enable":["oversized:2@ws","ws_drop:1000@ws"]}'
+wait_outcome ws too_large
+run $CTL '{"clear":true}'
+wait_sub live
+CMDS
+has ws_oversized '^outcome ws too_large .*why=message larger than 1048576 bytes'
+echo "ok: oversized@ws -> outcome ws too_large"
+
 # ws_drop: the subscription goes down, reconnects and subscribes again.
 session ws_drop <<CMDS
 wait_sub live

@@ -146,7 +146,7 @@ test_rate_threshold(void **state)
 	t = busy(&b, T0, 600, 10, 6, OUTCOME_OK, OUTCOME_TIMEOUT);
 	assert_int_equal(t, T0 + 1900);
 	want_state(&b, BRK_OPEN);
-	assert_string_equal(b.reason, "40% failures over 64 s (8 of 20)");
+	assert_string_equal(b.reason, "40% timeouts over 64 s (8 of 20)");
 	assert_int_equal(b.since, T0 + 1900);
 	assert_int_equal(b.down_since, T0 + 1900);
 
@@ -172,7 +172,8 @@ test_rate_threshold(void **state)
 	want_state(&b, BRK_CLOSED);
 	feed(&b, OUTCOME_HTTP_5XX, T0 + 19);
 	want_state(&b, BRK_OPEN);
-	assert_string_equal(b.reason, "100% failures over 60 s (20 of 20)");
+	assert_string_equal(b.reason,
+	    "100% HTTP 5xx answers over 60 s (20 of 20)");
 
 	/* The default window: 40% trips at 40%, never at 50%. */
 	c = dconf();
@@ -188,7 +189,7 @@ test_rate_threshold(void **state)
 	breaker_init(&b, &c, T0);
 	assert_int_equal(busy(&b, T0, 600, 10, 4, OUTCOME_OK,
 	    OUTCOME_TRANSPORT), T0 + 1900);
-	assert_string_equal(b.reason, "60% failures over 60 s (12 of 20)");
+	assert_string_equal(b.reason, "60% transport errors over 60 s (12 of 20)");
 }
 
 /* Failures age out of the window: the same 45 failures, spread or bunched. */
@@ -531,7 +532,7 @@ test_trial(void **state)
 	u = t + 5 * S;
 	/* One trial at a time, and the reason stays while half-open. */
 	want_verdict(&b, u, BRK_TRIAL);
-	assert_string_equal(b.reason, "100% failures over 60 s (20 of 20)");
+	assert_string_equal(b.reason, "100% timeouts over 60 s (20 of 20)");
 	g = b.gen;
 	for (int i = 0; i < 100; i++)
 		want_verdict(&b, u + i * 100, BRK_DENY_OPEN);
@@ -648,7 +649,7 @@ test_answers_never_trip(void **state)
 	breaker_init(&b, &c, T0);
 	assert_int_not_equal(busy(&b, T0, 600, 20, 11, OUTCOME_RATE_LIMITED,
 	    OUTCOME_TIMEOUT), 0);
-	assert_string_equal(b.reason, "100% failures over 60 s (20 of 20)");
+	assert_string_equal(b.reason, "100% timeouts over 60 s (20 of 20)");
 }
 
 /* rate_limited never opens, and slows down 1 s, 2 s, 4 s ... 5 min. */
@@ -1179,12 +1180,31 @@ test_day_quiet(void **state)
 	assert_true(r.closes >= 3);
 }
 
+/* A rate of mixed failures names the class most of them were. */
+static void
+test_rate_reason_mixed(void **state)
+{
+	struct breaker_conf	c = dconf();
+	struct breaker		b;
+
+	(void)state;
+	c.consecutive = 1000;	/* the run rule out of the way */
+	breaker_init(&b, &c, T0);
+	for (int i = 0; i < 20; i++)
+		feed(&b, i < 3 ? OUTCOME_OK : i < 7 ? OUTCOME_TRANSPORT :
+		    OUTCOME_TIMEOUT, T0 + i);
+	want_state(&b, BRK_OPEN);
+	assert_string_equal(b.reason, "85% failures over 60 s (17 of 20), "
+	    "most timeouts (13)");
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_rate_threshold),
+		cmocka_unit_test(test_rate_reason_mixed),
 		cmocka_unit_test(test_rate_window),
 		cmocka_unit_test(test_partial_burst),
 		cmocka_unit_test(test_quiet_consecutive),

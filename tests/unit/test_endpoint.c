@@ -36,6 +36,10 @@ reach(struct ep_avail *a, enum ep_state s, uint64_t when)
 	case EP_QUARANTINED:
 		ep_step(a, EPE_WRONG_CHAIN, "old trouble", when);
 		break;
+	case EP_INCONSISTENT:
+		ep_step(a, EPE_FACTS, NULL, when);
+		ep_step(a, EPE_CONTRADICTED, "old trouble", when);
+		break;
 	}
 	assert_int_equal(a->state, s);
 }
@@ -101,12 +105,33 @@ test_table(void **state)
 		{ EP_QUARANTINED, EPE_SPAWNED, EP_QUARANTINED, 0, UNTOUCHED },
 		{ EP_QUARANTINED, EPE_LOST, EP_QUARANTINED, 0, UNTOUCHED },
 		{ EP_QUARANTINED, EPE_EXITED, EP_QUARANTINED, 0, UNTOUCHED },
+		{ EP_STARTING, EPE_CONTRADICTED, EP_INCONSISTENT,
+		    EPA_DOUBT | EPA_STORE, NEW_TROUBLE },
+		{ EP_READY, EPE_CONTRADICTED, EP_INCONSISTENT,
+		    EPA_GONE | EPA_DOUBT | EPA_STORE, NEW_TROUBLE },
+		{ EP_DOWN, EPE_CONTRADICTED, EP_DOWN, 0, UNTOUCHED },
+		{ EP_QUARANTINED, EPE_CONTRADICTED, EP_QUARANTINED, 0,
+		    UNTOUCHED },
+		{ EP_INCONSISTENT, EPE_CONTRADICTED, EP_INCONSISTENT,
+		    EPA_STORE, SAME_TROUBLE },
+		{ EP_STARTING, EPE_AGREES, EP_STARTING, 0, UNTOUCHED },
+		{ EP_READY, EPE_AGREES, EP_READY, 0, UNTOUCHED },
+		{ EP_DOWN, EPE_AGREES, EP_DOWN, 0, UNTOUCHED },
+		{ EP_QUARANTINED, EPE_AGREES, EP_QUARANTINED, 0, UNTOUCHED },
+		/* One agreement is not enough (test_agreements has the rest). */
+		{ EP_INCONSISTENT, EPE_AGREES, EP_INCONSISTENT, 0, UNTOUCHED },
+		{ EP_INCONSISTENT, EPE_SPAWNED, EP_INCONSISTENT, 0, UNTOUCHED },
+		{ EP_INCONSISTENT, EPE_FACTS, EP_INCONSISTENT, 0, UNTOUCHED },
+		{ EP_INCONSISTENT, EPE_WRONG_CHAIN, EP_QUARANTINED,
+		    EPA_QUARANTINE | EPA_STORE, NEW_TROUBLE },
+		{ EP_INCONSISTENT, EPE_LOST, EP_DOWN, EPA_STORE, NEW_TROUBLE },
+		{ EP_INCONSISTENT, EPE_EXITED, EP_INCONSISTENT, 0, UNTOUCHED },
 	};
-	unsigned	seen[4][5];
+	unsigned	seen[5][7];
 	uint64_t	now = T0 + 60 * S;
 
 	/* Every state meets every event once. */
-	assert_int_equal(nitems(rows), 4 * 5);
+	assert_int_equal(nitems(rows), 5 * 7);
 	memset(seen, 0, sizeof(seen));
 	for (size_t i = 0; i < nitems(rows); i++)
 		assert_int_equal(seen[rows[i].from][rows[i].ev]++, 0);
@@ -211,6 +236,67 @@ test_since_and_reason(void **state)
 	assert_int_equal(strlen(a.reason), EP_REASON_MAX - 1);
 }
 
+/*
+ * Inconsistent: entered from ready with its reason, kept through its
+ * worker's restarts, left after EP_AGREE_N agreeing heads in a row, and
+ * a new contradiction starts the count over.
+ */
+static void
+test_agreements(void **state)
+{
+	struct ep_avail	a;
+	const char	*why = "head #1000000327 0x1234abcd... never connected";
+
+	reach(&a, EP_READY, T0);
+	step(&a, EPE_CONTRADICTED, why, T0 + 10 * S, EP_INCONSISTENT,
+	    EPA_GONE | EPA_DOUBT | EPA_STORE);
+	assert_int_equal(a.since, T0 + 10 * S);
+	assert_string_equal(a.reason, why);
+	/* Its worker restarts: its claims are still the endpoint's. */
+	step(&a, EPE_SPAWNED, NULL, T0 + 11 * S, EP_INCONSISTENT, 0);
+	step(&a, EPE_FACTS, NULL, T0 + 12 * S, EP_INCONSISTENT, 0);
+	assert_string_equal(a.reason, why);
+	/* EP_AGREE_N - 1 agreements, then a contradiction: over again. */
+	for (int i = 0; i < EP_AGREE_N - 1; i++)
+		step(&a, EPE_AGREES, NULL, T0 + (20 + i) * S,
+		    EP_INCONSISTENT, 0);
+	step(&a, EPE_CONTRADICTED, "finalized #90 is off the chain",
+	    T0 + 30 * S, EP_INCONSISTENT, EPA_STORE);
+	assert_int_equal(a.since, T0 + 10 * S);
+	assert_string_equal(a.reason, "finalized #90 is off the chain");
+	for (int i = 0; i < EP_AGREE_N - 1; i++)
+		step(&a, EPE_AGREES, NULL, T0 + (40 + i) * S,
+		    EP_INCONSISTENT, 0);
+	/* The EP_AGREE_N-th in a row ends it: ready, due work now. */
+	step(&a, EPE_AGREES, NULL, T0 + 50 * S, EP_READY,
+	    EPA_TRUST | EPA_READY | EPA_STORE);
+	assert_int_equal(a.since, 0);
+	assert_string_equal(a.reason, "");
+	/* Agreements while ready count for nothing later. */
+	for (int i = 0; i < 2 * EP_AGREE_N; i++)
+		step(&a, EPE_AGREES, NULL, T0 + 60 * S, EP_READY, 0);
+	step(&a, EPE_CONTRADICTED, why, T0 + 70 * S, EP_INCONSISTENT,
+	    EPA_GONE | EPA_DOUBT | EPA_STORE);
+	step(&a, EPE_AGREES, NULL, T0 + 71 * S, EP_INCONSISTENT, 0);
+
+	/* Down outweighs it, and a down endpoint agrees with nothing. */
+	step(&a, EPE_LOST, "hung", T0 + 80 * S, EP_DOWN, EPA_STORE);
+	assert_string_equal(a.reason, "hung");
+	step(&a, EPE_CONTRADICTED, why, T0 + 81 * S, EP_DOWN, 0);
+	for (int i = 0; i < EP_AGREE_N; i++)
+		step(&a, EPE_AGREES, NULL, T0 + 82 * S, EP_DOWN, 0);
+	/* Back with its facts: ready, judged afresh. */
+	step(&a, EPE_FACTS, NULL, T0 + 90 * S, EP_READY,
+	    EPA_READY | EPA_STORE);
+	/* Quarantine outweighs it too. */
+	step(&a, EPE_CONTRADICTED, why, T0 + 100 * S, EP_INCONSISTENT,
+	    EPA_GONE | EPA_DOUBT | EPA_STORE);
+	step(&a, EPE_WRONG_CHAIN, "genesis 0xab, not 0xcd", T0 + 101 * S,
+	    EP_QUARANTINED, EPA_QUARANTINE | EPA_STORE);
+	step(&a, EPE_CONTRADICTED, why, T0 + 102 * S, EP_QUARANTINED, 0);
+	assert_string_equal(a.reason, "genesis 0xab, not 0xcd");
+}
+
 /* Down and quarantined outweigh the breaker; otherwise it is shown. */
 static void
 test_shown(void **state)
@@ -264,6 +350,15 @@ test_shown(void **state)
 	assert_int_equal(since, t1 + 9 * S);
 	assert_string_equal(reason, "genesis 0xab, not 0xcd");
 
+	/* Inconsistent outweighs the breaker too, with its own reason. */
+	ep_step(&a, EPE_FACTS, NULL, t1 + 9 * S);
+	ep_step(&a, EPE_CONTRADICTED, "head #99 never connected", t1 + 9 * S);
+	name = ep_shown(&a, &b, &since, &reason);
+	assert_string_equal(name, "inconsistent");
+	assert_int_equal(since, t1 + 9 * S);
+	assert_string_equal(reason, "head #99 never connected");
+	ep_step(&a, EPE_WRONG_CHAIN, "genesis 0xab, not 0xcd", t1 + 9 * S);
+
 	/* Back, and the breaker shows again as it stands. */
 	ep_step(&a, EPE_FACTS, NULL, t1 + 10 * S);
 	name = ep_shown(&a, &b, &since, &reason);
@@ -283,11 +378,14 @@ test_names(void **state)
 	assert_string_equal(ep_state_name(EP_READY), "ready");
 	assert_string_equal(ep_state_name(EP_DOWN), "down");
 	assert_string_equal(ep_state_name(EP_QUARANTINED), "quarantined");
-	assert_string_equal(ep_state_name((enum ep_state)4), "?");
+	assert_string_equal(ep_state_name(EP_INCONSISTENT), "inconsistent");
+	assert_string_equal(ep_state_name((enum ep_state)5), "?");
 	assert_string_equal(ep_event_name(EPE_SPAWNED), "spawned");
 	assert_string_equal(ep_event_name(EPE_WRONG_CHAIN), "wrong_chain");
 	assert_string_equal(ep_event_name(EPE_EXITED), "exited");
-	assert_string_equal(ep_event_name((enum ep_event)5), "?");
+	assert_string_equal(ep_event_name(EPE_CONTRADICTED), "contradicted");
+	assert_string_equal(ep_event_name(EPE_AGREES), "agrees");
+	assert_string_equal(ep_event_name((enum ep_event)7), "?");
 }
 
 int
@@ -296,6 +394,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_since_and_reason),
+		cmocka_unit_test(test_agreements),
 		cmocka_unit_test(test_shown),
 		cmocka_unit_test(test_names),
 	};

@@ -285,6 +285,7 @@ test_filter(void **state)
 	assert_int_equal(f.may_live, 1);
 	assert_int_equal(f.pref_id, 10);
 	assert_int_equal(f.not_id, 10);
+	assert_int_equal(f.wrong_id, 10);
 	assert_int_equal(f.live_only, 0);
 	assert_int_equal(f.live_from, 901);
 	assert_int_equal(f.pruning_bound, -1);
@@ -298,6 +299,8 @@ test_filter(void **state)
 	route_filter(e, 3, 2, 901, 4, &f);
 	assert_int_equal(f.may_live, 0);
 	assert_int_equal(f.not_id, -1);
+	/* What any of them answered malformed goes to another. */
+	assert_int_equal(f.wrong_id, 30);
 
 	/* The preferred one keeps its last slot for live reads. */
 	e[1].inflight = 2;
@@ -331,6 +334,8 @@ test_filter(void **state)
 	e[2].verdict = BRK_DENY_SLOW;
 	route_filter(e, 3, 1, 901, 4, &f);
 	assert_int_equal(f.not_id, -1);
+	/* And so does what it answered malformed: nobody else can. */
+	assert_int_equal(f.wrong_id, -1);
 	e[2].verdict = BRK_ALLOW;
 	route_filter(e, 3, 1, 901, 4, &f);
 	assert_int_equal(f.not_id, 10);

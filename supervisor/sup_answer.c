@@ -1,0 +1,100 @@
+/*
+ * Answers against requests.  The worker checks what it decodes; the
+ * supervisor checks again what it is given, because a worker's answer is
+ * only as good as the endpoint behind it and the code in between: the
+ * count of items, each header's number or hash, the links of a range,
+ * and the size of each storage value.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "hex.h"
+#include "sup_answer.h"
+
+/* 0x1234abcd... */
+static const char *
+short_hex(const uint8_t h[32], char buf[16])
+{
+	char	full[67];
+
+	hex_encode(h, 32, full);
+	snprintf(buf, 16, "%.10s...", full);
+	return buf;
+}
+
+enum answer_verdict
+answer_check_headers(const struct answer_asked *q,
+    const struct proto_res_headers *r, char *why, size_t whylen)
+{
+	const struct proto_item	*prev = NULL;
+	char			 a[16], b[16];
+
+	if (r->n != q->n) {
+		snprintf(why, whylen, "%zu headers for %zu asked", r->n, q->n);
+		return ANSWER_WRONG;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		const struct proto_item *it = &r->items[i];
+
+		if (it->outcome != OUTCOME_OK) {
+			prev = NULL;
+			continue;
+		}
+		if (q->by == BY_HASH) {
+			if (memcmp(it->h.hash, q->hashes[i], 32) != 0) {
+				snprintf(why, whylen, "header %s for %s asked",
+				    short_hex(it->h.hash, a),
+				    short_hex(q->hashes[i], b));
+				return ANSWER_WRONG;
+			}
+			continue;
+		}
+		if (it->h.number != q->from + i) {
+			snprintf(why, whylen, "header #%llu for #%llu asked",
+			    (unsigned long long)it->h.number,
+			    (unsigned long long)(q->from + i));
+			return ANSWER_WRONG;
+		}
+		if (prev != NULL && memcmp(it->h.parent, prev->h.hash, 32)
+		    != 0) {
+			snprintf(why, whylen, "#%llu's parent %s is not #%llu "
+			    "%s: the range does not link",
+			    (unsigned long long)it->h.number,
+			    short_hex(it->h.parent, a),
+			    (unsigned long long)prev->h.number,
+			    short_hex(prev->h.hash, b));
+			return ANSWER_UNLINKED;
+		}
+		prev = it;
+	}
+	return ANSWER_OK;
+}
+
+enum answer_verdict
+answer_check_storage(const size_t *size, size_t asked,
+    const struct proto_res_storage *r, char *why, size_t whylen)
+{
+	if (r->n != asked) {
+		snprintf(why, whylen, "%zu values for %zu keys asked", r->n,
+		    asked);
+		return ANSWER_WRONG;
+	}
+	for (size_t i = 0; i < r->n; i++)
+		if (r->items[i].outcome == OUTCOME_OK && size[i] != 0 &&
+		    r->items[i].value_len != size[i]) {
+			snprintf(why, whylen, "value %zu is %zu bytes, its key's "
+			    "are %zu", i, r->items[i].value_len, size[i]);
+			return ANSWER_WRONG;
+		}
+	return ANSWER_OK;
+}
+
+const char *
+answer_verdict_name(enum answer_verdict v)
+{
+	static const char *const names[] = { "ok", "wrong", "unlinked" };
+
+	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";
+}

@@ -1,0 +1,213 @@
+#!/bin/sh
+# Lying endpoints cost only themselves (issue 12).  Each lie gets a run of
+# its own (a fresh store, the liar d2 preferred, d1 honest), so that one
+# lie's breaker never hides the next one's check; each run ends with the
+# store equal to the honest chain hash by hash, every state value d1's,
+# nothing queued and the daemon up.
+#   answers: a header answer for another number, a storage answer short
+#   of one value, a storage answer with another key's value: malformed
+#   for d2, counted (its breaker opens where d1 does not take most of the
+#   work first: the state reads d2 is preferred for), the log line names
+#   the request and what differed, the item goes to d1.  The first two
+#   the worker finds; the third only the daemon's own check.
+. "$top_srcdir/tests/integration/lib.sh"
+[ -x /usr/bin/python3 ] || { echo "SKIP: no python3"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
+command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }
+
+# One start time: the two devnodes then agree on every timestamp too.
+start=$(($(date +%s) * 1000))
+for n in d1 d2; do
+	devnode $n --seed lies --block-time 100 --backlog 600 --miners 3 \
+	    --start-time "$start"
+done
+write_conf "$T/chainwatch.conf"
+sed -i 's/^block_time = .*/block_time = 100ms/' "$T/chainwatch.conf"
+cat >>"$T/chainwatch.conf" <<CONF
+request_timeout = 2s
+breaker_consecutive = 3
+breaker_min_span = 500ms
+breaker_cooldown = 1s
+endpoint = d2 http://127.0.0.1:$d2_port ws://127.0.0.1:$d2_port
+endpoint = d1 http://127.0.0.1:$d1_port ws://127.0.0.1:$d1_port
+CONF
+
+# fault NODE SPEC: what the devnode does from now on ('' for nothing).
+fault() {
+	eval _cp=\$${1}_cport
+	if [ -n "$2" ]; then
+		_body="{\"clear\":true,\"enable\":\"$2\"}"
+	else
+		_body='{"clear":true}'
+	fi
+	curl -sf -m 5 -o "$T/ctl.out" -d "$_body" \
+	    "http://127.0.0.1:$_cp/control" ||
+	    fail "devnode $1: fault '$2' refused: $(cat "$T/ctl.out" 2>/dev/null)"
+}
+
+# run LABEL SPEC: a fresh store with d2 lying as SPEC over HTTP; returns
+# with the chain caught up (nothing queued, past the backlog) and the
+# log of this run in $T/run.log.
+LOG_AT=0
+run() {
+	if [ -n "$DAEMON_PID" ]; then
+		kill -TERM "$DAEMON_PID"
+		wait "$DAEMON_PID" || fail "$1: the last run's daemon exited with $?"
+	fi
+	rm -f "$T"/chainwatch.db "$T"/chainwatch.db-wal "$T"/chainwatch.db-shm
+	fault d1 ''
+	fault d2 "$2"
+	LOG_AT=$(wc -l <"$T/log" 2>/dev/null || echo 0)
+	RUN_AT=$(date +%s)
+	start_daemon
+	tip=$(curl -sf -m 5 -d '{"id":1,"jsonrpc":"2.0","method":"chain_getHeader","params":[]}' \
+	    "http://127.0.0.1:$d1_port/" | sed 's/.*"number":"\(0x[0-9a-f]*\)".*/\1/')
+	tip=$(printf '%d' "$tip")
+	wait_for 120 'test "$(sql "SELECT count(*) FROM queue")" = 0 && test "$(sql "SELECT best_number FROM chains")" -gt $((tip + 20))' ||
+	    fail "$1: not caught up: $(sql 'SELECT * FROM queue_summary'), best $(sql 'SELECT best_number FROM chains') of $tip"
+	alive "$DAEMON_PID" || fail "$1: the daemon died"
+}
+
+# this_run: the log lines of the current run.
+this_run() {
+	tail -n +$((LOG_AT + 1)) "$T/log"
+}
+
+# expect_line LABEL ERE: a line of this run matches.
+expect_line() {
+	wait_for 20 'this_run | grep -E -q "$2"' ||
+	    fail "$1: no log line matching: $2"
+	ok "$1: $(this_run | grep -E "$2" | head -n 1 | sed 's/^.*\(w\/d2: \)/\1/' | cut -c1-160)"
+}
+
+# malformed NAME: the daemon's count of NAME's malformed answers.
+malformed() {
+	/usr/bin/python3 "$top_srcdir/tests/integration/ctl_client.py" ask \
+	    "$T/chainwatchd.sock" metrics | /usr/bin/python3 -c '
+import json, sys
+eps = json.load(sys.stdin)["endpoints"]
+print([e for e in eps if e["endpoint"] == sys.argv[1]][0]["requests"]["malformed"])
+' "$1"
+}
+
+# malformed_rises LABEL: d2's malformed answers are counted, d1's are not.
+malformed_rises() {
+	wait_for 30 'test "$(malformed d2)" -gt 0' ||
+	    fail "$1: d2's malformed answers not counted: $(malformed d2)"
+	[ "$(malformed d1)" = 0 ] || fail "$1: d1 has $(malformed d1) malformed answers"
+	ok "$1: d2 answered $(malformed d2) times malformed, d1 never"
+}
+
+# breaker_opened LABEL: d2's breaker opened (on those failures: d2 fails
+# nothing else).
+breaker_opened() {
+	_q="SELECT e.detail FROM endpoint_events e JOIN endpoints p ON p.id = e.endpoint_id WHERE p.name = 'd2' AND e.kind = 'open'"
+	wait_for 30 'test -n "$(sql "$_q")"' ||
+	    fail "$1: d2's breaker did not open: $(sql "SELECT state, state_reason FROM endpoints WHERE name = 'd2'")"
+	ok "$1: d2's breaker opened ($(sql "$_q" | head -n 1))"
+}
+
+# inflight NAME: the daemon's requests out to NAME.
+inflight() {
+	/usr/bin/python3 "$top_srcdir/tests/integration/ctl_client.py" ask \
+	    "$T/chainwatchd.sock" metrics | /usr/bin/python3 -c '
+import json, sys
+eps = json.load(sys.stdin)["endpoints"]
+print([e for e in eps if e["endpoint"] == sys.argv[1]][0]["inflight"])
+' "$1"
+}
+
+# honest_store LABEL: the chains stop where they are and the daemon,
+# once it has nothing out, stops; then the store is d1's chain, hash by
+# hash, every difficulty and timestamp d1's value; d1 never answered
+# malformed.
+honest_store() {
+	for n in d1 d2; do
+		eval _cp=\$${n}_cport
+		curl -sf -m 5 -o /dev/null -d '{"enable":"stall"}' \
+		    "http://127.0.0.1:$_cp/control" || fail "$1: $n: no stall"
+	done
+	wait_for 30 'test "$(inflight d1)" = 0 && test "$(inflight d2)" = 0' ||
+	    fail "$1: requests still out: d1 $(inflight d1), d2 $(inflight d2)"
+	# What the lie cost, for the record (no assertion on speed).
+	echo "cost: $1: $(malformed d2) malformed answers of d2, daemon" \
+	    "$(awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / t }' \
+	    "/proc/$DAEMON_PID/stat") s CPU," \
+	    "$(ps -o rss= -p "$DAEMON_PID" | tr -d ' ') kB RSS," \
+	    "$(($(date +%s) - RUN_AT)) s from start to stop"
+	kill -TERM "$DAEMON_PID"
+	wait "$DAEMON_PID" || fail "$1: daemon exited with $?"
+	DAEMON_PID=
+	/usr/bin/python3 "$top_srcdir/tests/integration/store_check.py" \
+	    "$T/chainwatch.db" devchain "$d1_port" --margin 20 --state ||
+	    fail "$1: the store differs from the honest chain"
+	/usr/bin/python3 - "$T/chainwatch.db" "$d1_port" <<'PY' || fail "$1: state values differ from the honest chain"
+import json, sqlite3, sys, urllib.request
+db, port = sys.argv[1], int(sys.argv[2])
+KEYS = {"difficulty": "0xf70798a3fbcee5a2d178b8c516e36ae559769e16105568cee9f916e870cb6e6f",
+        "timestamp": "0xf0c365c3cf59d671eb72da0e7a4113c49f1f0515f462cdcf84e0f1d6045dfcbb"}
+con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+# As store_check.py: the top 20 blocks may be newer than d1's head.
+rows = con.execute("SELECT lower(hex(hash)), number, hex(difficulty), "
+                   "timestamp FROM blocks WHERE canonical = 1 AND "
+                   "timestamp IS NOT NULL AND number <= (SELECT "
+                   "best_number FROM chains) - 20 ORDER BY number").fetchall()
+bad = 0
+for i in range(0, len(rows), 100):
+    part = rows[i:i + 100]
+    calls = []
+    for h, n, d, t in part:
+        calls.append({"jsonrpc": "2.0", "id": len(calls), "method":
+                      "state_getStorage", "params": [KEYS["difficulty"], "0x" + h]})
+        calls.append({"jsonrpc": "2.0", "id": len(calls), "method":
+                      "state_getStorage", "params": [KEYS["timestamp"], "0x" + h]})
+    req = urllib.request.Request("http://127.0.0.1:%d/" % port,
+                                 data=json.dumps(calls).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        ans = {a["id"]: a.get("result") for a in json.load(r)}
+    for k, (h, n, d, t) in enumerate(part):
+        want_d = ans[2 * k][2:].upper() if ans[2 * k] else None
+        ts = ans[2 * k + 1]
+        want_t = int.from_bytes(bytes.fromhex(ts[2:]), "little") if ts else None
+        if (d or None) != want_d or t != want_t:
+            bad += 1
+            if bad <= 5:
+                print("#%d: difficulty %s timestamp %s, d1 has %s %s" %
+                      (n, d, t, want_d, want_t))
+print("state values: %d blocks, %d differ from d1's" % (len(rows), bad))
+sys.exit(1 if bad or not rows else 0)
+PY
+	this_run | grep -q 'w/d1: answer to request .* malformed' &&
+	    fail "$1: d1's answers were found malformed"
+	this_run | grep -q 'w/d1: endpoint inconsistent' &&
+	    fail "$1: d1 became inconsistent"
+	ok "$1: store equals d1's chain, every state value d1's, nothing queued"
+}
+
+# --- no lie: what the same run costs when both endpoints are honest ------
+run honest ''
+honest_store honest
+
+# --- answers: a header answer for another number --------------------------
+# One chain_getBlockHash(0) in five lies too, so d2 is quarantined now
+# and then (wrong genesis) and released again.
+run wrong_header 'wrong_header@http%20'
+malformed_rises wrong_header
+expect_line wrong_header 'w/d2: answer to request [0-9]+ \((headers #[0-9]+\.\.#[0-9]+|header 0x[0-9a-f]+\.\.\. by hash)\) (malformed: header #[0-9]+ for number [0-9]+|malformed: header does not hash|does not answer it: header)'
+honest_store wrong_header
+
+# --- answers: a storage answer short of one value -------------------------
+run wrong_count_short 'wrong_count:0@http'
+malformed_rises wrong_count_short
+expect_line wrong_count_short 'w/d2: answer to request [0-9]+ \([0-9]+ storage keys of (block #[0-9]+|[0-9]+ blocks #[0-9]+\.\.#[0-9]+)\) (malformed: no answer carries the call.s id|does not answer it: [0-9]+ values for [0-9]+ keys asked)'
+breaker_opened wrong_count_short
+honest_store wrong_count_short
+
+# --- answers: a storage answer with another key's value -------------------
+# Checked by the daemon itself: the worker passes any value through.
+run wrong_count_key 'wrong_count:2@http'
+malformed_rises wrong_count_key
+expect_line wrong_count_key 'w/d2: answer to request [0-9]+ \([0-9]+ storage keys of (block #[0-9]+|[0-9]+ blocks #[0-9]+\.\.#[0-9]+)\) does not answer it: value [0-9]+ is (8 bytes, its key.s are 64|64 bytes, its key.s are 8); counted malformed, its item goes back to the queue'
+breaker_opened wrong_count_key
+honest_store wrong_count_key
