@@ -61,6 +61,7 @@ has() {
 	grep -q "^$1" "$T/scrape"
 }
 wait_for 60 'scrape && has "chainwatch_up 1" &&
+    has "chainwatch_store_blocked{" &&
     has "chainwatch_chain_finalized_height{" &&
     has "chainwatch_endpoint_request_duration_seconds_bucket{" &&
     has "chainwatch_endpoint_heads_first_total{"' ||
