@@ -31,3 +31,9 @@ uninstall-local:
 	    $(DESTDIR)$(sysconfdir)/chainwatch/chainwatch.conf; then \
 		rm -f $(DESTDIR)$(sysconfdir)/chainwatch/chainwatch.conf; \
 	fi
+
+# Prometheus alert rules and a Grafana dashboard, to copy or point at:
+# see chainwatch-metrics(8).
+dist_pkgdata_DATA = etc/prometheus/chainwatch.rules.yml \
+	etc/grafana/chainwatch.json
+EXTRA_DIST += etc/prometheus/chainwatch.rules.test.yml

@@ -132,3 +132,4 @@ include tests/metrics.mk
 include tests/control.mk
 include tests/chaos.mk
 include tests/forks.mk
+include tests/deb.mk
