@@ -100,6 +100,10 @@ static const struct pfield sub_fields[] = {
 	FS(proto_sub, "why", PF_STR, why),
 };
 
+static const struct pfield subscribe_fields[] = {
+	F(proto_subscribe, "on", PF_FLAG, on),
+};
+
 static const struct pfield outcome_fields[] = {
 	FS(proto_outcome, "what", PF_STR, what),
 	F(proto_outcome, "outcome", PF_OUTCOME, outcome),
@@ -497,6 +501,7 @@ proto_unpack_##name(const struct msg *m, struct proto_##name *s,	\
 PROTO_MESSAGE(config, MSG_CONFIG)
 PROTO_MESSAGE(head, MSG_HEAD)
 PROTO_MESSAGE(sub, MSG_SUB)
+PROTO_MESSAGE(subscribe, MSG_SUBSCRIBE)
 PROTO_MESSAGE(outcome, MSG_OUTCOME)
 PROTO_MESSAGE(info, MSG_INFO)
 PROTO_MESSAGE(req_headers, MSG_REQ_HEADERS)

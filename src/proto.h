@@ -67,6 +67,15 @@ struct proto_sub {
 	char		why[PROTO_WHY_MAX];
 };
 
+/*
+ * MSG_SUBSCRIBE: with `subscribe = primary`, whether this worker holds its
+ * chain's one new-heads subscription (on 1) or not (on 0).  A worker of
+ * such a chain starts without it; the supervisor decides (sup_subs.c).
+ */
+struct proto_subscribe {
+	int		on;
+};
+
 /* MSG_OUTCOME: an outcome of a request the worker made on its own. */
 struct proto_outcome {
 	char		what[PROTO_TEXT_MAX];	/* "poll", "info", "head", "ws" */
@@ -202,6 +211,10 @@ int	proto_unpack_head(const struct msg *, struct proto_head *, char *,
 void	proto_pack_sub(struct msgbuf *, uint32_t, const struct proto_sub *);
 int	proto_unpack_sub(const struct msg *, struct proto_sub *, char *,
 	    size_t);
+void	proto_pack_subscribe(struct msgbuf *, uint32_t,
+	    const struct proto_subscribe *);
+int	proto_unpack_subscribe(const struct msg *, struct proto_subscribe *,
+	    char *, size_t);
 void	proto_pack_outcome(struct msgbuf *, uint32_t,
 	    const struct proto_outcome *);
 int	proto_unpack_outcome(const struct msg *, struct proto_outcome *,

@@ -28,6 +28,8 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/sup_snapshot.c supervisor/sup_snapshot.h \
 	supervisor/sup_spawn.c supervisor/sup_spawn.h \
 	supervisor/sup_stats.c supervisor/sup_stats.h \
+	supervisor/sup_subs.c supervisor/sup_subs.h \
+	supervisor/sup_primary.c supervisor/sup_primary.h \
 	supervisor/sup_store.c supervisor/sup_store.h
 supervisor_chainwatchd_CFLAGS = $(AM_CFLAGS) $(MSGPACK_CFLAGS) \
 	$(SQLITE_CFLAGS) $(INIH_CFLAGS) $(JANSSON_CFLAGS)

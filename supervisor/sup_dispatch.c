@@ -17,6 +17,7 @@
 #include "sup_dispatch.h"
 #include "sup_forks.h"
 #include "sup_health.h"
+#include "sup_primary.h"
 #include "sup_queue.h"
 #include "sup_sched.h"
 #include "sup_spawn.h"
@@ -177,6 +178,7 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 		 * agree again: a new head whose parent is on the chain; and
 		 * its tip is shown among the forks.
 		 */
+		sup_primary_head(w, &u.head);
 		if (!health_heard(w->ep) ||
 		    (ch = sup_chain_find(w->ep->chain)) == NULL)
 			return 0;
@@ -200,6 +202,7 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 		    ": " : "", u.sub.why);
 		health_event(w->ep, u.sub.live ? "sub_live" : "sub_down",
 		    u.sub.why);
+		sup_primary_sub(w, &u.sub);
 		return 0;
 	case MSG_OUTCOME:
 		if (proto_unpack_outcome(m, &u.outcome, err, errlen) == -1)

@@ -22,6 +22,7 @@
 #include "sup_chain.h"
 #include "sup_health.h"
 #include "sup_lease.h"
+#include "sup_primary.h"
 #include "sup_queue.h"
 #include "sup_route.h"
 #include "sup_sched.h"
@@ -536,6 +537,8 @@ release_unusable(void)
 static void
 tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
 {
+	/* Who holds a chain's one subscription needs no store. */
+	sup_primary_tick();
 	/* A blocked store takes no new work: no lease, no request. */
 	if (!store_ready())
 		return;

@@ -16,6 +16,7 @@
 #include "sup_chan.h"
 #include "sup_child.h"
 #include "sup_fsm.h"
+#include "sup_primary.h"
 #include "sup_sched.h"
 
 struct endpoint;
@@ -32,6 +33,7 @@ struct worker {
 	uint64_t	 rss_kb;	/* from its last heartbeat */
 	struct endpoint	*ep;		/* sup_health.c's */
 	struct load	 load;		/* sup_sched.c's */
+	struct sub_hold	 sub;		/* sup_primary.c's */
 	ev_timer	 timer;		/* the heartbeat watchdog */
 };
 

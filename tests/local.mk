@@ -133,3 +133,4 @@ include tests/control.mk
 include tests/chaos.mk
 include tests/forks.mk
 include tests/deb.mk
+include tests/subscribe.mk

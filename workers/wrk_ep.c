@@ -45,7 +45,11 @@ struct wrk_ep {
 	struct ev_loop		*loop;
 	const struct wrk_conf	*wc;
 	struct wrk_rpc		*rpc;
-	struct wrk_sub		*sub;
+	struct wrk_sub		*sub;		/* NULL: not subscribed */
+	/* subscribe = primary: the subscription is held only while the
+	 * supervisor says so (MSG_SUBSCRIBE); meanwhile the probe's best
+	 * header goes on as a head, so the chain's head stays fresh. */
+	int			 primary;
 	ev_timer		 info_timer;
 	ev_timer		 poll_timer;
 	unsigned		 info_failures;
@@ -408,6 +412,27 @@ poll_fit_done(void *arg, enum wrk_fit v, const char *why,
 	info_fetch();
 }
 
+static void	head_forward(const struct proto_head *);
+
+/*
+ * Without the subscription (subscribe = primary, held elsewhere) the
+ * probe's best header is this endpoint's head: once per new best.  The
+ * same probe checked the genesis (recheck is set when it changed).
+ */
+static void
+probe_head(const struct proto_header *h)
+{
+	struct proto_head	hd;
+
+	if (ep.have_last && memcmp(ep.last_head, h->hash, 32) == 0)
+		return;
+	memset(&hd, 0, sizeof(hd));
+	hd.kind = HEAD_NEW;
+	hd.seen_ms = now_wall_ms();
+	hd.h = *h;
+	head_forward(&hd);
+}
+
 /* best header, genesis hash, best hash */
 static void
 poll_done(void *arg, const struct wrk_rpc_result *r, size_t n)
@@ -440,6 +465,8 @@ poll_done(void *arg, const struct wrk_rpc_result *r, size_t n)
 		if (decode_header(res.result, NULL, &h, why) == OUTCOME_OK) {
 			if (ep.sub != NULL)
 				wrk_sub_http_best(ep.sub, h.number);
+			else if (ep.primary && !ep.recheck)
+				probe_head(&h);
 		} else {
 			res.outcome = OUTCOME_MALFORMED;
 			res.why = why;
@@ -910,10 +937,63 @@ req_genesis(const struct msg *m)
 		fatalx(CW_EXIT_INTERNAL, "cannot send a genesis request");
 }
 
+static void
+sub_start(void)
+{
+	struct wrk_sub_conf	sc;
+	struct wrk_sub_cbs	cbs = { sub_head, sub_status, sub_bad };
+	const struct wrk_conf	*wc = ep.wc;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.url = wc->c.ws_url;
+	sc.block_time_ms = (uint32_t)wc->c.block_time;
+	sc.stall_factor = (double)wc->c.stall_factor;
+	sc.connect_timeout_ms = (uint32_t)wc->c.connect_timeout;
+	sc.handshake_timeout_ms = (uint32_t)wc->c.request_timeout;
+	sc.max_message = (size_t)wc->c.max_response;
+	sc.finalized = 1;
+	if ((ep.sub = wrk_sub_start(ep.loop, &sc, &cbs, NULL)) == NULL)
+		fatalx(CW_EXIT_SETUP, "%s: cannot set up the subscription",
+		    wc->ws_shown);
+}
+
+/*
+ * subscribe = primary: take or give up the chain's one subscription.  A
+ * subscription given up reports nothing more (wrk_sub_stop); one taken
+ * reports live or down as ever.  Told so under subscribe = all, the
+ * supervisor is broken.
+ */
+static void
+req_subscribe(const struct msg *m)
+{
+	struct proto_subscribe	q;
+	char			err[128];
+
+	if (proto_unpack_subscribe(m, &q, err, sizeof(err)) == -1)
+		fatalx(CW_EXIT_INTERNAL, "bad message from the supervisor: %s",
+		    err);
+	if (!ep.primary)
+		fatalx(CW_EXIT_INTERNAL, "told to %s the subscription under "
+		    "subscribe = all", q.on ? "take" : "give up");
+	if (q.on && ep.sub == NULL) {
+		log_info("%s: this endpoint holds the chain's subscription "
+		    "now", ep.wc->ws_shown);
+		sub_start();
+	} else if (!q.on && ep.sub != NULL) {
+		log_info("%s: subscription handed on; heads come from the "
+		    "probe meanwhile", ep.wc->ws_shown);
+		wrk_sub_stop(ep.sub);
+		ep.sub = NULL;
+	}
+}
+
 int
 wrk_ep_request(const struct msg *m)
 {
 	switch (m->type) {
+	case MSG_SUBSCRIBE:
+		req_subscribe(m);
+		return 0;
 	case MSG_REQ_HEADERS:
 		req_headers(m);
 		return 0;
@@ -935,8 +1015,6 @@ void
 wrk_ep_start(struct ev_loop *loop, const struct wrk_conf *wc)
 {
 	struct wrk_http_conf	hc;
-	struct wrk_sub_conf	sc;
-	struct wrk_sub_cbs	cbs = { sub_head, sub_status, sub_bad };
 	double			poll;
 
 	memset(&ep, 0, sizeof(ep));
@@ -948,17 +1026,12 @@ wrk_ep_start(struct ev_loop *loop, const struct wrk_conf *wc)
 	hc.max_response = (size_t)wc->c.max_response;
 	if ((ep.rpc = wrk_rpc_new(loop, &hc)) == NULL)
 		fatalx(CW_EXIT_SETUP, "%s: cannot set up HTTP", wc->rpc_shown);
-	memset(&sc, 0, sizeof(sc));
-	sc.url = wc->c.ws_url;
-	sc.block_time_ms = (uint32_t)wc->c.block_time;
-	sc.stall_factor = (double)wc->c.stall_factor;
-	sc.connect_timeout_ms = (uint32_t)wc->c.connect_timeout;
-	sc.handshake_timeout_ms = (uint32_t)wc->c.request_timeout;
-	sc.max_message = (size_t)wc->c.max_response;
-	sc.finalized = 1;
-	if ((ep.sub = wrk_sub_start(loop, &sc, &cbs, NULL)) == NULL)
-		fatalx(CW_EXIT_SETUP, "%s: cannot set up the subscription",
-		    wc->ws_shown);
+	ep.primary = wc->c.subscribe == SUBSCRIBE_PRIMARY;
+	if (!ep.primary)
+		sub_start();
+	else
+		log_info("%s: subscribe = primary: subscribing when the "
+		    "supervisor says so", wc->ws_shown);
 	ev_init(&ep.info_timer, info_timer_cb);
 	poll = (double)(wc->c.block_time > POLL_MIN_MS ? wc->c.block_time :
 	    POLL_MIN_MS) / 1000.0;

@@ -276,6 +276,61 @@ test_bad_items(void **state)
 	free(rq);
 }
 
+/* MSG_SUBSCRIBE: on and off survive; anything but 0 or 1 is refused. */
+static void
+test_subscribe(void **state)
+{
+	struct proto_subscribe	in, out;
+	struct msgbuf		mb;
+	struct msg		m;
+	char			err[128];
+
+	for (int on = 0; on <= 1; on++) {
+		in.on = on;
+		out.on = !on;
+		proto_pack_subscribe(&mb, 4, &in);
+		parse(&mb, &m);
+		assert_int_equal(m.type, MSG_SUBSCRIBE);
+		assert_string_equal(msg_type_name(m.type), "subscribe");
+		assert_int_equal(proto_unpack_subscribe(&m, &out, err,
+		    sizeof(err)), 0);
+		assert_int_equal(out.on, on);
+		msg_free(&m);
+		msg_done(&mb);
+	}
+
+	/* {"on": 2} */
+	msg_begin_raw(&mb, MSG_SUBSCRIBE, 1, "\x81\xa2on\x02", 5);
+	parse(&mb, &m);
+	assert_int_equal(proto_unpack_subscribe(&m, &out, err, sizeof(err)),
+	    -1);
+	assert_string_equal(err, "subscribe: field 'on' has a bad type or "
+	    "size");
+	msg_free(&m);
+	msg_done(&mb);
+	/* {} */
+	msg_begin_raw(&mb, MSG_SUBSCRIBE, 1, "\x80", 1);
+	parse(&mb, &m);
+	assert_int_equal(proto_unpack_subscribe(&m, &out, err, sizeof(err)),
+	    -1);
+	assert_string_equal(err, "subscribe: 0 fields, expected 1");
+	msg_free(&m);
+	msg_done(&mb);
+	/* A subscribe is not a sub. */
+	in.on = 1;
+	proto_pack_subscribe(&mb, 4, &in);
+	parse(&mb, &m);
+	{
+		struct proto_sub sub;
+
+		assert_int_equal(proto_unpack_sub(&m, &sub, err, sizeof(err)),
+		    -1);
+		assert_string_equal(err, "expected sub, got subscribe");
+	}
+	msg_free(&m);
+	msg_done(&mb);
+}
+
 int
 main(void)
 {
@@ -285,6 +340,7 @@ main(void)
 		cmocka_unit_test(test_small),
 		cmocka_unit_test(test_bad_fields),
 		cmocka_unit_test(test_bad_items),
+		cmocka_unit_test(test_subscribe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
