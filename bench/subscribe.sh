@@ -4,7 +4,9 @@
 # a chainwatchd with default settings but that key; the daemon follows the
 # chain healthy for a phase, then the first endpoint drops every
 # WebSocket connection (ws_drop) for a phase: under primary the
-# subscription moves to the second.  From the store, for the canonical
+# subscription moves to the second; then the holder of a subscription
+# (under all: the first endpoint) goes silent (ws_silent) for a phase:
+# under primary the stall rule moves it on.  From the store, for the canonical
 # blocks first stored in each phase: p50 and p99 of the head-to-row
 # latency (first_seen - the block's Timestamp.Now, which the devnode sets
 # to the millisecond it makes the block, as bench/failover does), the
@@ -62,6 +64,16 @@ ctl() {
 	    "http://127.0.0.1:$(cat "$T/$1.cport")/control"
 }
 
+# sample: the WebSocket connections of the three devnodes, summed, once a
+# second for secs seconds.
+sample() {
+	_end=$(( $(ms) + secs * 1000 ))
+	while [ "$(ms)" -lt $_end ]; do
+		echo $(( $(wsc d1) + $(wsc d2) + $(wsc d3) ))
+		sleep 1
+	done | tr '\n' ' '
+}
+
 # run MODE: one daemon in that mode; leaves its figures in $T/MODE.fig.
 run() {
 	mode=$1
@@ -115,21 +127,25 @@ run() {
 		kill -0 $cw 2>/dev/null || { cat "$d/log" >&2; exit 1; }
 		sleep 0.1
 	done
+	# Each phase samples the connections once a second for secs.
 	t0=$(ms)
-	conns=
-	for _ in $(seq "$secs"); do
-		conns="$conns $(( $(wsc d1) + $(wsc d2) + $(wsc d3) ))"
-		sleep 1
-	done
+	conns=$(sample)
 	t1=$(ms)
 	ctl d1 '{"clear":true,"enable":"ws_drop"}'
-	mconns=
-	for _ in $(seq "$secs"); do
-		mconns="$mconns $(( $(wsc d1) + $(wsc d2) + $(wsc d3) ))"
-		sleep 1
-	done
+	dconns=$(sample)
 	t2=$(ms)
 	ctl d1 '{"clear":true}'
+	# The holder goes silent (under all: d1, as every endpoint holds one).
+	silent=d1
+	if [ "$mode" = primary ]; then
+		for n in d1 d2 d3; do
+			[ "$(wsc $n)" = 1 ] && silent=$n && break
+		done
+	fi
+	ctl $silent '{"clear":true,"enable":"ws_silent"}'
+	sconns=$(sample)
+	t3=$(ms)
+	ctl $silent '{"clear":true}'
 	# Whatever the move left for catch-up is stored before counting.
 	i=0
 	while [ "$(sqlite3 -readonly "$d/cw.db" 'SELECT count(*) FROM queue')" != 0 ] &&
@@ -145,12 +161,11 @@ run() {
 	wait 2>/dev/null
 	PIDS=
 	rm -f "$T"/d?.port "$T"/d?.cport
-	python3 - "$d/cw.db" "$t0" "$t1" "$t2" "$block" "$conns" "$mconns" \
-	    >"$T/$mode.fig" <<'EOF'
+	python3 - "$d/cw.db" "$t0" "$t1" "$t2" "$t3" "$block" "$conns" \
+	    "$dconns" "$sconns" >"$T/$mode.fig" <<'EOF'
 import sqlite3, sys
-db, t0, t1, t2, block = sys.argv[1], *map(int, sys.argv[2:6])
-conns = [int(x) for x in sys.argv[6].split()]
-mconns = [int(x) for x in sys.argv[7].split()]
+db, t0, t1, t2, t3, block = sys.argv[1], *map(int, sys.argv[2:7])
+conns = [[int(x) for x in a.split()] for a in sys.argv[7:10]]
 con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
 
 
@@ -164,7 +179,7 @@ def q(v, p):
 
 
 out = []
-for a, z in ((t0, t1), (t1, t2)):
+for a, z in ((t0, t1), (t1, t2), (t2, t3)):
     rows = con.execute("SELECT number, first_seen - timestamp FROM blocks "
                        "WHERE canonical = 1 AND first_seen >= ? AND "
                        "first_seen < ? AND timestamp IS NOT NULL",
@@ -179,8 +194,9 @@ for a, z in ((t0, t1), (t1, t2)):
         missing = sum(1 for n in range(min(nums), max(nums) + 1)
                       if n not in have)
     late = sum(1 for x in lat if x > block)
-    out += [len(lat), q(lat, 50), q(lat, 99), late, missing]
-out += [sum(conns) / max(len(conns), 1), sum(mconns) / max(len(mconns), 1)]
+    out += [(z - a) / 1000, len(lat), q(lat, 50), q(lat, 99), late,
+            missing]
+out += [sum(c) / max(len(c), 1) for c in conns]
 print(" ".join(str(x) for x in out))
 EOF
 }
@@ -193,7 +209,8 @@ python3 - "$T/all.fig" "$T/primary.fig" <<'EOF'
 import sys
 a = [float(x) for x in open(sys.argv[1]).read().split()]
 p = [float(x) for x in open(sys.argv[2]).read().split()]
-names = ["blocks", "head p50", "head p99", "late", "missing"]
+PH = ("healthy", "d1 ws_drop", "holder ws_silent")
+N = 6
 
 
 def r(x, y):
@@ -201,22 +218,29 @@ def r(x, y):
     return max(x, 1) / max(y, 1)
 
 
-print("  %-22s %8s %8s %8s %6s %8s %6s" % ("mode / phase", "blocks",
-      "head p50", "head p99", "late", "missing", "conns"))
+print("  %-25s %5s %6s %8s %8s %5s %7s %5s" % ("mode / phase", "secs",
+      "blocks", "head p50", "head p99", "late", "missing", "conns"))
 for name, f in (("all", a), ("primary", p)):
-    for i, ph in enumerate(("healthy", "d1 ws_drop")):
-        o = i * 5
-        print("  %-22s %8d %5d ms %5d ms %6d %8d %6.1f" % (
+    for i, ph in enumerate(PH):
+        o = i * N
+        print("  %-25s %5.0f %6d %5d ms %5d ms %5d %7d %5.1f" % (
             name + " / " + ph, f[o], f[o + 1], f[o + 2], f[o + 3], f[o + 4],
-            f[10 + i]))
-print("  %-22s %8s %8.2f %8.2f %6s %8s %6.2f" % ("primary / all, healthy",
-      "", r(p[1], a[1]), r(p[2], a[2]), "", "", r(p[10], a[10])))
-print("  %-22s %8s %8.2f %8.2f %6s %8s %6.2f" % ("primary / all, ws_drop",
-      "", r(p[6], a[6]), r(p[7], a[7]), "", "", r(p[11], a[11])))
-print("all_head_p50_ms=%d all_head_p99_ms=%d primary_head_p50_ms=%d "
-      "primary_head_p99_ms=%d all_drop_head_p99_ms=%d "
-      "primary_drop_head_p99_ms=%d all_conns=%.1f primary_conns=%.1f "
-      "all_drop_late=%d primary_drop_late=%d all_missing=%d "
-      "primary_missing=%d" % (a[1], a[2], p[1], p[2], a[7], p[7], a[10],
-                              p[10], a[8], p[8], a[4] + a[9], p[4] + p[9]))
+            f[o + 5], f[3 * N + i]))
+for i, ph in enumerate(PH):
+    o = i * N
+    print("  %-25s %5s %6s %8.2f %8.2f %5s %7s %5.2f" % (
+        "primary / all, " + ph.split()[-1], "", "", r(p[o + 2], a[o + 2]),
+        r(p[o + 3], a[o + 3]), "", "", r(p[3 * N + i], a[3 * N + i])))
+print("  (late: stored more than one block time after it was made; "
+      "missing: heights absent at the end)")
+kv = []
+for name, f in (("all", a), ("primary", p)):
+    for i, ph in enumerate(("healthy", "drop", "silent")):
+        o = i * N
+        kv += ["%s_%s_head_p50_ms=%d" % (name, ph, f[o + 2]),
+               "%s_%s_head_p99_ms=%d" % (name, ph, f[o + 3]),
+               "%s_%s_late=%d" % (name, ph, f[o + 4]),
+               "%s_%s_missing=%d" % (name, ph, f[o + 5]),
+               "%s_%s_conns=%.1f" % (name, ph, f[3 * N + i])]
+print(" ".join(kv))
 EOF

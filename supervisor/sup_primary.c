@@ -58,13 +58,16 @@ tell(struct worker *w, int on)
 	w->sub.told_gen = on ? w->gen : 0;
 }
 
-/* Why the holder w gives the subscription up. */
+/* Why the holder w gives the subscription up (back: to one before it). */
 static const char *
-leaving(const struct worker *w, char *buf, size_t len)
+leaving(const struct worker *w, int back, char *buf, size_t len)
 {
 	const struct endpoint	*e = w->ep;
 
-	if (!worker_running(w))
+	if (back)
+		snprintf(buf, len, "the endpoint before it has been healthy "
+		    "for the stable period");
+	else if (!worker_running(w))
 		snprintf(buf, len, "its worker is not running");
 	else if (!health_usable(e))
 		snprintf(buf, len, "endpoint %s%s%s", ep_state_name(e->av.state),
@@ -73,17 +76,15 @@ leaving(const struct worker *w, char *buf, size_t len)
 		snprintf(buf, len, "breaker %s%s%s",
 		    breaker_state_name(e->brk.state),
 		    e->brk.reason[0] != '\0' ? ": " : "", e->brk.reason);
-	else if (w->sub.failed != 0 && w->sub.why[0] != '\0')
-		snprintf(buf, len, "%s", w->sub.why);
 	else
-		snprintf(buf, len, "an endpoint earlier in the configuration "
-		    "is back");
+		snprintf(buf, len, "%s", w->sub.why[0] != '\0' ? w->sub.why :
+		    "its subscription failed");
 	return buf;
 }
 
 static void
 hand_over(const struct conf_chain *cc, struct worker *from, struct worker *to,
-    uint64_t now)
+    int back, uint64_t now)
 {
 	char	why[PROTO_WHY_MAX + 128];
 
@@ -104,13 +105,13 @@ hand_over(const struct conf_chain *cc, struct worker *from, struct worker *to,
 	if (from != NULL && to != NULL)
 		log_info("chain %s: subscription moves from %s to %s: %s",
 		    cc->name, from->name, to->name,
-		    leaving(from, why, sizeof(why)));
+		    leaving(from, back, why, sizeof(why)));
 	else if (to != NULL)
 		log_info("chain %s: subscription on %s", cc->name, to->name);
 	else if (from != NULL)
 		log_warnx("chain %s: no endpoint may hold the subscription "
 		    "(%s: %s); heads come from the probes", cc->name,
-		    from->name, leaving(from, why, sizeof(why)));
+		    from->name, leaving(from, 0, why, sizeof(why)));
 }
 
 /* The holder delivers nothing while the chain moves on: it failed. */
@@ -129,6 +130,8 @@ check_stall(const struct conf_chain *cc, struct worker *h, uint64_t now)
 	    "the chain is at #%" PRId64, (double)(now - h->sub.since) / 1000.0,
 	    ch->best_number);
 	h->sub.failed = now;
+	/* Kept when no other may take it: judged again a limit later. */
+	h->sub.since = now;
 	log_warnx("w/%s: subscription stalled: %s", h->name, h->sub.why);
 }
 
@@ -138,6 +141,7 @@ primary_chain(const struct conf_chain *cc, uint64_t now)
 	struct worker		*ws[PRIMARY_MAX];
 	struct subs_cand	 c[PRIMARY_MAX];
 	size_t			 n = 0;
+	uint64_t		 stable;
 	int			 holder = -1, pick;
 
 	memset(ws, 0, sizeof(ws));
@@ -174,10 +178,12 @@ primary_chain(const struct conf_chain *cc, uint64_t now)
 	if (holder < 0 && now - primary_started < PRIMARY_SETTLE_MS &&
 	    n > 0 && !c[0].usable)
 		return;
-	pick = subs_choose(c, n, holder, now, subs_stable_ms(cc->block_time));
+	stable = subs_stable_ms(cc->block_time);
+	pick = subs_choose(c, n, holder, now, stable);
 	if (pick != holder)
 		hand_over(cc, holder >= 0 ? ws[holder] : NULL,
-		    pick >= 0 ? ws[pick] : NULL, now);
+		    pick >= 0 ? ws[pick] : NULL, pick >= 0 && pick < holder &&
+		    subs_may_keep(&c[holder], now, stable), now);
 	else if (pick >= 0 && ws[pick]->sub.told_gen != ws[pick]->gen &&
 	    worker_running(ws[pick]))
 		tell(ws[pick], 1);	/* its worker was restarted */
@@ -188,7 +194,8 @@ sup_primary_tick(void)
 {
 	uint64_t	now = now_mono_ms();
 
-	if (sup_conf == NULL)
+	/* Stopping, every worker leaves: nothing to hand on. */
+	if (sup_conf == NULL || sup_stopping)
 		return;
 	if (primary_started == 0)
 		primary_started = now;

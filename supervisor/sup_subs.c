@@ -23,8 +23,8 @@ subs_stable_ms(uint64_t block_time_ms)
 }
 
 /* Usable, and its subscription did not fail within the stable period. */
-static int
-ok(const struct subs_cand *c, uint64_t now, uint64_t stable)
+int
+subs_may_keep(const struct subs_cand *c, uint64_t now, uint64_t stable)
 {
 	return c->usable && (c->failed == 0 ||
 	    elapsed(now, c->failed) >= stable);
@@ -37,7 +37,7 @@ stable_for(const struct subs_cand *c, uint64_t now, uint64_t stable)
 	uint64_t	from = c->usable_since > c->failed ? c->usable_since :
 			    c->failed;
 
-	return ok(c, now, stable) && elapsed(now, from) >= stable;
+	return subs_may_keep(c, now, stable) && elapsed(now, from) >= stable;
 }
 
 int
@@ -46,14 +46,14 @@ subs_choose(const struct subs_cand *c, size_t n, int holder, uint64_t now,
 {
 	int	oldest = -1;
 
-	if (holder >= 0 && (size_t)holder < n && ok(&c[holder], now, stable)) {
+	if (holder >= 0 && (size_t)holder < n && subs_may_keep(&c[holder], now, stable)) {
 		for (int i = 0; i < holder; i++)
 			if (stable_for(&c[i], now, stable))
 				return i;
 		return holder;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (ok(&c[i], now, stable))
+		if (subs_may_keep(&c[i], now, stable))
 			return (int)i;
 	for (size_t i = 0; i < n; i++)
 		if (c[i].usable && (oldest == -1 ||

@@ -48,6 +48,10 @@ uint64_t subs_stable_ms(uint64_t block_time_ms);
 int	subs_choose(const struct subs_cand *, size_t n, int holder,
 	    uint64_t now, uint64_t stable_ms);
 
+/* 1 when the holder c may keep it: usable, no failure within stable. */
+int	subs_may_keep(const struct subs_cand *c, uint64_t now,
+	    uint64_t stable_ms);
+
 /*
  * 1 when the holder's subscription is silent: nothing from it since
  * since_ms for limit_ms while the chain's stored best is past the best

@@ -31,7 +31,8 @@
 #                         the corrected one after a reload follows)
 #   block_time            store_follow.sh; here through stall_factor
 #   backfill_from         store_crash.sh
-#   subscribe             not here: being rewritten (issue 13, item 1)
+#   subscribe             subscribe_primary.sh (primary: one connection
+#                         among three devnodes; all: one on each)
 #   stall_factor          here: a silent subscription is declared dead
 #                         after stall_factor x block_time
 #   connect_timeout       here: a listener that never accepts gives a

@@ -64,8 +64,12 @@ test_moves_on_failure_and_back(void **state)
 	all_usable(c, 3, T0 - 2 * S);
 	h = subs_choose(c, 3, -1, now, S);
 	assert_int_equal(h, 0);
+	assert_true(subs_may_keep(&c[0], now, S));
 	/* Its subscription fails: the next one takes it at once. */
 	c[0].failed = now;
+	assert_false(subs_may_keep(&c[0], now, S));
+	assert_false(subs_may_keep(&c[0], now + S - 1, S));
+	assert_true(subs_may_keep(&c[0], now + S, S));
 	h = subs_choose(c, 3, h, now, S);
 	assert_int_equal(h, 1);
 	/* The first stays passed over for the stable period... */
