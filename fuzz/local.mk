@@ -128,3 +128,9 @@ EXTRA_DIST += fuzz/corpus fuzz/dict
 FUZZ_TESTS = tests/integration/fuzz_replay.sh tests/integration/fuzz.sh
 TESTS += $(FUZZ_TESTS)
 EXTRA_DIST += $(FUZZ_TESTS)
+
+# Reproducers that tests/integration/fuzz.sh kept from a failed run.
+clean-local: clean-local-fuzz
+clean-local-fuzz:
+	rm -rf fuzz-findings
+.PHONY: clean-local-fuzz
