@@ -2,7 +2,7 @@
 # In layers, each file calling only those below it: chainwatchd.c; reload
 # and control; snapshot; spawn and metrics; dispatch; sched; chain and
 # health; queue and forks; child; the pure machines (route, lease, endpoint,
-# breaker, fsm) and chan; the store.
+# breaker, fsm), the control request's parse (ctlreq) and chan; the store.
 sbin_PROGRAMS += supervisor/chainwatchd
 supervisor_chainwatchd_SOURCES = \
 	supervisor/chainwatchd.c supervisor/chainwatchd.h \
