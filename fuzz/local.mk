@@ -3,7 +3,8 @@
 # --enable-fuzzing (CC=clang) builds them as fuzz/fuzz_NAME; every build
 # makes fuzz/replay_NAME, the same target with a plain main() (replay.c),
 # so that make check replays each seed corpus (fuzz/corpus/NAME) with gcc.
-FUZZ_TARGETS = rpc header_scale header_json ws sub msg conf control devnode
+FUZZ_TARGETS = rpc header_scale header_json ws sub msg conf control devnode \
+	metrics
 FUZZ_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/fuzz -I$(top_srcdir)/workers \
 	-I$(top_srcdir)/supervisor -I$(top_srcdir)/devnode
 FUZZ_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JANSSON_CFLAGS) $(MSGPACK_CFLAGS) \
@@ -17,9 +18,13 @@ FUZZ_DEVNODE_SOURCES = devnode/dev_cache.c devnode/dev_chain.c \
 	devnode/dev_selftest.c devnode/dev_view.c devnode/dev_ws.c
 FUZZ_DEVNODE_LIBS = src/libcwhttp.a $(FUZZ_CW_LIBS) $(MHD_LIBS) $(EV_LIBS) \
 	$(WSLAY_LIBS) -lpthread
+# The metrics server's renderers; fuzz_metrics.c includes mtr_gather.c.
+FUZZ_METRICS_SOURCES = metrics/mtr_expo.c metrics/mtr_health.c
+FUZZ_METRICS_LIBS = $(VIEW_LIBS) $(FUZZ_CW_LIBS) $(SQLITE_LIBS) -lm
 
 # The replay drivers, in every build.
-check_PROGRAMS += fuzz/replay_rpc fuzz/replay_header_scale fuzz/replay_header_json fuzz/replay_ws fuzz/replay_sub fuzz/replay_msg fuzz/replay_conf fuzz/replay_control fuzz/replay_devnode
+check_PROGRAMS += fuzz/replay_rpc fuzz/replay_header_scale fuzz/replay_header_json fuzz/replay_ws fuzz/replay_sub fuzz/replay_msg fuzz/replay_conf fuzz/replay_control fuzz/replay_devnode \
+	fuzz/replay_metrics
 fuzz_replay_rpc_SOURCES = fuzz/fuzz_rpc.c fuzz/replay.c fuzz/fuzz.h
 fuzz_replay_rpc_CPPFLAGS = $(FUZZ_CPPFLAGS)
 fuzz_replay_rpc_CFLAGS = $(FUZZ_CFLAGS)
@@ -57,9 +62,15 @@ fuzz_replay_devnode_CPPFLAGS = $(FUZZ_CPPFLAGS)
 fuzz_replay_devnode_CFLAGS = $(FUZZ_CFLAGS)
 fuzz_replay_devnode_LDADD = $(FUZZ_DEVNODE_LIBS)
 
+fuzz_replay_metrics_SOURCES = fuzz/fuzz_metrics.c fuzz/replay.c fuzz/fuzz.h $(FUZZ_METRICS_SOURCES)
+fuzz_replay_metrics_CPPFLAGS = $(FUZZ_CPPFLAGS)
+fuzz_replay_metrics_CFLAGS = $(FUZZ_CFLAGS) $(SQLITE_CFLAGS)
+fuzz_replay_metrics_LDADD = $(FUZZ_METRICS_LIBS)
+
 # The libFuzzer targets, with ./configure --enable-fuzzing only.
 if CW_FUZZING
-noinst_PROGRAMS += fuzz/fuzz_rpc fuzz/fuzz_header_scale fuzz/fuzz_header_json fuzz/fuzz_ws fuzz/fuzz_sub fuzz/fuzz_msg fuzz/fuzz_conf fuzz/fuzz_control fuzz/fuzz_devnode
+noinst_PROGRAMS += fuzz/fuzz_rpc fuzz/fuzz_header_scale fuzz/fuzz_header_json fuzz/fuzz_ws fuzz/fuzz_sub fuzz/fuzz_msg fuzz/fuzz_conf fuzz/fuzz_control fuzz/fuzz_devnode \
+	fuzz/fuzz_metrics
 fuzz_fuzz_rpc_SOURCES = fuzz/fuzz_rpc.c fuzz/fuzz.h
 fuzz_fuzz_rpc_CPPFLAGS = $(FUZZ_CPPFLAGS)
 fuzz_fuzz_rpc_CFLAGS = $(FUZZ_CFLAGS)
@@ -105,6 +116,11 @@ fuzz_fuzz_devnode_CPPFLAGS = $(FUZZ_CPPFLAGS)
 fuzz_fuzz_devnode_CFLAGS = $(FUZZ_CFLAGS)
 fuzz_fuzz_devnode_LDFLAGS = -fsanitize=fuzzer
 fuzz_fuzz_devnode_LDADD = $(FUZZ_DEVNODE_LIBS)
+fuzz_fuzz_metrics_SOURCES = fuzz/fuzz_metrics.c fuzz/fuzz.h $(FUZZ_METRICS_SOURCES)
+fuzz_fuzz_metrics_CPPFLAGS = $(FUZZ_CPPFLAGS)
+fuzz_fuzz_metrics_CFLAGS = $(FUZZ_CFLAGS) $(SQLITE_CFLAGS)
+fuzz_fuzz_metrics_LDFLAGS = -fsanitize=fuzzer
+fuzz_fuzz_metrics_LDADD = $(FUZZ_METRICS_LIBS)
 endif
 
 # make fuzz-targets: the targets alone (tests/integration/fuzz.sh).

@@ -6,7 +6,11 @@ answers over HTTP (rpc, header_json, devnode requests) and a raw
 WebSocket stream of new heads (ws: handshake answer and frames as sent;
 sub: the messages in them), then runs fuzz_mkseed for the packed IPC
 messages and the SCALE headers, and copies the test vectors' headers and
-the configurations of tests/conf.  Rerun it when a format changes:
+the configurations of tests/conf.  (fuzz/corpus/metrics holds what a
+chainwatchd on two devnodes and a dead endpoint answered on its control
+socket to metrics, status and an unknown command, taken with
+tests/integration/ctl_client.py ask SOCK CMD.)  Rerun it when a format
+changes:
     fuzz/mkcorpus.py BUILDDIR
 """
 import base64

@@ -430,13 +430,37 @@ sup_chain(struct mtr_snap *s, const json_t *o)
 	(void)view_ctl_count(o, "hedges_won", &c->hedges_won);
 }
 
+/*
+ * chainwatchd's answer to "metrics" into s: 0, or -1 and why in err when
+ * it refused or is not of the shape (fuzz/fuzz_metrics.c calls this).
+ */
+static int
+sup_answer(struct mtr_snap *s, const json_t *a, char *err, size_t errlen)
+{
+	const json_t	*v;
+	size_t		 i;
+
+	if (!json_is_true(json_object_get(a, "ok")) ||
+	    !json_is_array(json_object_get(a, "endpoints")) ||
+	    !json_is_array(json_object_get(a, "chains"))) {
+		v = json_object_get(a, "error");
+		snprintf(err, errlen, "%s", json_is_string(v) ?
+		    json_string_value(v) : "no endpoints or chains");
+		return -1;
+	}
+	json_array_foreach(json_object_get(a, "endpoints"), i, v)
+		sup_endpoint(s, v);
+	json_array_foreach(json_object_get(a, "chains"), i, v)
+		sup_chain(s, v);
+	return 0;
+}
+
 static int
 gather_sup(struct mtr_snap *s)
 {
-	json_t		*a, *v;
+	json_t		*a;
 	char		 err[512];
-	size_t		 i;
-	int		 down;
+	int		 down, rc;
 
 	if (view_ctl_request(src.control_socket, "metrics", &a, &down, err,
 	    sizeof(err)) == -1) {
@@ -445,23 +469,12 @@ gather_sup(struct mtr_snap *s)
 		    "figures", err);
 		return -1;
 	}
-	if (!json_is_true(json_object_get(a, "ok")) ||
-	    !json_is_array(json_object_get(a, "endpoints")) ||
-	    !json_is_array(json_object_get(a, "chains"))) {
-		v = json_object_get(a, "error");
+	if ((rc = sup_answer(s, a, err, sizeof(err))) == -1)
 		logit(sup_failing ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARN,
 		    "chainwatchd refused the metrics request: %s; serving the "
-		    "store's figures", json_is_string(v) ?
-		    json_string_value(v) : "no endpoints or chains");
-		json_decref(a);
-		return -1;
-	}
-	json_array_foreach(json_object_get(a, "endpoints"), i, v)
-		sup_endpoint(s, v);
-	json_array_foreach(json_object_get(a, "chains"), i, v)
-		sup_chain(s, v);
+		    "store's figures", err);
 	json_decref(a);
-	return 0;
+	return rc;
 }
 
 static double

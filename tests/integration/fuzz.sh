@@ -1,7 +1,7 @@
 #!/bin/sh
 # libFuzzer runs of every fuzz target (fuzz/, README "Fuzzing"): each for
 # CW_FUZZ_SECONDS (12 s; 3 s under make distcheck and in the sanitizer
-# build) from its seed corpus and dictionary, one at a time: with 9
+# build) from its seed corpus and dictionary, one at a time: with 10
 # targets about 2 minutes on two cores, plus the build.  Any crash, leak,
 # timeout or sanitizer report fails, naming the target and the input that
 # reproduces it (kept under $top_builddir/fuzz-findings/).  Needs clang
@@ -11,7 +11,7 @@
 # directory.  CW_FUZZ_TARGETS picks some targets.
 . "$top_srcdir/tests/integration/lib.sh"
 
-targets=${CW_FUZZ_TARGETS:-"rpc header_scale header_json ws sub msg conf control devnode"}
+targets=${CW_FUZZ_TARGETS:-"rpc header_scale header_json ws sub msg conf control devnode metrics"}
 # The default build's run is the smoke run; distcheck's and the
 # sanitizer build's (already under ASan) only check that all still runs.
 if [ "$CW_QUICK_CHECK" = yes ] ||

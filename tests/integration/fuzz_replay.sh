@@ -5,7 +5,7 @@
 # without a finding.  The libFuzzer runs are tests/integration/fuzz.sh.
 . "$top_srcdir/tests/integration/lib.sh"
 
-targets="rpc header_scale header_json ws sub msg conf control devnode"
+targets="rpc header_scale header_json ws sub msg conf control devnode metrics"
 for t in $targets; do
 	bin="$top_builddir/fuzz/replay_$t"
 	dir="$top_srcdir/fuzz/corpus/$t"
