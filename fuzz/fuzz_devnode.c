@@ -58,11 +58,11 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	/* No alternative chain: making it is a thread, not a request. */
 	struct dev_fault_hooks	hooks = { hook_view_head, hook_changed,
 				    NULL, hook_split, hook_forge };
-	int	n = (int)(sizeof(args) / sizeof(args[0])) - 1;
+	int	n = (int)(sizeof(args) / sizeof(args[0])) - 1, selftest = 0;
 
 	fuzz_log_init("fuzz_devnode");
 	optind = 1;
-	parse_options(n, args, &n);
+	parse_options(n, args, &selftest);
 	dev_fault_init(&hooks);
 	main_chain = dev_chain_new(&dev_conf.params, &dev_conf.timing, NULL,
 	    "main");
