@@ -1,8 +1,8 @@
 #!/bin/sh
 # libFuzzer runs of every fuzz target (fuzz/, README "Fuzzing"): each for
-# CW_FUZZ_SECONDS (12 s; 3 s under make distcheck and in the sanitizer
+# CW_FUZZ_SECONDS (10 s; 3 s under make distcheck and in the sanitizer
 # build) from its seed corpus and dictionary, one at a time: with 10
-# targets about 2 minutes on two cores, plus the build.  Any crash, leak,
+# targets 100 s, plus about a minute to build them with clang.  Any crash, leak,
 # timeout or sanitizer report fails, naming the target and the input that
 # reproduces it (kept under $top_builddir/fuzz-findings/).  Needs clang
 # with libFuzzer (Debian's clang, libclang-rt-14-dev); skipped (77)
@@ -18,7 +18,7 @@ if [ "$CW_QUICK_CHECK" = yes ] ||
     { [ "$CW_SANITIZED" = yes ] && [ "$CW_FUZZING" != yes ]; }; then
 	secs=${CW_FUZZ_SECONDS:-3}
 else
-	secs=${CW_FUZZ_SECONDS:-12}
+	secs=${CW_FUZZ_SECONDS:-10}
 fi
 
 if [ "$CW_FUZZING" = yes ]; then
