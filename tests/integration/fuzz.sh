@@ -1,14 +1,14 @@
 #!/bin/sh
 # libFuzzer runs of every fuzz target (fuzz/, README "Fuzzing"): each for
 # CW_FUZZ_SECONDS (10 s; 3 s under make distcheck and in the sanitizer
-# build) from its seed corpus and dictionary, one at a time: with 10
-# targets 100 s, plus about a minute to build them with clang.  Any crash, leak,
-# timeout or sanitizer report fails, naming the target and the input that
-# reproduces it (kept under $top_builddir/fuzz-findings/).  Needs clang
-# with libFuzzer (Debian's clang, libclang-rt-14-dev); skipped (77)
-# without it.  A build configured with --enable-fuzzing runs its own
-# targets; any other builds them with clang in the test's temporary
-# directory.  CW_FUZZ_TARGETS picks some targets.
+# build) from its seed corpus and dictionary, one at a time: 100 s for
+# the 10 targets, plus about a minute to build them with clang.  Any
+# crash, leak, timeout or sanitizer report fails, naming the target and
+# the input that reproduces it (kept under $top_builddir/fuzz-findings/).
+# Needs clang with libFuzzer (Debian's clang, libclang-rt-14-dev);
+# skipped (77) without it.  A build configured with --enable-fuzzing runs
+# its own targets; any other builds them with clang in the test's
+# temporary directory.  CW_FUZZ_TARGETS picks some targets.
 . "$top_srcdir/tests/integration/lib.sh"
 
 targets=${CW_FUZZ_TARGETS:-"rpc header_scale header_json ws sub msg conf control devnode metrics"}
