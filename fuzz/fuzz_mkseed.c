@@ -64,6 +64,7 @@ seed_msgs(const char *dir)
 	static struct proto_config	 c;
 	static struct proto_head	 hd;
 	static struct proto_sub		 sb;
+	static struct proto_subscribe	 sbs;
 	static struct proto_outcome	 oc;
 	static struct proto_info	 in;
 	static struct proto_req_headers	 rqh;
@@ -123,6 +124,10 @@ seed_msgs(const char *dir)
 	sb.reconnects = 2;
 	snprintf(sb.why, sizeof(sb.why), "subscribed");
 	proto_pack_sub(&mb, 1, &sb);
+	put_msg(dir, &mb);
+
+	sbs.on = 1;
+	proto_pack_subscribe(&mb, 1, &sbs);
 	put_msg(dir, &mb);
 
 	snprintf(oc.what, sizeof(oc.what), "poll");

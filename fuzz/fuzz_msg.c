@@ -33,6 +33,7 @@ static union {
 	struct proto_res_runtime	res_runtime;
 	struct proto_req_genesis	req_genesis;
 	struct proto_res_genesis	res_genesis;
+	struct proto_subscribe		subscribe;
 } body;
 
 #define UNPACK(fn, field) \
@@ -69,6 +70,11 @@ unpack(const struct msg *m, struct msgbuf *mb, char *err, size_t errlen)
 		if (UNPACK(proto_unpack_sub, sub) == -1)
 			return 0;
 		proto_pack_sub(mb, m->gen, &body.sub);
+		return 1;
+	case MSG_SUBSCRIBE:
+		if (UNPACK(proto_unpack_subscribe, subscribe) == -1)
+			return 0;
+		proto_pack_subscribe(mb, m->gen, &body.subscribe);
 		return 1;
 	case MSG_OUTCOME:
 		if (UNPACK(proto_unpack_outcome, outcome) == -1)
