@@ -16,12 +16,14 @@
 #define MTR_BUCKETS_MAX	32	/* latency bounds taken from the supervisor */
 #define MTR_NKINDS	4	/* queue kinds: headers, parent, state, runtime */
 #define MTR_NQSTATES	2	/* queue states: pending, leased */
+#define MTR_NWINDOWS	4	/* view_window: all, 1h, 24h, 7d */
 
 extern const char *const mtr_queue_kinds[MTR_NKINDS];
 extern const char *const mtr_queue_states[MTR_NQSTATES];
 extern const char *const mtr_breaker_states[];	/* NULL-terminated */
 extern const char *const mtr_endpoint_states[];	/* NULL-terminated */
 extern const char *const mtr_chain_statuses[];	/* NULL-terminated */
+extern const char *const mtr_window_names[MTR_NWINDOWS]; /* "all", "1h" */
 
 /* One endpoint as the store and the supervisor see it; has_* say which. */
 struct mtr_endpoint {
@@ -62,6 +64,16 @@ struct mtr_chain {
 	int64_t		 tips;			/* branches its tips are on */
 	int		 in_sup;
 	uint64_t	 blocks_ingested, hedges, hedges_won;
+	/* Estimated hashrate (hashes/s) per view_window, from the store. */
+	int		 has_hashrate[MTR_NWINDOWS];
+	double		 hashrate[MTR_NWINDOWS];
+};
+
+/* A miner's estimated hashrate over one of the windows MTR_MINER_WINDOWS. */
+struct mtr_miner {
+	char		*chain, *name;
+	int		 window;		/* a view_window */
+	double		 hashrate;
 };
 
 /* Everything one scrape shows, gathered at one moment. */
@@ -78,6 +90,8 @@ struct mtr_snap {
 	size_t			 n_chains;
 	struct mtr_endpoint	*eps;
 	size_t			 n_eps;
+	struct mtr_miner	*miners;	/* 1h and 24h windows */
+	size_t			 n_miners;
 	struct json_t		*status;	/* view_status_json() or NULL */
 };
 
