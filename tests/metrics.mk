@@ -2,7 +2,8 @@
 # control socket), then under chainwatchd with devnodes and faults.
 METRICS_TESTS = \
 	tests/integration/metrics_render.sh \
-	tests/integration/metrics.sh
+	tests/integration/metrics.sh \
+	tests/integration/hashrate.sh
 TESTS += $(METRICS_TESTS)
 EXTRA_DIST += $(METRICS_TESTS) \
 	tests/integration/promparse.py \
