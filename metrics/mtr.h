@@ -113,6 +113,16 @@ void	mtr_fmt_double(double, char *, size_t);
 /* mtr_health.c: the /health body and its HTTP status. */
 unsigned mtr_health(const struct mtr_snap *, struct buf *);
 
+/*
+ * mtr_page.c: the status page at /, from the store, as of now (ms).
+ * Returns the HTTP status: 200, or 503 when the store cannot be read.
+ */
+#define MTR_PAGE_REFRESH	10	/* seconds between its reloads */
+struct view_db;
+unsigned mtr_page(struct view_db *, int64_t now, struct buf *);
+/* mtr_gather.c: the page through the snapshot's store connection. */
+unsigned mtr_gather_page(struct buf *);
+
 /* mtr_http.c */
 int	mtr_http_start(int listen_fd, int ipv6);
 void	mtr_http_stop(void);

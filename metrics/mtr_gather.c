@@ -335,6 +335,23 @@ store_forks(struct mtr_snap *s)
 	return rc;
 }
 
+unsigned
+mtr_gather_page(struct buf *b)
+{
+	unsigned	code;
+
+	if (mtr_gather_open_store() == -1) {
+		buf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
+		    "<meta charset=\"utf-8\"><title>chainwatch</title></head>"
+		    "<body><p>The store cannot be opened; see the log of "
+		    "chainwatch-metrics.</p></body></html>\n");
+		return 503;
+	}
+	if ((code = mtr_page(&db, (int64_t)now_wall_ms(), b)) != 200)
+		mtr_gather_close();	/* reopen next time */
+	return code;
+}
+
 static int
 gather_store(struct mtr_snap *s)
 {

@@ -253,6 +253,54 @@ void	view_standings_free(struct view_standings *);
 char	*view_miner_name(const uint8_t *account, size_t len,
 	    const unsigned char *ss58);
 
+/*
+ * view_history.c: what happened over a past span, for the status page of
+ * chainwatch-metrics: the endpoints' events, the chain's blocks in time
+ * buckets, its last reorganisations.
+ */
+struct view_event {
+	char		*endpoint, *kind, *detail;	/* detail may be NULL */
+	int64_t		 at;				/* ms */
+};
+/*
+ * The events of the chain's configured endpoints at or after since, in
+ * time order, each preceded by the endpoint's last breaker or quarantine
+ * event before since (closed, open, half-open, quarantined, released),
+ * so that a timeline knows the state it starts in.  Returns CW_EXIT_OK
+ * or an exit code; *out is for view_events_free either way.
+ */
+int	view_events_load(struct view_db *, const struct view_chain *,
+	    int64_t since, struct view_event **out, size_t *n);
+void	view_events_free(struct view_event *, size_t);
+
+/*
+ * One time bucket of canonical blocks: those whose Timestamp.Now falls
+ * in [start, start + width), each with the block one lower stored, so
+ * that its block time (the difference of their timestamps) is known.
+ */
+struct view_bucket {
+	int64_t		 start;		/* ms */
+	int64_t		 blocks;
+	double		 difficulty;	/* their sum (difficulty_f) */
+	int64_t		 time_ms;	/* the sum of their block times */
+};
+/*
+ * n buckets of equal width from since to until.  Returns CW_EXIT_OK or
+ * an exit code after saying why; out holds n buckets.
+ */
+int	view_buckets_load(struct view_db *, const struct view_chain *,
+	    int64_t since, int64_t until, struct view_bucket *out, size_t n);
+
+struct view_reorg {
+	int64_t		 at, depth, ancestor_number;
+	char		*old_tip, *new_tip;	/* "0x" + hex */
+	char		*seen_by;		/* NULL: not known */
+};
+/* The chain's last max reorgs, newest first; *out for view_reorgs_free. */
+int	view_reorgs_load(struct view_db *, const struct view_chain *,
+	    int64_t max, struct view_reorg **out, size_t *n);
+void	view_reorgs_free(struct view_reorg *, size_t);
+
 /* view_fmt.c */
 /* "2025-01-02T03:04:05Z"; out must hold 32 bytes. */
 void	view_time_iso(int64_t ms, char *out, size_t outlen);
