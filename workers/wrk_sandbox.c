@@ -1,0 +1,430 @@
+/*
+ * The worker's sandbox: what it may still do after its setup.  Each part
+ * is small and applied in order: limits, prctl, Landlock, seccomp.
+ */
+#include "config.h"
+
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/ioctl.h>
+
+#include <linux/landlock.h>
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "sandbox.h"
+#include "wrk_sandbox.h"
+
+#ifdef __SANITIZE_ADDRESS__
+#define WRK_SANITIZED 1
+#elif defined(CW_SANITIZED)
+#define WRK_SANITIZED 1
+#endif
+
+#define NAMES_MAX	1024	/* syscall numbers the trap can name */
+
+/*
+ * What TLS (OpenSSL's CA files, read at the first handshake) and name
+ * resolution (glibc's resolver, its NSS modules, iconv) read: read-only.
+ */
+static const char *const ro_paths[] = {
+	"/etc/ssl", "/usr/lib/ssl", "/usr/share/ca-certificates",
+	"/etc/ca-certificates", "/usr/local/share/ca-certificates",
+	"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf",
+	"/etc/host.conf", "/etc/gai.conf", "/etc/services",
+	"/etc/ld.so.cache", "/run/systemd/resolve/resolv.conf",
+	"/run/systemd/resolve/stub-resolv.conf",
+};
+static const char *const ro_globs[] = {
+	"/usr/lib/*/gconv", "/lib/*/libnss_*.so*", "/usr/lib/*/libnss_*.so*",
+	"/lib/*/libresolv.so*", "/usr/lib/*/libresolv.so*",
+};
+/* Paths the environment names for OpenSSL and curl. */
+static const char *const ro_env[] = {
+	"SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE",
+};
+
+/* The system calls of the loop: libev, curl, OpenSSL, wslay, msgpack. */
+static const char *const allowed[] = {
+	/* descriptors and memory */
+	"read", "write", "readv", "writev", "pread64", "pwrite64", "close",
+	"fstat", "newfstatat", "stat", "lstat", "statx", "lseek", "fcntl",
+	"dup", "getdents64", "mmap", "munmap", "mprotect", "mremap", "brk",
+	"madvise",
+	/* signals and threads (curl's resolver is a thread) */
+	"rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "sigaltstack",
+	"futex", "set_robust_list", "rseq", "set_tid_address", "exit",
+	"exit_group", "gettid", "getpid", "getppid", "tgkill",
+	"sched_yield", "sched_getaffinity", "restart_syscall",
+	/* libev */
+	"epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait",
+	"epoll_pwait2", "poll", "ppoll", "select", "pselect6", "eventfd2",
+	"signalfd4", "pipe2",
+	/* sockets: socket() itself is checked by family below */
+	"socketpair", "connect", "bind", "getsockname", "getpeername",
+	"setsockopt", "getsockopt", "sendto", "recvfrom", "sendmsg",
+	"recvmsg", "sendmmsg", "recvmmsg", "shutdown",
+	/* time, entropy, identity */
+	"clock_gettime", "clock_getres", "gettimeofday", "time",
+	"nanosleep", "clock_nanosleep", "getrandom", "uname", "sysinfo",
+	"getuid", "geteuid", "getgid", "getegid", "prlimit64",
+};
+
+#ifndef WRK_SANITIZED
+static char	 trap_tag[64];
+static char	*trap_names[NAMES_MAX];
+static char	 trap_pkt[SANDBOX_REPORT_MAX];
+static size_t	 trap_len;
+static int	 trap_fd = -1;
+
+static size_t
+put(char *buf, size_t at, size_t size, const char *s)
+{
+	while (*s != '\0' && at + 1 < size)
+		buf[at++] = *s++;
+	return at;
+}
+
+/* Only async-signal-safe calls from here: write, sendto, _exit. */
+static void
+trap_handler(int sig, siginfo_t *si, void *uc)
+{
+	char	line[192], num[16];
+	int	nr = si->si_syscall, i = (int)sizeof(num) - 1;
+	size_t	at = 0;
+	unsigned u = nr < 0 ? 0 : (unsigned)nr;
+
+	num[i] = '\0';
+	do
+		num[--i] = (char)('0' + u % 10);
+	while ((u /= 10) != 0 && i > 0);
+	at = put(line, at, sizeof(line), trap_tag);
+	at = put(line, at, sizeof(line), "killed by its sandbox: syscall ");
+	at = put(line, at, sizeof(line), num + i);
+	at = put(line, at, sizeof(line), " (");
+	at = put(line, at, sizeof(line), nr >= 0 && nr < NAMES_MAX &&
+	    trap_names[nr] != NULL ? trap_names[nr] : "?");
+	at = put(line, at, sizeof(line), ")\n");
+	(void)write(STDERR_FILENO, line, at);
+	if (trap_fd != -1 && trap_len != 0) {
+		sandbox_report_patch(trap_pkt, trap_len, nr);
+		(void)send(trap_fd, trap_pkt, trap_len,
+		    MSG_DONTWAIT | MSG_NOSIGNAL);
+	}
+	_exit(CW_EXIT_SANDBOX);
+}
+
+/* The trap names the call without malloc: the names are looked up now. */
+static int
+trap_install(const struct wrk_sandbox *sb)
+{
+	struct sigaction	sa;
+
+	snprintf(trap_tag, sizeof(trap_tag), "%s%s", sb->tag != NULL ?
+	    sb->tag : "", sb->tag != NULL ? ": " : "");
+	for (int nr = 0; nr < NAMES_MAX; nr++)
+		if (trap_names[nr] == NULL)
+			trap_names[nr] = seccomp_syscall_resolve_num_arch(
+			    SCMP_ARCH_NATIVE, nr);
+	trap_fd = sb->report_fd;
+	trap_len = trap_fd == -1 ? 0 :
+	    sandbox_report_encode(trap_pkt, sb->gen, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = trap_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSYS, &sa, NULL) == -1)
+		return -1;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGSYS);
+	return sigprocmask(SIG_UNBLOCK, &sa.sa_mask, NULL);
+}
+#endif /* !WRK_SANITIZED */
+
+static int
+set_limit(int res, rlim_t n)
+{
+	struct rlimit	rl = { .rlim_cur = n, .rlim_max = n };
+
+	return setrlimit(res, &rl);
+}
+
+/*
+ * No core, a descriptor budget, and no new process.  RLIMIT_NPROC counts
+ * threads too, per user: with curl's threaded resolver (AsynchDNS) it
+ * would stop every lookup, so then the filter forbids forks instead.
+ */
+static int
+limits_apply(char *err, size_t errlen)
+{
+	curl_version_info_data	*cv = curl_version_info(CURLVERSION_NOW);
+
+	if (set_limit(RLIMIT_CORE, 0) == -1) {
+		snprintf(err, errlen, "setrlimit RLIMIT_CORE: %s",
+		    strerror(errno));
+		return -1;
+	}
+	if (set_limit(RLIMIT_NOFILE, WRK_NOFILE) == -1) {
+		snprintf(err, errlen, "setrlimit RLIMIT_NOFILE %d: %s",
+		    WRK_NOFILE, strerror(errno));
+		return -1;
+	}
+	if (cv != NULL && (cv->features & CURL_VERSION_ASYNCHDNS))
+		log_debug("sandbox: curl resolves in threads: RLIMIT_NPROC "
+		    "left, the filter forbids forks");
+	else if (set_limit(RLIMIT_NPROC, 0) == -1) {
+		snprintf(err, errlen, "setrlimit RLIMIT_NPROC: %s",
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+prctl_apply(char *err, size_t errlen)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1) {
+		snprintf(err, errlen, "prctl PR_SET_NO_NEW_PRIVS: %s",
+		    strerror(errno));
+		return -1;
+	}
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1) {
+		snprintf(err, errlen, "prctl PR_SET_DUMPABLE: %s",
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+#ifndef WRK_SANITIZED
+/* The filesystem rights of this kernel's Landlock ABI. */
+static uint64_t
+landlock_rights(int abi)
+{
+	uint64_t	r = LANDLOCK_ACCESS_FS_EXECUTE |
+	    LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |
+	    LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+	    LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+	    LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+	    LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
+	    LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
+
+#ifdef LANDLOCK_ACCESS_FS_REFER
+	if (abi >= 2)
+		r |= LANDLOCK_ACCESS_FS_REFER;
+#endif
+#ifdef LANDLOCK_ACCESS_FS_TRUNCATE
+	if (abi >= 3)
+		r |= LANDLOCK_ACCESS_FS_TRUNCATE;
+#endif
+	return r;
+}
+
+/* A read-only rule for path, if it exists. */
+static int
+landlock_allow(int rfd, const char *path)
+{
+	struct landlock_path_beneath_attr	pb;
+	struct stat				st;
+	int					fd, rc;
+
+	if ((fd = open(path, O_PATH | O_CLOEXEC)) == -1)
+		return 0;
+	if (fstat(fd, &st) == -1) {
+		close(fd);
+		return 0;
+	}
+	pb.parent_fd = fd;
+	pb.allowed_access = LANDLOCK_ACCESS_FS_READ_FILE;
+	if (S_ISDIR(st.st_mode))
+		pb.allowed_access |= LANDLOCK_ACCESS_FS_READ_DIR;
+	rc = (int)syscall(SYS_landlock_add_rule, rfd,
+	    LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
+	close(fd);
+	return rc;
+}
+
+static int
+landlock_allow_all(int rfd, char *err, size_t errlen)
+{
+	const char	*p;
+	glob_t		 g;
+
+	for (size_t i = 0; i < sizeof(ro_paths) / sizeof(ro_paths[0]); i++)
+		if (landlock_allow(rfd, ro_paths[i]) == -1)
+			goto fail;
+	for (size_t i = 0; i < sizeof(ro_env) / sizeof(ro_env[0]); i++)
+		if ((p = getenv(ro_env[i])) != NULL && *p == '/' &&
+		    landlock_allow(rfd, p) == -1)
+			goto fail;
+	for (size_t i = 0; i < sizeof(ro_globs) / sizeof(ro_globs[0]); i++) {
+		if (glob(ro_globs[i], 0, NULL, &g) != 0)
+			continue;
+		for (size_t j = 0; j < g.gl_pathc; j++)
+			if (landlock_allow(rfd, g.gl_pathv[j]) == -1) {
+				globfree(&g);
+				goto fail;
+			}
+		globfree(&g);
+	}
+	return 0;
+fail:
+	snprintf(err, errlen, "landlock_add_rule: %s", strerror(errno));
+	return -1;
+}
+
+/* Read-only access to ro_paths, nothing else; a kernel without it: said. */
+static int
+landlock_apply(char *err, size_t errlen)
+{
+	struct landlock_ruleset_attr	ra;
+	int				abi, rfd;
+
+	abi = (int)syscall(SYS_landlock_create_ruleset, NULL, 0,
+	    LANDLOCK_CREATE_RULESET_VERSION);
+	if (abi < 1) {
+		log_warnx("sandbox: this kernel has no Landlock (%s): the "
+		    "filesystem is limited by the user and the filter's "
+		    "read-only opens only", strerror(errno));
+		return 0;
+	}
+	memset(&ra, 0, sizeof(ra));
+	ra.handled_access_fs = landlock_rights(abi);
+	rfd = (int)syscall(SYS_landlock_create_ruleset, &ra, sizeof(ra), 0);
+	if (rfd == -1) {
+		snprintf(err, errlen, "landlock_create_ruleset: %s",
+		    strerror(errno));
+		return -1;
+	}
+	if (landlock_allow_all(rfd, err, errlen) == -1) {
+		close(rfd);
+		return -1;
+	}
+	if (syscall(SYS_landlock_restrict_self, rfd, 0) == -1) {
+		snprintf(err, errlen, "landlock_restrict_self: %s",
+		    strerror(errno));
+		close(rfd);
+		return -1;
+	}
+	close(rfd);
+	log_debug("sandbox: Landlock ABI %d: filesystem read-only to TLS and "
+	    "name resolution files", abi);
+	return 0;
+}
+
+static int
+allow_by_name(scmp_filter_ctx ctx, const char *name)
+{
+	int	nr = seccomp_syscall_resolve_name(name);
+
+	if (nr == __NR_SCMP_ERROR)
+		return 0;	/* not on this architecture */
+	return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
+}
+
+/*
+ * Calls allowed with some arguments only: opens read-only, sockets of
+ * the Internet and of the resolver's netlink, threads but not processes,
+ * the ioctls of stdio and of curl.  A Unix socket is refused (EACCES):
+ * nscd and a reconnecting syslog(3) fall back without it, and nothing
+ * reaches the control socket.  clone3 says ENOSYS: glibc then uses clone.
+ */
+static int
+allow_with_args(scmp_filter_ctx ctx)
+{
+	const unsigned long	writes = O_ACCMODE | O_CREAT | O_TRUNC |
+	    O_APPEND | O_TMPFILE;
+	int			rc = 0;
+
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1,
+	    SCMP_A2(SCMP_CMP_MASKED_EQ, writes, 0));
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
+	    SCMP_A0(SCMP_CMP_EQ, AF_INET));
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
+	    SCMP_A0(SCMP_CMP_EQ, AF_INET6));
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
+	    SCMP_A0(SCMP_CMP_EQ, AF_NETLINK));
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket),
+	    1, SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
+	    SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3),
+	    0);
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
+	    SCMP_A1(SCMP_CMP_EQ, TCGETS));
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
+	    SCMP_A1(SCMP_CMP_EQ, FIONREAD));
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
+	    SCMP_A1(SCMP_CMP_EQ, FIONBIO));
+	return rc == 0 ? 0 : -1;
+}
+
+/* Everything else traps: trap_handler names it and ends the process. */
+static int
+seccomp_apply(char *err, size_t errlen)
+{
+	scmp_filter_ctx	ctx;
+	int		rc;
+
+	if ((ctx = seccomp_init(SCMP_ACT_TRAP)) == NULL) {
+		snprintf(err, errlen, "seccomp_init failed");
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+		if ((rc = allow_by_name(ctx, allowed[i])) != 0) {
+			snprintf(err, errlen, "seccomp: allowing %s: %s",
+			    allowed[i], strerror(-rc));
+			goto fail;
+		}
+	if (allow_with_args(ctx) == -1) {
+		snprintf(err, errlen, "seccomp: rules with arguments refused");
+		goto fail;
+	}
+	if ((rc = seccomp_load(ctx)) != 0) {
+		snprintf(err, errlen, "seccomp_load: %s", strerror(-rc));
+		goto fail;
+	}
+	seccomp_release(ctx);
+	return 0;
+fail:
+	seccomp_release(ctx);
+	return -1;
+}
+#endif /* !WRK_SANITIZED */
+
+int
+wrk_sandbox_apply(const struct wrk_sandbox *sb, char *err, size_t errlen)
+{
+	if (limits_apply(err, errlen) == -1 || prctl_apply(err, errlen) == -1)
+		return -1;
+#ifdef WRK_SANITIZED
+	(void)sb;
+	log_info("built with sanitizers: sandbox relaxed (no Landlock, no "
+	    "seccomp filter; no new privileges, not dumpable, limits kept)");
+	return 0;
+#else
+	if (trap_install(sb) == -1) {
+		snprintf(err, errlen, "sigaction SIGSYS: %s", strerror(errno));
+		return -1;
+	}
+	if (landlock_apply(err, errlen) == -1 ||
+	    seccomp_apply(err, errlen) == -1)
+		return -1;
+	return 0;
+#endif
+}
