@@ -1,14 +1,26 @@
 /*
- * The sandbox's report: a MSG_SANDBOX packet from the process its filter
- * stopped, and the log line naming the system call (libseccomp knows
- * the names, for the architecture this runs on).
+ * The parts of a sandbox every sandboxed process shares: no new
+ * privileges, not dumpable, no core; Landlock through its system calls;
+ * the report, a MSG_SANDBOX packet from the process its filter stopped,
+ * and the log line naming the system call (libseccomp knows the names,
+ * for the architecture this runs on).
  */
 #include "config.h"
 
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include <linux/landlock.h>
+
+#include <errno.h>
+#include <fcntl.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "msg.h"
 #include "sandbox.h"
@@ -76,4 +88,102 @@ sandbox_describe(int nr, char *out, size_t outlen)
 	snprintf(out, outlen, "worker killed by its sandbox: syscall %d (%s)",
 	    nr, name != NULL ? name : "?");
 	free(name);
+}
+
+int
+sandbox_basics(char *err, size_t errlen)
+{
+	struct rlimit	rl = { 0, 0 };
+
+	if (setrlimit(RLIMIT_CORE, &rl) == -1) {
+		snprintf(err, errlen, "setrlimit RLIMIT_CORE: %s",
+		    strerror(errno));
+		return -1;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1) {
+		snprintf(err, errlen, "prctl PR_SET_NO_NEW_PRIVS: %s",
+		    strerror(errno));
+		return -1;
+	}
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1) {
+		snprintf(err, errlen, "prctl PR_SET_DUMPABLE: %s",
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The filesystem rights of this kernel's Landlock ABI. */
+static uint64_t
+landlock_rights(int abi)
+{
+	uint64_t	r = LANDLOCK_ACCESS_FS_EXECUTE |
+	    LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |
+	    LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+	    LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+	    LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+	    LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
+	    LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
+
+#ifdef LANDLOCK_ACCESS_FS_REFER
+	if (abi >= 2)
+		r |= LANDLOCK_ACCESS_FS_REFER;
+#endif
+#ifdef LANDLOCK_ACCESS_FS_TRUNCATE
+	if (abi >= 3)
+		r |= LANDLOCK_ACCESS_FS_TRUNCATE;
+#endif
+	return r;
+}
+
+int
+sandbox_landlock_allow(int rfd, const char *path)
+{
+	struct landlock_path_beneath_attr	pb;
+	struct stat				st;
+	int					fd, rc;
+
+	if ((fd = open(path, O_PATH | O_CLOEXEC)) == -1)
+		return 0;
+	if (fstat(fd, &st) == -1) {
+		close(fd);
+		return 0;
+	}
+	pb.parent_fd = fd;
+	pb.allowed_access = LANDLOCK_ACCESS_FS_READ_FILE;
+	if (S_ISDIR(st.st_mode))
+		pb.allowed_access |= LANDLOCK_ACCESS_FS_READ_DIR;
+	rc = (int)syscall(SYS_landlock_add_rule, rfd,
+	    LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
+	close(fd);
+	return rc;
+}
+
+
+int
+sandbox_landlock_open(int *abi)
+{
+	struct landlock_ruleset_attr	ra;
+	int				rfd;
+
+	*abi = (int)syscall(SYS_landlock_create_ruleset, NULL, 0,
+	    LANDLOCK_CREATE_RULESET_VERSION);
+	if (*abi < 1)
+		return -2;
+	memset(&ra, 0, sizeof(ra));
+	ra.handled_access_fs = landlock_rights(*abi);
+	rfd = (int)syscall(SYS_landlock_create_ruleset, &ra, sizeof(ra), 0);
+	return rfd < 0 ? -1 : rfd;
+}
+
+int
+sandbox_landlock_restrict(int rfd)
+{
+	int	rc, saved;
+
+	rc = (int)syscall(SYS_landlock_restrict_self, rfd, 0);
+	saved = errno;
+	close(rfd);
+	errno = saved;
+	return rc == 0 ? 0 : -1;
 }

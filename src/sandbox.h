@@ -27,6 +27,20 @@ void	sandbox_report_patch(void *pkt, size_t len, int nr);
 /* The syscall number in a MSG_SANDBOX packet; -1 if it is not one. */
 int	sandbox_report_parse(const void *buf, size_t len);
 
+/* RLIMIT_CORE 0, PR_SET_NO_NEW_PRIVS, not dumpable; -1 with err. */
+int	sandbox_basics(char *err, size_t errlen);
+
+/*
+ * Landlock: open a ruleset handling every filesystem right of this
+ * kernel's ABI (its number in *abi): the descriptor, -2 when the kernel
+ * has no Landlock, -1 on error (errno).  Allow path read-only (0, or -1
+ * with errno; a path that does not exist is skipped), then restrict this
+ * process and the threads it makes later (closes rfd; needs no new privs).
+ */
+int	sandbox_landlock_open(int *abi);
+int	sandbox_landlock_allow(int rfd, const char *path);
+int	sandbox_landlock_restrict(int rfd);
+
 /* "worker killed by its sandbox: syscall N (name)", nr -1 if unknown. */
 void	sandbox_describe(int nr, char *out, size_t outlen);
 

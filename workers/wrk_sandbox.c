@@ -11,8 +11,6 @@
 #include <sys/syscall.h>
 #include <sys/ioctl.h>
 
-#include <linux/landlock.h>
-
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -174,11 +172,6 @@ limits_apply(char *err, size_t errlen)
 {
 	curl_version_info_data	*cv = curl_version_info(CURLVERSION_NOW);
 
-	if (set_limit(RLIMIT_CORE, 0) == -1) {
-		snprintf(err, errlen, "setrlimit RLIMIT_CORE: %s",
-		    strerror(errno));
-		return -1;
-	}
 	if (set_limit(RLIMIT_NOFILE, WRK_NOFILE) == -1) {
 		snprintf(err, errlen, "setrlimit RLIMIT_NOFILE %d: %s",
 		    WRK_NOFILE, strerror(errno));
@@ -195,70 +188,7 @@ limits_apply(char *err, size_t errlen)
 	return 0;
 }
 
-static int
-prctl_apply(char *err, size_t errlen)
-{
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1) {
-		snprintf(err, errlen, "prctl PR_SET_NO_NEW_PRIVS: %s",
-		    strerror(errno));
-		return -1;
-	}
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1) {
-		snprintf(err, errlen, "prctl PR_SET_DUMPABLE: %s",
-		    strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 #ifndef WRK_SANITIZED
-/* The filesystem rights of this kernel's Landlock ABI. */
-static uint64_t
-landlock_rights(int abi)
-{
-	uint64_t	r = LANDLOCK_ACCESS_FS_EXECUTE |
-	    LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |
-	    LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_REMOVE_DIR |
-	    LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
-	    LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
-	    LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
-	    LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
-
-#ifdef LANDLOCK_ACCESS_FS_REFER
-	if (abi >= 2)
-		r |= LANDLOCK_ACCESS_FS_REFER;
-#endif
-#ifdef LANDLOCK_ACCESS_FS_TRUNCATE
-	if (abi >= 3)
-		r |= LANDLOCK_ACCESS_FS_TRUNCATE;
-#endif
-	return r;
-}
-
-/* A read-only rule for path, if it exists. */
-static int
-landlock_allow(int rfd, const char *path)
-{
-	struct landlock_path_beneath_attr	pb;
-	struct stat				st;
-	int					fd, rc;
-
-	if ((fd = open(path, O_PATH | O_CLOEXEC)) == -1)
-		return 0;
-	if (fstat(fd, &st) == -1) {
-		close(fd);
-		return 0;
-	}
-	pb.parent_fd = fd;
-	pb.allowed_access = LANDLOCK_ACCESS_FS_READ_FILE;
-	if (S_ISDIR(st.st_mode))
-		pb.allowed_access |= LANDLOCK_ACCESS_FS_READ_DIR;
-	rc = (int)syscall(SYS_landlock_add_rule, rfd,
-	    LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
-	close(fd);
-	return rc;
-}
-
 static int
 landlock_allow_all(int rfd, char *err, size_t errlen)
 {
@@ -266,17 +196,17 @@ landlock_allow_all(int rfd, char *err, size_t errlen)
 	glob_t		 g;
 
 	for (size_t i = 0; i < sizeof(ro_paths) / sizeof(ro_paths[0]); i++)
-		if (landlock_allow(rfd, ro_paths[i]) == -1)
+		if (sandbox_landlock_allow(rfd, ro_paths[i]) == -1)
 			goto fail;
 	for (size_t i = 0; i < sizeof(ro_env) / sizeof(ro_env[0]); i++)
 		if ((p = getenv(ro_env[i])) != NULL && *p == '/' &&
-		    landlock_allow(rfd, p) == -1)
+		    sandbox_landlock_allow(rfd, p) == -1)
 			goto fail;
 	for (size_t i = 0; i < sizeof(ro_globs) / sizeof(ro_globs[0]); i++) {
 		if (glob(ro_globs[i], 0, NULL, &g) != 0)
 			continue;
 		for (size_t j = 0; j < g.gl_pathc; j++)
-			if (landlock_allow(rfd, g.gl_pathv[j]) == -1) {
+			if (sandbox_landlock_allow(rfd, g.gl_pathv[j]) == -1) {
 				globfree(&g);
 				goto fail;
 			}
@@ -292,20 +222,14 @@ fail:
 static int
 landlock_apply(char *err, size_t errlen)
 {
-	struct landlock_ruleset_attr	ra;
-	int				abi, rfd;
+	int	abi, rfd;
 
-	abi = (int)syscall(SYS_landlock_create_ruleset, NULL, 0,
-	    LANDLOCK_CREATE_RULESET_VERSION);
-	if (abi < 1) {
+	if ((rfd = sandbox_landlock_open(&abi)) == -2) {
 		log_warnx("sandbox: this kernel has no Landlock (%s): the "
 		    "filesystem is limited by the user and the filter's "
 		    "read-only opens only", strerror(errno));
 		return 0;
 	}
-	memset(&ra, 0, sizeof(ra));
-	ra.handled_access_fs = landlock_rights(abi);
-	rfd = (int)syscall(SYS_landlock_create_ruleset, &ra, sizeof(ra), 0);
 	if (rfd == -1) {
 		snprintf(err, errlen, "landlock_create_ruleset: %s",
 		    strerror(errno));
@@ -315,13 +239,11 @@ landlock_apply(char *err, size_t errlen)
 		close(rfd);
 		return -1;
 	}
-	if (syscall(SYS_landlock_restrict_self, rfd, 0) == -1) {
+	if (sandbox_landlock_restrict(rfd) == -1) {
 		snprintf(err, errlen, "landlock_restrict_self: %s",
 		    strerror(errno));
-		close(rfd);
 		return -1;
 	}
-	close(rfd);
 	log_debug("sandbox: Landlock ABI %d: filesystem read-only to TLS and "
 	    "name resolution files", abi);
 	return 0;
@@ -410,7 +332,7 @@ fail:
 int
 wrk_sandbox_apply(const struct wrk_sandbox *sb, char *err, size_t errlen)
 {
-	if (limits_apply(err, errlen) == -1 || prctl_apply(err, errlen) == -1)
+	if (sandbox_basics(err, errlen) == -1 || limits_apply(err, errlen) == -1)
 		return -1;
 #ifdef WRK_SANITIZED
 	(void)sb;
