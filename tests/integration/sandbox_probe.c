@@ -5,6 +5,10 @@
  * supervisor's line when the filter stopped it, built the same way from
  * the MSG_SANDBOX packet the child's trap sent.
  *
+ * Run by chainwatchd as its worker (descriptor 3 its socket), it takes
+ * the configuration, applies the sandbox and calls execve: chainwatchd
+ * must then log which call its sandbox stopped.
+ *
  * Usage: sandbox_probe DIR CONTROL_SOCKET
  *   read	open /etc/hosts read-only (TLS and resolution need it)
  *   open	open /etc/passwd read-only
@@ -27,6 +31,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "msg.h"
 #include "sandbox.h"
 #include "wrk_sandbox.h"
 
@@ -133,9 +138,40 @@ probe(const char *what)
 	return 0;
 }
 
+/* As chainwatchd's worker: the sandbox, then a call outside it. */
+static int
+as_worker(void)
+{
+	static char		 buf[MSG_MAX];
+	struct wrk_sandbox	 sb = { .tag = "sandbox_probe", .report_fd = MSG_FD };
+	struct msg		 m;
+	char			 err[160];
+	long			 n;
+
+	if ((n = msg_recv(MSG_FD, buf)) <= 0 || n > MSG_MAX ||
+	    msg_parse(buf, (size_t)n, &m, err, sizeof(err)) == -1) {
+		fprintf(stderr, "sandbox_probe: no configuration\n");
+		return 100;
+	}
+	sb.gen = m.gen;
+	msg_free(&m);
+	if (wrk_sandbox_apply(&sb, err, sizeof(err)) == -1) {
+		fprintf(stderr, "sandbox_probe: %s\n", err);
+		return 100;
+	}
+	execl("/bin/true", "true", (char *)NULL);
+	return 100;
+}
+
 int
 main(int argc, char *argv[])
 {
+	int		type;
+	socklen_t	len = sizeof(type);
+
+	if (getsockopt(MSG_FD, SOL_SOCKET, SO_TYPE, &type, &len) == 0 &&
+	    type == SOCK_SEQPACKET)
+		return as_worker();
 	static const char *const actions[] = {
 		"read", "open", "create", "exec", "fork", "connect"
 	};

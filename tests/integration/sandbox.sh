@@ -1,0 +1,122 @@
+#!/bin/sh
+# The sandbox, for real.  A daemon's worker following a devnode runs with
+# its seccomp filter (Seccomp: 2) and no new privileges, and keeps
+# following heads; the metrics server is not root; the store and its WAL
+# are not readable by others.  sandbox_probe applies the worker's sandbox
+# and tries what it forbids: each is denied or killed, and reported with
+# the supervisor's line.  Under the sanitizers the filter and Landlock are
+# left out (the worker says so), and so are their checks.
+. "$top_srcdir/tests/integration/lib.sh"
+PROBE=$top_builddir/tests/integration/sandbox_probe
+command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
+
+devnode d1 --seed sandbox --block-time 500
+write_conf "$T/chainwatch.conf"
+sed -i -e '/^metrics_listen/d' -e '/^metrics_server/d' \
+    -e "/^\\[daemon\\]\$/a metrics_listen = 127.0.0.1:0\\
+metrics_server = $top_builddir/metrics/chainwatch-metrics" "$T/chainwatch.conf"
+sed -i 's/^block_time = .*/block_time = 500ms/' "$T/chainwatch.conf"
+echo "endpoint = d1 http://127.0.0.1:$d1_port ws://127.0.0.1:$d1_port" \
+    >>"$T/chainwatch.conf"
+start_daemon
+wait_for 20 'test -n "$(worker_pid $DAEMON_PID d1)"' || fail "no worker d1"
+wp=$(worker_pid $DAEMON_PID d1)
+wait_for 30 'grep -q "w/d1: new head" "$T/log"' || fail "d1 follows no heads"
+heads=$(grep -c "w/d1: new head" "$T/log")
+wait_for 30 "test \$(grep -c 'w/d1: new head' \"\$T/log\") -gt $((heads + 3))" ||
+    fail "d1 stopped following heads"
+[ "$(worker_pid $DAEMON_PID d1)" = "$wp" ] || fail "worker d1 was replaced"
+! grep -q "killed by its sandbox" "$T/log" || fail "a worker hit its sandbox"
+ok "worker $wp follows heads under its sandbox"
+
+status=/proc/$wp/status
+grep -q '^NoNewPrivs:[[:space:]]*1$' "$status" ||
+    fail "worker: $(grep NoNewPrivs "$status")"
+ok "worker: NoNewPrivs 1"
+nofile=$(awk '/^Max open files/ { print $4 }' "/proc/$wp/limits")
+[ "$nofile" = 128 ] || fail "worker: RLIMIT_NOFILE $nofile, want 128"
+core=$(awk '/^Max core file size/ { print $5 }' "/proc/$wp/limits")
+[ "$core" = 0 ] || fail "worker: RLIMIT_CORE $core, want 0"
+ok "worker: RLIMIT_NOFILE 128, RLIMIT_CORE 0"
+if [ "$CW_SANITIZED" = yes ]; then
+	echo "sanitizer build: Seccomp and the probe's checks skipped (the" \
+	    "worker runs without its filter and Landlock)"
+	grep -q "w/d1: built with sanitizers: sandbox relaxed" "$T/log" ||
+	    fail "the worker did not say its sandbox is relaxed"
+else
+	grep -q '^Seccomp:[[:space:]]*2$' "$status" ||
+	    fail "worker: $(grep '^Seccomp:' "$status")"
+	ok "worker: Seccomp 2"
+fi
+
+# The metrics server: never root.
+wait_for 20 'grep -q "metrics: listening on" "$T/log"' ||
+    fail "no metrics server"
+mp=$(pgrep -P "$DAEMON_PID" -f '^[^ ]*chainwatch-metrics ' | head -n 1)
+[ -n "$mp" ] || fail "metrics process not found"
+muid=$(awk '/^Uid:/ { print $3 }' "/proc/$mp/status")
+[ "$muid" != 0 ] || fail "chainwatch-metrics $mp runs as uid 0"
+grep -q '^NoNewPrivs:[[:space:]]*1$' "/proc/$mp/status" ||
+    fail "metrics: no NoNewPrivs"
+ok "metrics server $mp runs as uid $muid, NoNewPrivs 1"
+
+# The store and its WAL: nothing for others.
+for f in "$T/chainwatch.db" "$T/chainwatch.db-wal" "$T/chainwatch.db-shm"; do
+	[ -e "$f" ] || continue
+	mode=$(stat -c %a "$f")
+	case $mode in
+	*0) ;;
+	*) fail "$f is mode $mode: readable by others" ;;
+	esac
+	ok "$(basename "$f"): mode $mode"
+done
+kill -TERM "$DAEMON_PID"
+wait_for 20 'dead $DAEMON_PID' || fail "daemon did not stop"
+
+[ "$CW_SANITIZED" = yes ] && exit 0
+
+# An older world-readable store is made 0640 at start.
+chmod 0644 "$T/chainwatch.db"
+start_daemon
+wait_for 20 'grep -q "was readable by others, now mode 0640" "$T/log"' ||
+    fail "world-readable store not fixed"
+[ "$(stat -c %a "$T/chainwatch.db")" = 640 ] || fail "store not 0640"
+ok "a world-readable store is made 0640"
+kill -TERM "$DAEMON_PID"
+wait_for 20 'dead $DAEMON_PID' || fail "daemon did not stop"
+
+# A control socket to aim at: the daemon's, while it runs.
+start_daemon
+wait_for 20 'test -S "$T/chainwatchd.sock"' || fail "no control socket"
+"$PROBE" "$T" "$T/chainwatchd.sock" >"$T/probe" 2>"$T/probe.err" ||
+    fail "sandbox_probe: $(cat "$T/probe" "$T/probe.err")"
+cat "$T/probe"
+expect_line() {
+	grep -q -x "$1" "$T/probe" || fail "want '$1' from sandbox_probe"
+}
+expect_line 'read: allowed'
+if grep -q "no Landlock" "$T/probe.err"; then
+	echo "this kernel has no Landlock: reading /etc/passwd not checked"
+else
+	expect_line 'open: denied (Permission denied)'
+fi
+expect_line 'create: worker killed by its sandbox: syscall [0-9]* (openat)'
+expect_line 'exec: worker killed by its sandbox: syscall [0-9]* (execve)'
+expect_line 'fork: worker killed by its sandbox: syscall [0-9]* (clone)'
+expect_line 'connect: denied (Permission denied)'
+[ ! -e "$T/created" ] || fail "the sandboxed probe created a file"
+grep -q "exec: killed by its sandbox: syscall [0-9]* (execve)" \
+    "$T/probe.err" || fail "the trap wrote no line to stderr"
+ok "open, create, exec, fork, connect: each denied or killed and reported"
+
+kill -TERM "$DAEMON_PID"
+wait_for 20 'dead $DAEMON_PID' || fail "daemon did not stop"
+
+# The probe as a daemon's worker: it calls execve under the sandbox, and
+# chainwatchd names the call.
+sed -i "s|^worker = .*|worker = $PROBE|" "$T/chainwatch.conf"
+start_daemon
+wait_for 20 'grep -q "w/d1: worker killed by its sandbox: syscall [0-9]* (execve)" "$T/log"' ||
+    fail "chainwatchd did not name the call its worker's sandbox stopped"
+grep "w/d1: worker killed by its sandbox" "$T/log" | head -n 1
+ok "chainwatchd logs the call that the sandbox stopped"
