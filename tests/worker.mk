@@ -69,4 +69,4 @@ tests_integration_sandbox_probe_CFLAGS = $(WRK_TEST_CFLAGS) $(SECCOMP_CFLAGS)
 tests_integration_sandbox_probe_LDADD = src/libcw.a $(MSGPACK_LIBS) \
 	$(CURL_LIBS) $(SECCOMP_LIBS)
 TESTS += tests/integration/sandbox.sh
-EXTRA_DIST += tests/integration/sandbox.sh
+EXTRA_DIST += tests/integration/sandbox.sh tests/integration/tls_proxy.py

@@ -73,6 +73,45 @@ done
 kill -TERM "$DAEMON_PID"
 wait_for 20 'dead $DAEMON_PID' || fail "daemon did not stop"
 
+# Over TLS: at its first handshake, inside its sandbox, the worker's
+# OpenSSL reads the system's CA certificates and checks the server's
+# against them.  The proxy's is self-signed, so the check fails with
+# "self-signed certificate", which proves the CA file was read: without
+# it, curl says "error setting certificate file" (and a forbidden call
+# would end the worker).
+ca=/etc/ssl/certs/ca-certificates.crt
+if [ -s "$ca" ] && command -v openssl >/dev/null 2>&1 &&
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+    -nodes -keyout "$T/key.pem" -out "$T/cert.pem" -days 2 \
+    -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+    >"$T/openssl.out" 2>&1; then
+	python3 "$top_srcdir/tests/integration/tls_proxy.py" "$T/tls.port" \
+	    "$T/cert.pem" "$T/key.pem" "$d1_port" 2>"$T/tls.log" &
+	CW_PIDS="$CW_PIDS $!"
+	wait_for 20 'test -s "$T/tls.port"' || fail "TLS proxy did not start"
+	tp=$(cat "$T/tls.port")
+	sed -i "s|^endpoint = d1 .*|endpoint = d1 https://127.0.0.1:$tp wss://127.0.0.1:$tp|" \
+	    "$T/chainwatch.conf"
+	: >"$T/log"
+	start_daemon
+	wait_for 20 'test -n "$(worker_pid $DAEMON_PID d1)"' || fail "no worker d1"
+	wp=$(worker_pid $DAEMON_PID d1)
+	wait_for 30 'grep -q "w/d1: poll transport .*SSL certificate problem: self-signed certificate" "$T/log"' ||
+	    fail "no certificate check over https"
+	wait_for 30 'grep -q "w/d1: .*ws closed (1006, connect failed: SSL certificate problem: self-signed certificate)" "$T/log"' ||
+	    fail "no certificate check over wss"
+	! grep -q -i "error setting certificate\|killed by its sandbox" "$T/log" ||
+	    fail "the sandbox kept the worker from its CA certificates"
+	[ "$(worker_pid $DAEMON_PID d1)" = "$wp" ] || fail "worker d1 was replaced"
+	ok "over TLS (https, wss) the sandboxed worker reads $ca and checks the server"
+	kill -TERM "$DAEMON_PID"
+	wait_for 20 'dead $DAEMON_PID' || fail "daemon did not stop"
+	sed -i "s|^endpoint = d1 .*|endpoint = d1 http://127.0.0.1:$d1_port ws://127.0.0.1:$d1_port|" \
+	    "$T/chainwatch.conf"
+else
+	echo "note: no openssl or no $ca, TLS not tested"
+fi
+
 [ "$CW_SANITIZED" = yes ] && exit 0
 
 # An older world-readable store is made 0640 at start.
