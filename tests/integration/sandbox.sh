@@ -115,6 +115,32 @@ else
 	echo "note: no openssl or no $ca, TLS not tested"
 fi
 
+# By name: libcurl resolves in a thread (AsynchDNS), through glibc's
+# NSS and /etc/hosts, inside the sandbox.  Only where this host's name
+# is 127.0.0.1 (curl resolves "localhost" itself).
+name=$(hostname 2>/dev/null)
+if [ -n "$name" ] && [ "$name" != localhost ] &&
+    getent ahostsv4 "$name" 2>/dev/null | grep -q '^127\.0\.0\.1 '; then
+	sed -i "s|^endpoint = d1 .*|endpoint = d1 http://$name:$d1_port ws://$name:$d1_port|" \
+	    "$T/chainwatch.conf"
+	: >"$T/log"
+	start_daemon
+	wait_for 20 'test -n "$(worker_pid $DAEMON_PID d1)"' || fail "no worker d1"
+	wp=$(worker_pid $DAEMON_PID d1)
+	wait_for 30 'test $(grep -c "w/d1: new head" "$T/log") -gt 3' ||
+	    fail "d1 follows no heads by name ($name)"
+	! grep -q "killed by its sandbox" "$T/log" ||
+	    fail "a worker hit its sandbox resolving $name"
+	[ "$(worker_pid $DAEMON_PID d1)" = "$wp" ] || fail "worker d1 was replaced"
+	ok "by name ($name): the sandboxed worker resolves it and follows heads"
+	kill -TERM "$DAEMON_PID"
+	wait_for 20 'dead $DAEMON_PID' || fail "daemon did not stop"
+	sed -i "s|^endpoint = d1 .*|endpoint = d1 http://127.0.0.1:$d1_port ws://127.0.0.1:$d1_port|" \
+	    "$T/chainwatch.conf"
+else
+	echo "note: this host's name is not 127.0.0.1: resolution not tested"
+fi
+
 [ "$CW_SANITIZED" = yes ] && exit 0
 
 # An older world-readable store is made 0640 at start.
