@@ -72,7 +72,8 @@ static const char *const allowed[] = {
 	/* libev */
 	"epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait",
 	"epoll_pwait2", "poll", "ppoll", "select", "pselect6", "eventfd2",
-	"signalfd4", "pipe2",
+	"signalfd4", "pipe2", "timerfd_create", "timerfd_settime",
+	"timerfd_gettime",
 	/* sockets: socket() itself is checked by family below */
 	"socketpair", "connect", "bind", "getsockname", "getpeername",
 	"setsockopt", "getsockopt", "sendto", "recvfrom", "sendmsg",
@@ -81,6 +82,8 @@ static const char *const allowed[] = {
 	"clock_gettime", "clock_getres", "gettimeofday", "time",
 	"nanosleep", "clock_nanosleep", "getrandom", "uname", "sysinfo",
 	"getuid", "geteuid", "getgid", "getegid", "prlimit64",
+	/* whether a file exists (glibc, OpenSSL): Landlock governs opens */
+	"access", "faccessat", "faccessat2",
 };
 
 #ifndef WRK_SANITIZED
