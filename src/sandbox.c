@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <seccomp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,8 @@
 
 #include "msg.h"
 #include "sandbox.h"
+
+#define NAMES_MAX	1024	/* syscall numbers the trap can name */
 
 size_t
 sandbox_report_encode(void *out, uint32_t gen, int nr)
@@ -186,4 +189,114 @@ sandbox_landlock_restrict(int rfd)
 	close(rfd);
 	errno = saved;
 	return rc == 0 ? 0 : -1;
+}
+
+static char	 trap_tag[64];
+static char	*trap_names[NAMES_MAX];
+static char	 trap_pkt[SANDBOX_REPORT_MAX];
+static size_t	 trap_len;
+static int	 trap_fd = -1;
+
+static size_t
+put(char *buf, size_t at, size_t size, const char *s)
+{
+	while (*s != '\0' && at + 1 < size)
+		buf[at++] = *s++;
+	return at;
+}
+
+/* Only async-signal-safe calls from here: write, sendto, _exit. */
+static void
+trap_handler(int sig, siginfo_t *si, void *uc)
+{
+	char	line[192], num[16];
+	int	nr = si->si_syscall, i = (int)sizeof(num) - 1;
+	size_t	at = 0;
+	unsigned u = nr < 0 ? 0 : (unsigned)nr;
+
+	num[i] = '\0';
+	do
+		num[--i] = (char)('0' + u % 10);
+	while ((u /= 10) != 0 && i > 0);
+	at = put(line, at, sizeof(line), trap_tag);
+	at = put(line, at, sizeof(line), "killed by its sandbox: syscall ");
+	at = put(line, at, sizeof(line), num + i);
+	at = put(line, at, sizeof(line), " (");
+	at = put(line, at, sizeof(line), nr >= 0 && nr < NAMES_MAX &&
+	    trap_names[nr] != NULL ? trap_names[nr] : "?");
+	at = put(line, at, sizeof(line), ")\n");
+	(void)write(STDERR_FILENO, line, at);
+	if (trap_fd != -1 && trap_len != 0) {
+		sandbox_report_patch(trap_pkt, trap_len, nr);
+		(void)send(trap_fd, trap_pkt, trap_len,
+		    MSG_DONTWAIT | MSG_NOSIGNAL);
+	}
+	_exit(CW_EXIT_SANDBOX);
+}
+
+/* The trap names the call without malloc: the names are looked up now. */
+int
+sandbox_trap(const char *tag, int report_fd, uint32_t gen)
+{
+	struct sigaction	sa;
+
+	snprintf(trap_tag, sizeof(trap_tag), "%s%s", tag != NULL ? tag : "",
+	    tag != NULL ? ": " : "");
+	for (int nr = 0; nr < NAMES_MAX; nr++)
+		if (trap_names[nr] == NULL)
+			trap_names[nr] = seccomp_syscall_resolve_num_arch(
+			    SCMP_ARCH_NATIVE, nr);
+	trap_fd = report_fd;
+	trap_len = trap_fd == -1 ? 0 : sandbox_report_encode(trap_pkt, gen, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = trap_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSYS, &sa, NULL) == -1)
+		return -1;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGSYS);
+	return sigprocmask(SIG_UNBLOCK, &sa.sa_mask, NULL);
+}
+
+static int
+allow_by_name(scmp_filter_ctx ctx, const char *name)
+{
+	int	nr = seccomp_syscall_resolve_name(name);
+
+	if (nr == __NR_SCMP_ERROR)
+		return 0;	/* not on this architecture */
+	return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
+}
+
+int
+sandbox_seccomp(const char *const *allowed, size_t n,
+    int (*with_args)(scmp_filter_ctx), char *err, size_t errlen)
+{
+	scmp_filter_ctx	ctx;
+	int		rc;
+
+	if ((ctx = seccomp_init(SCMP_ACT_TRAP)) == NULL) {
+		snprintf(err, errlen, "seccomp_init failed");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if ((rc = allow_by_name(ctx, allowed[i])) != 0) {
+			snprintf(err, errlen, "seccomp: allowing %s: %s",
+			    allowed[i], strerror(-rc));
+			goto fail;
+		}
+	if (with_args != NULL && with_args(ctx) == -1) {
+		snprintf(err, errlen, "seccomp: rules with arguments refused");
+		goto fail;
+	}
+	if ((rc = seccomp_load(ctx)) != 0) {
+		snprintf(err, errlen, "seccomp_load: %s", strerror(-rc));
+		goto fail;
+	}
+	seccomp_release(ctx);
+	return 0;
+fail:
+	seccomp_release(ctx);
+	return -1;
 }

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <seccomp.h>
+
 /* A system call outside the filter: the process exits with this. */
 #define CW_EXIT_SANDBOX		159
 
@@ -40,6 +42,22 @@ int	sandbox_basics(char *err, size_t errlen);
 int	sandbox_landlock_open(int *abi);
 int	sandbox_landlock_allow(int rfd, const char *path);
 int	sandbox_landlock_restrict(int rfd);
+
+/*
+ * The SIGSYS handler for a filter's trap: it writes "TAG: killed by its
+ * sandbox: syscall N (name)" to stderr, sends MSG_SANDBOX of generation
+ * gen to report_fd (-1: none) and exits with CW_EXIT_SANDBOX.  0, or -1
+ * with errno.
+ */
+int	sandbox_trap(const char *tag, int report_fd, uint32_t gen);
+
+/*
+ * Load a seccomp filter: the n calls named in allowed (a name unknown on
+ * this architecture is skipped), the rules with_args adds (NULL: none),
+ * and a trap for every other call.  0, or -1 with the reason in err.
+ */
+int	sandbox_seccomp(const char *const *allowed, size_t n,
+	    int (*with_args)(scmp_filter_ctx), char *err, size_t errlen);
 
 /* "worker killed by its sandbox: syscall N (name)", nr -1 if unknown. */
 void	sandbox_describe(int nr, char *out, size_t outlen);

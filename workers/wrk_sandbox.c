@@ -34,8 +34,7 @@
 #define WRK_SANITIZED 1
 #endif
 
-#define NAMES_MAX	1024	/* syscall numbers the trap can name */
-
+#ifndef WRK_SANITIZED
 /*
  * What TLS (OpenSSL's CA files, read at the first handshake) and name
  * resolution (glibc's resolver, its NSS modules, iconv) read: read-only.
@@ -85,76 +84,6 @@ static const char *const allowed[] = {
 	/* whether a file exists (glibc, OpenSSL): Landlock governs opens */
 	"access", "faccessat", "faccessat2",
 };
-
-#ifndef WRK_SANITIZED
-static char	 trap_tag[64];
-static char	*trap_names[NAMES_MAX];
-static char	 trap_pkt[SANDBOX_REPORT_MAX];
-static size_t	 trap_len;
-static int	 trap_fd = -1;
-
-static size_t
-put(char *buf, size_t at, size_t size, const char *s)
-{
-	while (*s != '\0' && at + 1 < size)
-		buf[at++] = *s++;
-	return at;
-}
-
-/* Only async-signal-safe calls from here: write, sendto, _exit. */
-static void
-trap_handler(int sig, siginfo_t *si, void *uc)
-{
-	char	line[192], num[16];
-	int	nr = si->si_syscall, i = (int)sizeof(num) - 1;
-	size_t	at = 0;
-	unsigned u = nr < 0 ? 0 : (unsigned)nr;
-
-	num[i] = '\0';
-	do
-		num[--i] = (char)('0' + u % 10);
-	while ((u /= 10) != 0 && i > 0);
-	at = put(line, at, sizeof(line), trap_tag);
-	at = put(line, at, sizeof(line), "killed by its sandbox: syscall ");
-	at = put(line, at, sizeof(line), num + i);
-	at = put(line, at, sizeof(line), " (");
-	at = put(line, at, sizeof(line), nr >= 0 && nr < NAMES_MAX &&
-	    trap_names[nr] != NULL ? trap_names[nr] : "?");
-	at = put(line, at, sizeof(line), ")\n");
-	(void)write(STDERR_FILENO, line, at);
-	if (trap_fd != -1 && trap_len != 0) {
-		sandbox_report_patch(trap_pkt, trap_len, nr);
-		(void)send(trap_fd, trap_pkt, trap_len,
-		    MSG_DONTWAIT | MSG_NOSIGNAL);
-	}
-	_exit(CW_EXIT_SANDBOX);
-}
-
-/* The trap names the call without malloc: the names are looked up now. */
-static int
-trap_install(const struct wrk_sandbox *sb)
-{
-	struct sigaction	sa;
-
-	snprintf(trap_tag, sizeof(trap_tag), "%s%s", sb->tag != NULL ?
-	    sb->tag : "", sb->tag != NULL ? ": " : "");
-	for (int nr = 0; nr < NAMES_MAX; nr++)
-		if (trap_names[nr] == NULL)
-			trap_names[nr] = seccomp_syscall_resolve_num_arch(
-			    SCMP_ARCH_NATIVE, nr);
-	trap_fd = sb->report_fd;
-	trap_len = trap_fd == -1 ? 0 :
-	    sandbox_report_encode(trap_pkt, sb->gen, 0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = trap_handler;
-	sa.sa_flags = SA_SIGINFO;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGSYS, &sa, NULL) == -1)
-		return -1;
-	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, SIGSYS);
-	return sigprocmask(SIG_UNBLOCK, &sa.sa_mask, NULL);
-}
 #endif /* !WRK_SANITIZED */
 
 static int
@@ -252,16 +181,6 @@ landlock_apply(char *err, size_t errlen)
 	return 0;
 }
 
-static int
-allow_by_name(scmp_filter_ctx ctx, const char *name)
-{
-	int	nr = seccomp_syscall_resolve_name(name);
-
-	if (nr == __NR_SCMP_ERROR)
-		return 0;	/* not on this architecture */
-	return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
-}
-
 /*
  * Calls allowed with some arguments only: opens read-only, sockets of
  * the Internet and of the resolver's netlink, threads but not processes,
@@ -299,37 +218,6 @@ allow_with_args(scmp_filter_ctx ctx)
 	return rc == 0 ? 0 : -1;
 }
 
-/* Everything else traps: trap_handler names it and ends the process. */
-static int
-seccomp_apply(char *err, size_t errlen)
-{
-	scmp_filter_ctx	ctx;
-	int		rc;
-
-	if ((ctx = seccomp_init(SCMP_ACT_TRAP)) == NULL) {
-		snprintf(err, errlen, "seccomp_init failed");
-		return -1;
-	}
-	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
-		if ((rc = allow_by_name(ctx, allowed[i])) != 0) {
-			snprintf(err, errlen, "seccomp: allowing %s: %s",
-			    allowed[i], strerror(-rc));
-			goto fail;
-		}
-	if (allow_with_args(ctx) == -1) {
-		snprintf(err, errlen, "seccomp: rules with arguments refused");
-		goto fail;
-	}
-	if ((rc = seccomp_load(ctx)) != 0) {
-		snprintf(err, errlen, "seccomp_load: %s", strerror(-rc));
-		goto fail;
-	}
-	seccomp_release(ctx);
-	return 0;
-fail:
-	seccomp_release(ctx);
-	return -1;
-}
 #endif /* !WRK_SANITIZED */
 
 int
@@ -343,12 +231,13 @@ wrk_sandbox_apply(const struct wrk_sandbox *sb, char *err, size_t errlen)
 	    "seccomp filter; no new privileges, not dumpable, limits kept)");
 	return 0;
 #else
-	if (trap_install(sb) == -1) {
+	if (sandbox_trap(sb->tag, sb->report_fd, sb->gen) == -1) {
 		snprintf(err, errlen, "sigaction SIGSYS: %s", strerror(errno));
 		return -1;
 	}
 	if (landlock_apply(err, errlen) == -1 ||
-	    seccomp_apply(err, errlen) == -1)
+	    sandbox_seccomp(allowed, sizeof(allowed) / sizeof(allowed[0]),
+	    allow_with_args, err, errlen) == -1)
 		return -1;
 	return 0;
 #endif
