@@ -9,6 +9,6 @@ metrics_chainwatch_metrics_SOURCES = metrics/mtr.h \
 	metrics/mtr_health.c \
 	metrics/mtr_http.c
 metrics_chainwatch_metrics_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) \
-	$(SQLITE_CFLAGS) $(JANSSON_CFLAGS) $(MSGPACK_CFLAGS)
+	$(SQLITE_CFLAGS) $(JANSSON_CFLAGS) $(MSGPACK_CFLAGS) $(SECCOMP_CFLAGS)
 metrics_chainwatch_metrics_LDADD = src/libcwhttp.a $(VIEW_LIBS) $(MHD_LIBS) \
 	$(SECCOMP_LIBS) $(MSGPACK_LIBS) -lpthread -lm

@@ -10,7 +10,9 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 
 #include <linux/landlock.h>
 
@@ -18,6 +20,7 @@
 #include <fcntl.h>
 #include <seccomp.h>
 #include <signal.h>
+#include <syslog.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,6 +199,8 @@ static char	*trap_names[NAMES_MAX];
 static char	 trap_pkt[SANDBOX_REPORT_MAX];
 static size_t	 trap_len;
 static int	 trap_fd = -1;
+static int	 trap_syslog_fd = -1;
+static char	 trap_syslog_head[96];
 
 static size_t
 put(char *buf, size_t at, size_t size, const char *s)
@@ -211,13 +216,15 @@ trap_handler(int sig, siginfo_t *si, void *uc)
 {
 	char	line[192], num[16];
 	int	nr = si->si_syscall, i = (int)sizeof(num) - 1;
-	size_t	at = 0;
+	size_t	at = 0, head;
 	unsigned u = nr < 0 ? 0 : (unsigned)nr;
 
 	num[i] = '\0';
 	do
 		num[--i] = (char)('0' + u % 10);
 	while ((u /= 10) != 0 && i > 0);
+	at = put(line, at, sizeof(line), trap_syslog_head);
+	head = at;
 	at = put(line, at, sizeof(line), trap_tag);
 	at = put(line, at, sizeof(line), "killed by its sandbox: syscall ");
 	at = put(line, at, sizeof(line), num + i);
@@ -225,13 +232,41 @@ trap_handler(int sig, siginfo_t *si, void *uc)
 	at = put(line, at, sizeof(line), nr >= 0 && nr < NAMES_MAX &&
 	    trap_names[nr] != NULL ? trap_names[nr] : "?");
 	at = put(line, at, sizeof(line), ")\n");
-	(void)write(STDERR_FILENO, line, at);
+	(void)write(STDERR_FILENO, line + head, at - head);
+	if (trap_syslog_fd != -1)
+		(void)send(trap_syslog_fd, line, at - 1,
+		    MSG_DONTWAIT | MSG_NOSIGNAL);
 	if (trap_fd != -1 && trap_len != 0) {
 		sandbox_report_patch(trap_pkt, trap_len, nr);
 		(void)send(trap_fd, trap_pkt, trap_len,
 		    MSG_DONTWAIT | MSG_NOSIGNAL);
 	}
 	_exit(CW_EXIT_SANDBOX);
+}
+
+/*
+ * For a process that logs to syslog: the trap's line goes to /dev/log
+ * too, through a socket connected now.  Best effort: without it, stderr.
+ */
+void
+sandbox_trap_syslog(const char *ident)
+{
+	struct sockaddr_un	sun;
+	int			fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "/dev/log");
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
+		return;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		close(fd);
+		return;
+	}
+	/* LOG_DAEMON | LOG_WARNING, as syslog(3) would write it. */
+	snprintf(trap_syslog_head, sizeof(trap_syslog_head), "<%d>%s[%d]: ",
+	    LOG_DAEMON | LOG_WARNING, ident, (int)getpid());
+	trap_syslog_fd = fd;
 }
 
 /* The trap names the call without malloc: the names are looked up now. */

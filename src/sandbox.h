@@ -50,6 +50,8 @@ int	sandbox_landlock_restrict(int rfd);
  * with errno.
  */
 int	sandbox_trap(const char *tag, int report_fd, uint32_t gen);
+/* The trap's line to syslog as well, as ident (before the filter). */
+void	sandbox_trap_syslog(const char *ident);
 
 /*
  * Load a seccomp filter: the n calls named in allowed (a name unknown on

@@ -235,6 +235,8 @@ wrk_sandbox_apply(const struct wrk_sandbox *sb, char *err, size_t errlen)
 		snprintf(err, errlen, "sigaction SIGSYS: %s", strerror(errno));
 		return -1;
 	}
+	if (!log_tostderr())
+		sandbox_trap_syslog("chainwatch-worker");
 	if (landlock_apply(err, errlen) == -1 ||
 	    sandbox_seccomp(allowed, sizeof(allowed) / sizeof(allowed[0]),
 	    allow_with_args, err, errlen) == -1)
