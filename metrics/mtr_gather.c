@@ -431,30 +431,22 @@ sup_chain(struct mtr_snap *s, const json_t *o)
 	(void)view_ctl_count(o, "hedges_won", &c->hedges_won);
 }
 
+/*
+ * chainwatchd's answer to "metrics" into s: 0, or -1 and why in err when
+ * it refused or is not of the shape (fuzz/fuzz_metrics.c calls this).
+ */
 static int
-gather_sup(struct mtr_snap *s)
+sup_answer(struct mtr_snap *s, const json_t *a, char *err, size_t errlen)
 {
-	json_t		*a, *v;
-	char		 err[512];
+	const json_t	*v;
 	size_t		 i;
-	int		 down;
 
-	if (view_ctl_request(src.control_socket, "metrics", &a, &down, err,
-	    sizeof(err)) == -1) {
-		logit(sup_failing ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARN,
-		    "chainwatchd does not answer: %s; serving the store's "
-		    "figures", err);
-		return -1;
-	}
 	if (!json_is_true(json_object_get(a, "ok")) ||
 	    !json_is_array(json_object_get(a, "endpoints")) ||
 	    !json_is_array(json_object_get(a, "chains"))) {
 		v = json_object_get(a, "error");
-		logit(sup_failing ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARN,
-		    "chainwatchd refused the metrics request: %s; serving the "
-		    "store's figures", json_is_string(v) ?
+		snprintf(err, errlen, "%s", json_is_string(v) ?
 		    json_string_value(v) : "no endpoints or chains");
-		json_decref(a);
 		return -1;
 	}
 	json_array_foreach(json_object_get(a, "endpoints"), i, v)
@@ -470,8 +462,29 @@ gather_sup(struct mtr_snap *s)
 		    json_string_value(v));
 	(void)view_ctl_count(json_object_get(a, "store"), "waiting_messages",
 	    &s->store_waiting);
-	json_decref(a);
 	return 0;
+}
+
+static int
+gather_sup(struct mtr_snap *s)
+{
+	json_t		*a;
+	char		 err[512];
+	int		 down, rc;
+
+	if (view_ctl_request(src.control_socket, "metrics", &a, &down, err,
+	    sizeof(err)) == -1) {
+		logit(sup_failing ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARN,
+		    "chainwatchd does not answer: %s; serving the store's "
+		    "figures", err);
+		return -1;
+	}
+	if ((rc = sup_answer(s, a, err, sizeof(err))) == -1)
+		logit(sup_failing ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARN,
+		    "chainwatchd refused the metrics request: %s; serving the "
+		    "store's figures", err);
+	json_decref(a);
+	return rc;
 }
 
 static double
