@@ -62,6 +62,11 @@ muid=$(awk '/^Uid:/ { print $3 }' "/proc/$mp/status")
 grep -q '^NoNewPrivs:[[:space:]]*1$' "/proc/$mp/status" ||
     fail "metrics: no NoNewPrivs"
 ok "metrics server $mp runs as uid $muid, NoNewPrivs 1"
+if [ "$CW_SANITIZED" != yes ]; then
+	grep -q '^Seccomp:[[:space:]]*2$' "/proc/$mp/status" ||
+	    fail "metrics: $(grep '^Seccomp:' "/proc/$mp/status")"
+	ok "metrics server: Seccomp 2"
+fi
 
 # The store and its WAL: nothing for others.
 for f in "$T/chainwatch.db" "$T/chainwatch.db-wal" "$T/chainwatch.db-shm"; do
