@@ -363,6 +363,7 @@ worker_read_cb(struct ev_loop *loop, ev_io *io, int revents)
 	static char	 buf[MSG_MAX];
 	struct worker	*w = io->data;
 	long		 n;
+	int		 nr;
 
 	/* A bounded number per wakeup, so that one worker cannot starve. */
 	for (int i = 0; i < 64 && w->chan.fd != -1; i++) {
@@ -378,8 +379,8 @@ worker_read_cb(struct ev_loop *loop, ev_io *io, int revents)
 			return;
 		}
 		/* Its last word: the sandbox stopped it (worker_exited). */
-		if (sandbox_report_parse(buf, (size_t)n) >= 0) {
-			w->sandbox_nr = sandbox_report_parse(buf, (size_t)n);
+		if ((nr = sandbox_report_parse(buf, (size_t)n)) >= 0) {
+			w->sandbox_nr = nr;
 			continue;
 		}
 		/*
