@@ -363,6 +363,25 @@ health_pruned(struct endpoint *e, int64_t number)
 	health_event(e, "pruned", detail);
 }
 
+/*
+ * What the chain concluded (sup_chain.c, through the scheduler): a claim
+ * of this endpoint is contradicted by the chain, or its head connected.
+ * Recorded and logged; the state it earns is decided by the answers
+ * checks.
+ */
+void
+sup_health_contradicted(struct endpoint *e, const char *reason)
+{
+	log_warnx("w/%s: contradicted: %s", e->name, reason);
+	health_event(e, "contradicted", reason);
+}
+
+void
+sup_health_agrees(struct endpoint *e)
+{
+	(void)e;	/* nothing held against it here */
+}
+
 /* Endpoint rows follow the configuration; removed ones are kept. */
 int64_t
 health_sync(const struct conf *conf)

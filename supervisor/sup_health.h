@@ -57,6 +57,8 @@ void		 health_event(struct endpoint *, const char *kind,
 		    const char *detail);
 void		 health_restarts(struct endpoint *, unsigned);
 void		 health_pruned(struct endpoint *, int64_t number);
+void		 sup_health_contradicted(struct endpoint *, const char *reason);
+void		 sup_health_agrees(struct endpoint *);
 
 int64_t		 health_sync(const struct conf *);
 

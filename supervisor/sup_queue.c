@@ -39,7 +39,8 @@ static struct store_stmt s_retry_now = { "UPDATE queue SET next_attempt = ? "
     "WHERE chain_id = ? AND state = 'pending' AND next_attempt > ?",
     NULL, NULL };
 static struct store_stmt s_child = { "SELECT max(canonical), max(number) "
-    "FROM blocks WHERE chain_id = ? AND parent = ?", NULL, NULL };
+    "FROM blocks INDEXED BY blocks_number WHERE chain_id = ? AND "
+    "number = ? AND parent = ?", NULL, NULL };
 static struct store_stmt s_extend = { "UPDATE queue SET lease_deadline = "
     "max(lease_deadline, ?) WHERE id = ? AND state = 'leased'", NULL, NULL };
 static struct store_stmt s_lease = { "UPDATE queue SET state = 'leased', "
@@ -76,8 +77,9 @@ static struct store_stmt s_owed_blocks = { "SELECT hash, number FROM "
 static struct store_stmt s_drop_runtime = { "DELETE FROM queue WHERE "
     "chain_id = ? AND kind = 'runtime' AND block_hash = ? AND "
     "state = 'pending'", NULL, NULL };
-static struct store_stmt s_below = { "SELECT max(number) FROM blocks WHERE "
-    "chain_id = ? AND canonical = 1 AND number < ?", NULL, NULL };
+static struct store_stmt s_drop_parent = { "DELETE FROM queue WHERE "
+    "chain_id = ? AND kind = 'parent' AND block_hash = ? AND "
+    "state = 'pending'", NULL, NULL };
 
 const char *
 queue_kind_name(enum item_kind k)
@@ -140,15 +142,14 @@ cover(int64_t chain, int64_t from, int64_t to)
 }
 
 /*
- * The canonical chain needs the block hash at number: fetch that block by
- * hash, and the hole below it by number, unless queued already.
+ * The chain needs the block hash at number: fetch it by hash, unless it
+ * is queued already.  One row: what lies below comes in ranges, a window
+ * at a time (queue_ranges).
  */
 void
-queue_missing(int64_t chain, const char *name, int64_t backfill_from,
-    const uint8_t hash[32], int64_t number)
+queue_missing(int64_t chain, const uint8_t hash[32], int64_t number)
 {
 	sqlite3_stmt	*st;
-	int64_t		 low = backfill_from;
 	int		 covered;
 
 	st = store_bind(&s_covered, "iib", chain, number, hash);
@@ -156,18 +157,34 @@ queue_missing(int64_t chain, const char *name, int64_t backfill_from,
 	sqlite3_reset(st);
 	if (covered)
 		return;
-	st = store_bind(&s_below, "ii", chain, number);
-	if (store_row(st) && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		low = sqlite3_column_int64(st, 0) + 1;
-	sqlite3_reset(st);
 	store_run(store_bind(&s_insert_at, "itbii", chain,
 	    kind_names[K_PARENT], hash, number, (int64_t)now_wall_ms()));
 	added = 1;
-	if (number - 1 >= low) {
-		log_info("chain %s: blocks #%lld to #%lld missing; queued",
-		    name, (long long)low, (long long)number - 1);
-		cover(chain, low, number - 1);
-	}
+}
+
+/* Headers of [from, to] by number, what no item covers yet. */
+void
+queue_ranges(int64_t chain, int64_t from, int64_t to)
+{
+	cover(chain, from, to);
+}
+
+/* Is any header range queued that overlaps [from, to]? */
+int
+queue_headers_within(int64_t chain, int64_t from, int64_t to)
+{
+	sqlite3_stmt	*st = store_bind(&s_overlap, "iii", chain, from, to);
+	int		 any = store_row(st);
+
+	sqlite3_reset(st);
+	return any;
+}
+
+/* Nobody waits for that block any more: a claim connected or was dropped. */
+void
+queue_drop_parent(int64_t chain, const uint8_t hash[32])
+{
+	store_run(store_bind(&s_drop_parent, "ib", chain, hash));
 }
 
 /* Reads owed for new canonical blocks gather into ranges. */
@@ -265,14 +282,17 @@ queue_has_due(int64_t chain, uint64_t now)
 
 /*
  * A missing parent is needed while a canonical block, or one that may
- * still become canonical (at or above live_from), waits for it.  A block
+ * still become canonical (at or above live_from), waits for it (a child
+ * is at number + 1: the index on numbers finds it).  A block
  * whose parent no endpoint has (a head of another chain that slipped in,
  * a branch every node dropped) would otherwise be asked for forever.
  */
 int
-queue_parent_needed(int64_t chain, const uint8_t hash[32], int64_t live_from)
+queue_parent_needed(int64_t chain, const uint8_t hash[32], int64_t number,
+    int64_t live_from)
 {
-	sqlite3_stmt	*st = store_bind(&s_child, "ib", chain, hash);
+	sqlite3_stmt	*st = store_bind(&s_child, "iib", chain, number + 1,
+			    hash);
 	int		 needed = 1;
 
 	if (store_row(st) && live_from != INT64_MAX &&

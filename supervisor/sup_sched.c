@@ -292,7 +292,8 @@ lease_one(struct worker *w, struct chain *ch, const struct queue_filter *f,
 	if (!queue_next(ch->id, now_wall_ms(), f, &it))
 		return 0;
 	if (it.kind == K_PARENT &&
-	    !queue_parent_needed(ch->id, it.hash, f->live_from)) {
+	    !queue_parent_needed(ch->id, it.hash, it.number,
+	    f->live_from)) {
 		char	hx[67];
 
 		hex_encode(it.hash, 32, hx);
@@ -488,9 +489,41 @@ schedule(void)
 	}
 }
 
+/*
+ * What the chains concluded about endpoints goes to their health: a lie
+ * (a head that never connected, a header whose number is not its
+ * parent's + 1, a branch below finality, a finalized head off the chain)
+ * or an agreement.
+ */
+void
+sched_verdicts(void)
+{
+	struct chain_verdict	v;
+
+	while (sup_chains_verdict(&v)) {
+		struct worker *w;
+
+		for (w = sup_workers; w != NULL; w = w->next)
+			if (w->ep->id == v.endpoint_id)
+				break;
+		if (w == NULL) {
+			if (v.kind == CV_CONTRADICTED)
+				log_warnx("endpoint %lld (gone): contradicted: "
+				    "%s", (long long)v.endpoint_id, v.reason);
+			continue;
+		}
+		if (v.kind == CV_CONTRADICTED)
+			sup_health_contradicted(w->ep, v.reason);
+		else
+			sup_health_agrees(w->ep);
+	}
+}
+
 static void
 tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
 {
+	sup_chains_tick(now_wall_ms());
+	sched_verdicts();
 	expire();
 	hedge();
 	schedule();
