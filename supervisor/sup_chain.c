@@ -1090,7 +1090,12 @@ sup_chain_head(struct chain *ch, int64_t endpoint_id,
 	}
 	if ((int64_t)hd->h.number < (int64_t)ch->backfill_from)
 		return;
-	if (!block_get(ch, hd->h.hash, &b)) {
+	if (ch->have_best && memcmp(hd->h.parent, ch->best_hash, 32) == 0) {
+		/* The usual head: on the best, whose number we know. */
+		p.number = ch->best_number;
+		if (check_number(ch, endpoint_id, &hd->h, &p) == -1)
+			return;
+	} else if (!block_get(ch, hd->h.hash, &b)) {
 		int parent = hd->h.number > 0 &&
 		    block_get(ch, hd->h.parent, &p);
 
