@@ -29,7 +29,7 @@
 #include "dev_chain_int.h"
 
 /* Bump when generation changes what a block hashes to. */
-#define CACHE_GENERATOR		1
+#define CACHE_GENERATOR		2
 #define CACHE_FORMAT		2	/* of the file itself */
 #define CACHE_MAGIC		"CWDEVNODE-CHAIN\n"
 #define CACHE_HDR_LEN		128
@@ -52,10 +52,12 @@ cache_key(const struct dev_chain *c, uint8_t key[32])
 	for (i = 0; i < c->p.n_miners; i++)
 		buf_addf(&b, "%s%u", i > 0 ? "," : "",
 		    (unsigned)c->p.weights[i]);
-	buf_addf(&b, "\ndifficulty=%llu\nreorg=%llu:%u-%u\nspec=%u",
+	buf_addf(&b, "\ndifficulty=%llu\nreorg=%llu:%u-%u:%s:%s\nspec=%u",
 	    (unsigned long long)c->p.difficulty0,
 	    (unsigned long long)c->p.reorg_every, c->p.reorg_min,
-	    c->p.reorg_max, (unsigned)c->p.spec_version0);
+	    c->p.reorg_max, dev_reorg_work_name(c->p.reorg_work),
+	    dev_fork_choice_name(c->p.fork_choice),
+	    (unsigned)c->p.spec_version0);
 	for (i = 0; i < c->p.n_spec; i++)
 		buf_addf(&b, ";%llu:%u",
 		    (unsigned long long)c->p.spec[i].height,

@@ -6,10 +6,15 @@
  * part is hashing (six Poseidon2 permutations per quantus header), done
  * once at start (or read from the cache) and then one block at a time.
  *
- * Reorgs: at every multiple R of reorg_every, the blocks R-d+1..R that a
- * node first shows as best belong to an old branch; when block R+1
- * arrives, the canonical branch R-d+1..R+1 replaces it.  Old-branch
- * blocks keep their own storage ("orphan slots") and stay answerable.
+ * Reorgs: at every multiple R of reorg_every, two branches grow from
+ * block R-d: the one a node shows first (header fields of "branch R")
+ * and a second one (those of branch 0) that comes when block R+1 is due,
+ * or R+2 when it is the shorter (see enum dev_reorg_work).  The fork
+ * choice makes one of them canonical: its blocks are the chain's (stored
+ * as branch 0, the chain goes on from its top); the other's keep their
+ * own storage ("orphan slots", refs with branch R) and stay answerable.
+ * With the default shape the second branch wins under either choice:
+ * the first is shown, then replaced.
  */
 #include "config.h"
 
@@ -45,6 +50,19 @@ enum prng_tag {
 #define RETARGET_GAIN	32	/* 1/32 of the error corrected per block */
 #define SYNC_BATCH	4096
 #define TICK_MAX	100000	/* blocks per tick; a clock jump spreads */
+#define HEAVY		3	/* difficulty factor of a reorg's heavy branch */
+
+/* One scheduled reorg, worked out from R (see the top of the file). */
+struct reorg_ev {
+	uint64_t	r;
+	unsigned	d;
+	uint64_t	lo;		/* lowest height of both branches */
+	unsigned	first_len, second_len;
+	int		second_wins;
+	unsigned	win_len, lose_len;
+	uint64_t	arrive;		/* head at which the second comes */
+	int		heavy;		/* 1: first, 2: second, 0: neither */
+};
 
 static uint64_t
 mix64(uint64_t x)
@@ -142,7 +160,7 @@ dev_chain_new(const struct dev_chain_params *p,
 	expect = 3600000 / (tm->block_ms > 0 ? tm->block_ms : 1);
 	expect = tm->backlog + (expect < (1u << 20) ? expect : (1u << 20));
 	if (p->reorg_every > 0)
-		expect += expect / p->reorg_every * p->reorg_max;
+		expect += expect / p->reorg_every * (p->reorg_max + 1);
 	for (cap = 1024; cap < 2 * expect && cap < (1ull << 33); cap *= 2)
 		;
 	c->idx = xcalloc(cap, sizeof(*c->idx));
@@ -154,6 +172,7 @@ dev_chain_new(const struct dev_chain_params *p,
 	    PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
 	pthread_rwlock_init(&c->idx_lock, &attr);
 	pthread_rwlockattr_destroy(&attr);
+	chain_side_init(c);
 	return c;
 }
 
@@ -173,6 +192,7 @@ dev_chain_free(struct dev_chain *c)
 	free(c->idx);
 	free(c->cache_dir);
 	pthread_rwlock_destroy(&c->idx_lock);
+	chain_side_free(c);
 	free(c);
 }
 
@@ -240,29 +260,95 @@ chain_depth(const struct dev_chain *c, uint64_t r)
 	return c->p.reorg_min + (unsigned)(prng(c, TAG_DEPTH, r, 0) % span);
 }
 
+static void
+reorg_ev(const struct dev_chain *c, uint64_t r, struct reorg_ev *e)
+{
+	int	shorter = c->p.reorg_work == REORG_SHORTER;
+
+	e->r = r;
+	e->d = chain_depth(c, r);
+	e->lo = r - e->d + 1;
+	e->first_len = e->d + (shorter ? 1 : 0);
+	e->second_len = e->d + (shorter ? 0 : 1);
+	switch (c->p.reorg_work) {
+	case REORG_LIGHTER:
+		e->second_wins = c->p.fork_choice == FORK_LONGEST;
+		e->heavy = 1;
+		break;
+	case REORG_SHORTER:
+		e->second_wins = c->p.fork_choice == FORK_HEAVIEST;
+		e->heavy = 2;
+		break;
+	default:
+		e->second_wins = 1;
+		e->heavy = 0;
+		break;
+	}
+	e->win_len = e->second_wins ? e->second_len : e->first_len;
+	e->lose_len = e->second_wins ? e->first_len : e->second_len;
+	e->arrive = r + 1 + (shorter ? 1 : 0);
+}
+
+/* The reorg whose branches hold height n, if any. */
+static int
+event_of(const struct dev_chain *c, uint64_t n, struct reorg_ev *e)
+{
+	uint64_t	k = c->p.reorg_every, r;
+
+	if (k == 0 || n == 0)
+		return 0;
+	r = (n + k - 1) / k * k;
+	reorg_ev(c, r, e);
+	if (n >= e->lo)
+		return 1;
+	/* The top of the previous one's longer branch: R+1. */
+	if (r >= 2 * k) {
+		reorg_ev(c, r - k, e);
+		if (n < e->lo + (e->first_len > e->second_len ?
+		    e->first_len : e->second_len))
+			return 1;
+	}
+	return 0;
+}
+
+/* 1 if height n holds a block of the losing branch of event e. */
+static int
+in_lose(const struct reorg_ev *e, uint64_t n)
+{
+	return n >= e->lo && n < e->lo + e->lose_len;
+}
+
+static int
+in_win(const struct reorg_ev *e, uint64_t n)
+{
+	return n >= e->lo && n < e->lo + e->win_len;
+}
+
 int
 dev_chain_reorg_window(const struct dev_chain *c, uint64_t n, uint64_t *r,
     unsigned *depth)
 {
-	uint64_t	k = c->p.reorg_every, rr;
-	unsigned	d;
+	struct reorg_ev	e;
 
-	if (k == 0 || n == 0)
+	if (!event_of(c, n, &e) || !in_lose(&e, n))
 		return 0;
-	rr = (n + k - 1) / k * k;
-	d = chain_depth(c, rr);
-	if (n + d < rr + 1)
-		return 0;
-	*r = rr;
-	*depth = d;
+	*r = e.r;
+	*depth = e.d;
 	return 1;
 }
 
-/* Slot of old-branch block (r, n): events in order, reorg_max slots each. */
+/* Slots per reorg: the losing branch is at most reorg_max + 1 long. */
+static uint64_t
+slot_stride(const struct dev_chain *c)
+{
+	return (uint64_t)c->p.reorg_max + 1;
+}
+
+/* Slot of losing-branch block (r, n): events in order. */
 static uint64_t
 orphan_slot(const struct dev_chain *c, uint64_t r, unsigned d, uint64_t n)
 {
-	return (r / c->p.reorg_every - 1) * c->p.reorg_max + (n - (r - d + 1));
+	return (r / c->p.reorg_every - 1) * slot_stride(c) + (n - (r - d + 1));
 }
 
 uint64_t
@@ -278,7 +364,20 @@ chain_slot_end(const struct dev_chain *c, uint64_t n)
 		return orphan_slot(c, r, d, n - 1) + 1;
 	r = (n - 1 + c->p.reorg_every - 1) / c->p.reorg_every *
 	    c->p.reorg_every;
-	return (r / c->p.reorg_every - 1) * c->p.reorg_max;
+	return (r / c->p.reorg_every - 1) * slot_stride(c);
+}
+
+const char *
+dev_reorg_work_name(enum dev_reorg_work w)
+{
+	return w == REORG_LIGHTER ? "lighter" : w == REORG_SHORTER ?
+	    "shorter" : "heavier";
+}
+
+const char *
+dev_fork_choice_name(enum dev_fork_choice f)
+{
+	return f == FORK_LONGEST ? "longest" : "heaviest";
 }
 
 void
@@ -354,8 +453,8 @@ chain_extend_meta(struct dev_chain *c, uint64_t n)
 }
 
 /* Wall time of block n; its meta must exist. */
-static uint64_t
-block_ms(const struct dev_chain *c, uint64_t n)
+uint64_t
+chain_block_ms(const struct dev_chain *c, uint64_t n)
 {
 	int64_t	t;
 
@@ -417,16 +516,32 @@ parent_hash(const struct dev_chain *c, uint64_t n, uint64_t branch)
 	return orph_at(c, orphan_slot(c, branch, d, n - 1))->hash;
 }
 
-static void
-build_header(const struct dev_chain *c, uint64_t n, uint64_t branch,
-    struct header *h)
+/*
+ * The header fields of (n, branch) are those of the first branch (salt
+ * R) or of the second (salt 0), whichever of them it belongs to.
+ */
+static uint64_t
+branch_salt(const struct dev_chain *c, uint64_t n, uint64_t branch)
+{
+	struct reorg_ev	e;
+
+	if (!event_of(c, n, &e))
+		return branch;
+	if (branch != 0)
+		return e.second_wins ? e.r : 0;
+	return !e.second_wins && in_win(&e, n) ? e.r : 0;
+}
+
+void
+chain_build_header(const struct dev_chain *c, uint64_t n, uint64_t branch,
+    const uint8_t *parent, struct header *h)
 {
 	uint8_t		nonce[64];
 
 	header_init(h);
 	h->number = n;
 	if (n > 0)
-		memcpy(h->parent_hash, parent_hash(c, n, branch), 32);
+		memcpy(h->parent_hash, parent, 32);
 	fill_words(c, TAG_STATE, n, branch, h->state_root, 4);
 	fill_words(c, TAG_EXTRINSICS, n, branch, h->extrinsics_root, 4);
 	if (c->p.format == FORMAT_QUANTUS)
@@ -440,6 +555,22 @@ build_header(const struct dev_chain *c, uint64_t n, uint64_t branch,
 		header_add_log(h, DIGEST_RUNTIME_UPDATED, NULL, NULL, 0);
 	fill_words(c, TAG_NONCE, n, branch, nonce, 8);
 	header_add_log(h, DIGEST_SEAL, ENGINE_POW, nonce, sizeof(nonce));
+}
+
+static void
+build_header(const struct dev_chain *c, uint64_t n, uint64_t branch,
+    struct header *h)
+{
+	const struct dev_side	*s;
+	struct dev_blkref	 ref = { n, branch };
+
+	if (dev_blkref_side(&ref)) {
+		s = chain_side(c, &ref);
+		chain_build_header(c, n, s->salt, s->parent, h);
+		return;
+	}
+	chain_build_header(c, n, branch_salt(c, n, branch), n > 0 ?
+	    parent_hash(c, n, branch) : NULL, h);
 }
 
 void
@@ -559,11 +690,11 @@ head_at(const struct dev_chain *c, uint64_t count, uint64_t now)
 	if (count == 0)
 		return 0;
 	hi = count - 1;
-	if (block_ms(c, hi) <= now)
+	if (chain_block_ms(c, hi) <= now)
 		return hi;
 	while (lo < hi) {
 		mid = lo + (hi - lo + 1) / 2;
-		if (block_ms(c, mid) <= now)
+		if (chain_block_ms(c, mid) <= now)
 			lo = mid;
 		else
 			hi = mid - 1;
@@ -601,7 +732,7 @@ dev_chain_sync(struct dev_chain *c, atomic_int *cancel,
 		now = now_wall_ms();
 		for (;;) {
 			chain_extend_meta(c, want + 1);
-			if (block_ms(c, want) > now)
+			if (chain_block_ms(c, want) > now)
 				break;
 			want++;
 		}
@@ -638,7 +769,7 @@ dev_chain_tick(struct dev_chain *c, uint64_t now)
 	for (i = 0; i < TICK_MAX; i++) {
 		n = head + 1;
 		chain_extend_meta(c, n + 1);
-		if (block_ms(c, n) > now)
+		if (chain_block_ms(c, n) > now)
 			break;
 		if (n >= count) {
 			chain_reserve(c, n + 1, chain_slot_end(c, n + 1));
@@ -660,26 +791,45 @@ dev_chain_next_ms(struct dev_chain *c)
 	uint64_t	n = dev_chain_head(c) + 1;
 
 	chain_extend_meta(c, n + 1);
-	return block_ms(c, n);
+	return chain_block_ms(c, n);
+}
+
+uint64_t
+dev_chain_tip(const struct dev_chain *c, uint64_t head)
+{
+	struct reorg_ev	e;
+
+	/* A shorter branch wins: the head drops to its top for a block. */
+	if (c->p.reorg_work == REORG_SHORTER && head >= 2 &&
+	    event_of(c, head - 2, &e) && e.second_wins && head == e.arrive)
+		return e.r;
+	return head;
+}
+
+/* 1 if a view at `head` shows the first branch of e where it loses. */
+static int
+first_shown(const struct reorg_ev *e, uint64_t head)
+{
+	return e->second_wins && head < e->arrive;
 }
 
 int
 dev_chain_block_at(const struct dev_chain *c, uint64_t head, uint64_t n,
     struct dev_blkref *ref)
 {
-	uint64_t	r, count = dev_chain_count(c);
-	unsigned	d;
+	struct reorg_ev	e;
+	uint64_t	count = dev_chain_count(c);
 
 	if (count == 0)
 		return -1;
 	if (head >= count)
 		head = count - 1;
-	if (n > head)
+	if (n > dev_chain_tip(c, head))
 		return -1;
 	ref->number = n;
 	ref->branch = 0;
-	if (dev_chain_reorg_window(c, n, &r, &d) && head <= r)
-		ref->branch = r;
+	if (event_of(c, n, &e) && in_lose(&e, n) && first_shown(&e, head))
+		ref->branch = e.r;
 	return 0;
 }
 
@@ -687,14 +837,15 @@ int
 dev_chain_is_best(const struct dev_chain *c, uint64_t head,
     const struct dev_blkref *ref)
 {
-	uint64_t	r;
-	unsigned	d;
+	struct reorg_ev	e;
 
-	if (ref->number > head)
+	if (ref->number > dev_chain_tip(c, head) || dev_blkref_side(ref))
 		return 0;
+	if (!event_of(c, ref->number, &e) || !in_lose(&e, ref->number))
+		return ref->branch == 0;
 	if (ref->branch != 0)
-		return head <= ref->branch;
-	return !(dev_chain_reorg_window(c, ref->number, &r, &d) && head <= r);
+		return first_shown(&e, head);
+	return !first_shown(&e, head);
 }
 
 int
@@ -702,6 +853,7 @@ dev_chain_lookup(const struct dev_chain *c, uint64_t head,
     const uint8_t hash[32], struct dev_blkref *ref)
 {
 	struct dev_chain	*cc = (struct dev_chain *)c;
+	struct reorg_ev		 e;
 	uint64_t		 i, enc = 0, slot, r;
 	int			 found = 0;
 
@@ -718,22 +870,32 @@ dev_chain_lookup(const struct dev_chain *c, uint64_t head,
 		return -1;
 	if (enc & REF_ORPHAN) {
 		slot = enc & ~REF_ORPHAN;
-		r = (slot / c->p.reorg_max + 1) * c->p.reorg_every;
+		r = (slot / slot_stride(c) + 1) * c->p.reorg_every;
+		reorg_ev(c, r, &e);
 		ref->branch = r;
-		ref->number = r - chain_depth(c, r) + 1 +
-		    slot % c->p.reorg_max;
-		/* Once a node has seen an old-branch block, it keeps it. */
-		return ref->number <= head ? 0 : -1;
+		ref->number = e.lo + slot % slot_stride(c);
+		/*
+		 * Once a node has seen a block, it keeps it: the first
+		 * branch's as they come, the second's when it comes.
+		 */
+		if (e.second_wins)
+			return ref->number <= head ? 0 : -1;
+		return head >= e.arrive ? 0 : -1;
 	}
 	ref->number = enc;
 	ref->branch = 0;
-	return dev_chain_is_best(c, head, ref) ? 0 : -1;
+	if (dev_chain_is_best(c, head, ref))
+		return 0;
+	/* The winning branch's blocks below the tip at the switch. */
+	return -1;
 }
 
 uint64_t
 dev_chain_finalized(const struct dev_chain *c, uint64_t head)
 {
-	return head > c->tm.finality_lag ? head - c->tm.finality_lag : 0;
+	uint64_t	tip = dev_chain_tip(c, head);
+
+	return tip > c->tm.finality_lag ? tip - c->tm.finality_lag : 0;
 }
 
 void
@@ -743,6 +905,10 @@ dev_chain_hash(const struct dev_chain *c, const struct dev_blkref *ref,
 	uint64_t	r;
 	unsigned	d;
 
+	if (dev_blkref_side(ref)) {
+		memcpy(out, chain_side(c, ref)->hash, 32);
+		return;
+	}
 	if (ref->branch == 0 ||
 	    !dev_chain_reorg_window(c, ref->number, &r, &d)) {
 		memcpy(out, blk_at(c, ref->number)->hash, 32);
@@ -821,20 +987,44 @@ dev_chain_header_json(const struct dev_chain *c,
 uint64_t
 dev_chain_difficulty(const struct dev_chain *c, const struct dev_blkref *ref)
 {
-	/* An old-branch block was mined at the same difficulty as its twin. */
-	return blk_at(c, ref->number)->difficulty;
+	struct reorg_ev	e;
+	uint64_t	d;
+	int		second;
+
+	if (dev_blkref_side(ref))
+		return chain_side(c, ref)->difficulty;
+	/* A losing block was mined at the difficulty of its twin ... */
+	d = blk_at(c, ref->number)->difficulty;
+	if (!event_of(c, ref->number, &e) || e.heavy == 0)
+		return d;
+	/* ... unless one branch of the reorg is the heavy one. */
+	if (ref->branch != 0) {
+		if (!in_lose(&e, ref->number))
+			return d;
+		second = !e.second_wins;
+	} else {
+		if (!in_win(&e, ref->number))
+			return d;
+		second = e.second_wins;
+	}
+	return (e.heavy == 2) == second ? d * HEAVY : d;
 }
 
 uint64_t
 dev_chain_timestamp(const struct dev_chain *c, const struct dev_blkref *ref)
 {
-	return block_ms(c, ref->number);
+	if (dev_blkref_side(ref))
+		return chain_side(c, ref)->ts_ms;
+	return chain_block_ms(c, ref->number);
 }
 
 unsigned
 dev_chain_miner(const struct dev_chain *c, const struct dev_blkref *ref)
 {
-	return miner_of(c, ref->number, ref->branch);
+	if (dev_blkref_side(ref))
+		return miner_of(c, ref->number, chain_side(c, ref)->salt);
+	return miner_of(c, ref->number, branch_salt(c, ref->number,
+	    ref->branch));
 }
 
 void

@@ -1,7 +1,8 @@
 /*
  * Inside the simulated chain: block storage and the hash index, shared by
- * dev_chain.c (generation, views) and dev_cache.c (the on-disk cache).
- * Nothing outside those two files includes this.
+ * dev_chain.c (generation, views), dev_chain_side.c (side blocks, the
+ * split) and dev_cache.c (the on-disk cache).
+ * Nothing outside those files includes this.
  */
 #ifndef DEV_CHAIN_INT_H
 #define DEV_CHAIN_INT_H
@@ -33,6 +34,30 @@ struct dev_orph {
 	uint8_t		hash[32];
 };
 
+/*
+ * Side blocks: headers outside the simulated chain (a split's own
+ * branch, forged headers), made while the devnode runs.  Append-only in
+ * chunks that never move, published with side_count like the blocks.
+ */
+#define SIDE_CHUNK_BITS	12
+#define SIDE_CHUNK_SIZE	(1u << SIDE_CHUNK_BITS)
+#define SIDE_CHUNKS_MAX	4096
+#define SIDE_FORGED	(1ull << 62)	/* in a ref's branch: store 1 */
+
+struct dev_side {
+	uint8_t		hash[32];
+	uint8_t		parent[32];
+	uint64_t	number;
+	uint64_t	salt;		/* header fields and miner */
+	uint64_t	difficulty;
+	uint64_t	ts_ms;
+};
+
+struct side_store {
+	struct dev_side		**chunk;
+	atomic_uint_fast64_t	 count;
+};
+
 struct dev_chain {
 	struct dev_chain_params	 p;
 	struct dev_chain_timing	 tm;
@@ -59,6 +84,18 @@ struct dev_chain {
 	uint64_t		 idx_mask;
 	uint64_t		 idx_used;
 
+	/*
+	 * Side blocks, behind side_lock for writers: store 0 holds the
+	 * splits' branches (one after the other, so a split's blocks are
+	 * consecutive), store 1 the forgeries.
+	 */
+	pthread_mutex_t		 side_lock;
+	struct side_store	 side[2];
+	struct dev_split_state	 split;
+	uint8_t			 split_base_hash[32];
+	uint64_t		 split_start_ms;
+	uint64_t		 split_epochs;
+
 	uint64_t		 cache_have;	/* blocks in the cache file */
 	uint64_t		 preloaded;	/* hashes read, maybe unpublished */
 	double			 sync_secs;
@@ -72,6 +109,12 @@ static inline struct dev_blk *
 blk_at(const struct dev_chain *c, uint64_t n)
 {
 	return &c->blk[n >> CHUNK_BITS][n & (CHUNK_SIZE - 1)];
+}
+
+static inline struct dev_side *
+side_at(const struct side_store *st, uint64_t i)
+{
+	return &st->chunk[i >> SIDE_CHUNK_BITS][i & (SIDE_CHUNK_SIZE - 1)];
 }
 
 static inline struct dev_orph *
@@ -96,6 +139,18 @@ void	 chain_publish(struct dev_chain *, uint64_t from, uint64_t to);
 unsigned chain_depth(const struct dev_chain *, uint64_t r);
 /* 1 if the stored hashes of block n (and its twin) are what it hashes to. */
 int	 chain_verify_block(const struct dev_chain *, uint64_t n);
+
+/* Header of block n with the fields of `salt` (a branch) on `parent`. */
+void	 chain_build_header(const struct dev_chain *, uint64_t n,
+	    uint64_t salt, const uint8_t *parent, struct header *);
+/* Difficulty and wall time of canonical block n (meta must exist). */
+uint64_t chain_block_ms(const struct dev_chain *, uint64_t n);
+
+/* dev_chain_side.c */
+void	 chain_side_init(struct dev_chain *);
+void	 chain_side_free(struct dev_chain *);
+const struct dev_side *chain_side(const struct dev_chain *,
+	    const struct dev_blkref *);
 
 /* dev_cache.c */
 uint64_t dev_cache_load(struct dev_chain *, uint64_t want);

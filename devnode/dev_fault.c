@@ -32,20 +32,33 @@ static const struct fault_def {
 	uint64_t	 arg_max;
 	unsigned	 allowed;	/* targets it can apply to */
 	int		 pct;		/* takes a percentage */
+	uint64_t	 arg_min;
+	const char	*arg_form;	/* for "needs an argument" */
 } fault_defs[FAULT__COUNT] = {
 	[FAULT_REFUSE] =	{ "refuse", ARG_NONE, 0, 0, T_BOTH, 0 },
 	[FAULT_BLACKHOLE] =	{ "blackhole", ARG_NONE, 0, 0, T_BOTH, 1 },
-	[FAULT_SLOW] =		{ "slow", ARG_REQUIRED, 0, 3600000, T_BOTH, 1 },
+	[FAULT_SLOW] =		{ "slow", ARG_REQUIRED, 0, 3600000, T_BOTH, 1, 0,
+				    "slow:MS" },
 	[FAULT_HTTP_500] =	{ "http_500", ARG_NONE, 0, 0, T_HTTP, 1 },
 	[FAULT_HTTP_503] =	{ "http_503", ARG_NONE, 0, 0, T_HTTP, 1 },
 	[FAULT_RATE_LIMIT] =	{ "rate_limit", ARG_NONE, 0, 0, T_BOTH, 1 },
 	[FAULT_MALFORMED] =	{ "malformed", ARG_NONE, 0, 0, T_BOTH, 1 },
 	[FAULT_TRUNCATED] =	{ "truncated", ARG_NONE, 0, 0, T_BOTH, 1 },
-	[FAULT_OVERSIZED] =	{ "oversized", ARG_OPTIONAL, 64, 4096, T_BOTH, 1 },
+	[FAULT_OVERSIZED] =	{ "oversized", ARG_OPTIONAL, 64, 4096, T_BOTH, 1, 1 },
 	[FAULT_WS_DROP] =	{ "ws_drop", ARG_OPTIONAL, 0, 86400000, T_WS, 0 },
 	[FAULT_WS_SILENT] =	{ "ws_silent", ARG_NONE, 0, 0, T_WS, 0 },
 	[FAULT_STALL] =		{ "stall", ARG_NONE, 0, 0, T_BOTH, 0 },
 	[FAULT_WRONG_GENESIS] =	{ "wrong_genesis", ARG_NONE, 0, 0, T_BOTH, 0 },
+	[FAULT_SPLIT] =		{ "split", ARG_NONE, 0, 0, T_BOTH, 0 },
+	[FAULT_FORGE_HEAD] =	{ "forge_head", ARG_OPTIONAL, 1000000000,
+				    UINT32_MAX, T_BOTH, 1, 1 },
+	[FAULT_FORGE_CHAIN] =	{ "forge_chain", ARG_REQUIRED, 0, 100000, T_BOTH,
+				    1, 1, "forge_chain:K" },
+	[FAULT_BAD_NUMBER] =	{ "bad_number", ARG_OPTIONAL, 50, 1000000000,
+				    T_BOTH, 1, 2 },
+	[FAULT_FINALIZED_OFF] =	{ "finalized_off", ARG_NONE, 0, 0, T_BOTH, 1 },
+	[FAULT_WRONG_HEADER] =	{ "wrong_header", ARG_NONE, 0, 0, T_BOTH, 1 },
+	[FAULT_WRONG_COUNT] =	{ "wrong_count", ARG_OPTIONAL, 0, 2, T_BOTH, 1 },
 };
 
 struct fault_slot {
@@ -162,17 +175,15 @@ dev_fault_parse(const char *text, struct dev_fault_spec *sp, char *err,
 			return fault_err(err, errlen,
 			    "fault %s takes no argument (\"%s\")", d->name,
 			    arg);
-		if (parse_u64(arg, &v) == -1 || v > d->arg_max)
-			return fault_err(err, errlen,
-			    "fault %s: bad argument \"%s\"", d->name, arg);
-		if (sp->id == FAULT_OVERSIZED && v == 0)
+		if (parse_u64(arg, &v) == -1 || v > d->arg_max ||
+		    v < d->arg_min)
 			return fault_err(err, errlen,
 			    "fault %s: bad argument \"%s\"", d->name, arg);
 		sp->arg = v;
 		sp->has_arg = 1;
 	} else if (d->arg == ARG_REQUIRED)
-		return fault_err(err, errlen, "fault %s needs an argument%s",
-		    d->name, " (slow:MS)");
+		return fault_err(err, errlen, "fault %s needs an argument "
+		    "(%s)", d->name, d->arg_form);
 	else
 		sp->arg = d->arg_default;
 	if (pct != NULL) {
@@ -203,6 +214,12 @@ dev_fault_enable(const struct dev_fault_spec *sp)
 	/* Hooks take the lock themselves: call them before we do. */
 	if (sp->id == FAULT_WRONG_GENESIS && hooks.want_alt_chain != NULL)
 		hooks.want_alt_chain();
+	if (sp->id == FAULT_SPLIT && hooks.split != NULL)
+		hooks.split(1);
+	if ((sp->id == FAULT_FORGE_HEAD || sp->id == FAULT_FORGE_CHAIN ||
+	    sp->id == FAULT_BAD_NUMBER || sp->id == FAULT_FINALIZED_OFF) &&
+	    hooks.forge != NULL)
+		hooks.forge(sp->id, sp->arg);
 	if (sp->id == FAULT_STALL && hooks.view_head != NULL)
 		for (t = 0; t < TR__COUNT; t++)
 			heads[t] = hooks.view_head((enum dev_transport)t);
@@ -223,6 +240,19 @@ dev_fault_enable(const struct dev_fault_spec *sp)
 	return 0;
 }
 
+/* After the split fault went off somewhere: off everywhere, the split ends. */
+static void
+split_maybe_off(void)
+{
+	int	on;
+
+	pthread_mutex_lock(&fault_lock);
+	on = slots[TR_HTTP][FAULT_SPLIT].on || slots[TR_WS][FAULT_SPLIT].on;
+	pthread_mutex_unlock(&fault_lock);
+	if (!on && hooks.split != NULL)
+		hooks.split(0);
+}
+
 int
 dev_fault_disable(const struct dev_fault_spec *sp)
 {
@@ -234,6 +264,8 @@ dev_fault_disable(const struct dev_fault_spec *sp)
 			slots[t][sp->id].on = 0;
 	generation++;
 	pthread_mutex_unlock(&fault_lock);
+	if (sp->id == FAULT_SPLIT)
+		split_maybe_off();
 	fault_changed();
 	return 0;
 }
@@ -245,6 +277,7 @@ dev_fault_clear(void)
 	memset(slots, 0, sizeof(slots));
 	generation++;
 	pthread_mutex_unlock(&fault_lock);
+	split_maybe_off();
 	fault_changed();
 }
 

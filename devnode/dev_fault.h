@@ -33,6 +33,13 @@ enum dev_fault_id {
 	FAULT_WS_SILENT,
 	FAULT_STALL,
 	FAULT_WRONG_GENESIS,
+	FAULT_SPLIT,
+	FAULT_FORGE_HEAD,
+	FAULT_FORGE_CHAIN,
+	FAULT_BAD_NUMBER,
+	FAULT_FINALIZED_OFF,
+	FAULT_WRONG_HEADER,
+	FAULT_WRONG_COUNT,
 	FAULT__COUNT
 };
 
@@ -42,7 +49,7 @@ enum dev_fault_id {
 struct dev_fault_spec {
 	enum dev_fault_id id;
 	unsigned	 targets;	/* bit per enum dev_transport */
-	uint64_t	 arg;		/* ms for slow / ws_drop, MiB for oversized */
+	uint64_t	 arg;		/* ms, MiB, blocks: see chainwatch-devnode(1) */
 	int		 has_arg;
 	unsigned	 pct;		/* 1..100 */
 };
@@ -65,6 +72,10 @@ struct dev_fault_hooks {
 	uint64_t (*view_head)(enum dev_transport);
 	void	(*changed)(void);
 	void	(*want_alt_chain)(void);
+	/* The split fault went on (for some transport) or off (for all). */
+	void	(*split)(int on);
+	/* A fault that serves forged headers is coming on: make them. */
+	void	(*forge)(enum dev_fault_id, uint64_t arg);
 };
 
 void	dev_fault_init(const struct dev_fault_hooks *);

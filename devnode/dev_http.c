@@ -482,7 +482,8 @@ answer_rpc(struct MHD_Connection *conn, struct http_req *r)
 	control = dev_rpc_is_control(r->body.p, r->body.len);
 	dev_fault_snapshot(TR_HTTP, &fv);
 	if (control)
-		fv.on &= (1u << FAULT_STALL) | (1u << FAULT_WRONG_GENESIS);
+		fv.on &= (1u << FAULT_STALL) | (1u << FAULT_WRONG_GENESIS) |
+		    (1u << FAULT_SPLIT);
 	if (dev_fault_on(&fv, FAULT_REFUSE))
 		return MHD_NO;
 	if (dev_fault_hit(&fv, FAULT_BLACKHOLE))
@@ -506,6 +507,7 @@ answer_rpc(struct MHD_Connection *conn, struct http_req *r)
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.tr = TR_HTTP;
 	dev_view_get(&fv, &ctx.view);
+	ctx.fv = &fv;
 	dev_rpc_handle(&ctx, r->body.p != NULL ? r->body.p : "", r->body.len,
 	    &out);
 	if (dev_fault_hit(&fv, FAULT_TRUNCATED) && out.len > 1) {
@@ -519,8 +521,7 @@ answer_rpc(struct MHD_Connection *conn, struct http_req *r)
 		/* Valid-looking JSON: the best header, over and over. */
 		dev_request_id(r->body.p, r->body.len, id, sizeof(id));
 		buf_reset(&out);
-		dev_chain_block_at(ctx.view.chain, ctx.view.head,
-		    ctx.view.head, &ref);
+		dev_view_block_at(&ctx.view, ctx.view.head, &ref);
 		dev_chain_header_json(ctx.view.chain, &ref, &out);
 		o = dev_oversized_new(id, out.p, out.len,
 		    fv.arg[FAULT_OVERSIZED] << 20);

@@ -38,7 +38,8 @@
 #include "dev_rpc.h"
 #include "dev_ws.h"
 
-#define ANNOUNCE_MAX	256	/* notifications for one jump of the head */
+/* Notifications for one jump of the head: the deepest reorg whole. */
+#define ANNOUNCE_MAX	(DEV_REORG_DEPTH_MAX + 8)
 #define FAULTS_MAX	32
 #define CACHE_DEFAULT_MIN 100000	/* backlog cached without --cache-dir */
 
@@ -63,8 +64,7 @@ static unsigned		 n_start_faults;
 /* What the WebSocket subscribers were last told. */
 static struct {
 	int			 valid;
-	struct dev_chain	*chain;
-	uint64_t		 head;
+	struct dev_view		 view;
 	uint64_t		 fin;
 } told;
 
@@ -91,9 +91,26 @@ dev_view_get(const struct dev_fault_view *fv, struct dev_view *v)
 		v->wrong_genesis = 1;
 	}
 	v->syncing = !dev_chain_synced(v->chain);
-	v->head = dev_chain_head(v->chain);
-	if (dev_fault_on(fv, FAULT_STALL) && fv->stall_head < v->head)
-		v->head = fv->stall_head;
+	v->pos = dev_chain_head(v->chain);
+	memset(&v->split, 0, sizeof(v->split));
+	if (v->chain == main_chain && dev_fault_on(fv, FAULT_SPLIT))
+		dev_chain_split_get(main_chain, &v->split);
+	if (v->split.on) {
+		/* The stall freezes the split's head (never below its base). */
+		v->pos = v->split.base_pos;
+		v->head = v->split.base + v->split.len;
+		if (dev_fault_on(fv, FAULT_STALL) && fv->stall_head < v->head)
+			v->head = fv->stall_head > v->split.base ?
+			    fv->stall_head : v->split.base;
+	} else {
+		/* The stall freezes the chain's position. */
+		if (dev_fault_on(fv, FAULT_STALL) && fv->stall_head < v->pos)
+			v->pos = fv->stall_head;
+		v->head = dev_chain_tip(v->chain, v->pos);
+	}
+	v->lies = 0;
+	if (v->chain == main_chain)
+		dev_lie_view(fv, v);
 }
 
 static uint64_t
@@ -105,13 +122,44 @@ hook_view_head(enum dev_transport tr)
 	dev_fault_snapshot(tr, &fv);
 	fv.on &= ~(1u << FAULT_STALL);
 	dev_view_get(&fv, &v);
-	return v.head;
+	return v.split.on ? v.head : v.pos;
 }
 
 static void
 hook_changed(void)
 {
 	dev_main_wakeup();
+}
+
+/* The split fault: leave the shared chain at the best block, or return. */
+static void
+hook_split(int on)
+{
+	struct dev_fault_view	fv;
+	struct dev_view		v;
+
+	if (!on) {
+		dev_chain_split_stop(main_chain);
+		return;
+	}
+	dev_fault_snapshot(TR_HTTP, &fv);
+	fv.on &= ~(1u << FAULT_SPLIT | 1u << FAULT_WRONG_GENESIS);
+	dev_view_get(&fv, &v);
+	dev_chain_split_start(main_chain, v.pos, now_wall_ms());
+}
+
+/* A lying fault comes on: forge on the view HTTP serves now. */
+static void
+hook_forge(enum dev_fault_id id, uint64_t arg)
+{
+	struct dev_fault_view	fv;
+	struct dev_view		v;
+
+	dev_fault_snapshot(TR_HTTP, &fv);
+	fv.on &= ~(1u << FAULT_WRONG_GENESIS);
+	dev_view_get(&fv, &v);
+	if (!v.syncing)
+		dev_lie_make(&v, id, arg);
 }
 
 static void
@@ -172,21 +220,30 @@ status_view(struct buf *b, enum dev_transport tr)
 	dev_fault_snapshot(tr, &fv);
 	dev_view_get(&fv, &v);
 	buf_addf(b, "{\"head\":%" PRIu64 ",\"headHash\":", v.head);
-	if (dev_chain_block_at(v.chain, v.head, v.head, &ref) == 0) {
+	if (dev_view_block_at(&v, v.head, &ref) == 0) {
 		dev_chain_hash(v.chain, &ref, h);
 		dev_json_hex(b, h, 32, 1);
 	} else
 		buf_adds(b, "null");
 	buf_addf(b, ",\"finalized\":%" PRIu64 ",\"genesis\":",
-	    dev_chain_finalized(v.chain, v.head));
+	    dev_view_finalized(&v));
 	if (dev_chain_count(v.chain) > 0) {
 		dev_chain_genesis(v.chain, h);
 		dev_json_hex(b, h, 32, 1);
 	} else
 		buf_adds(b, "null");
-	buf_addf(b, ",\"syncing\":%s,\"wrongGenesis\":%s,\"stalled\":%s}",
-	    v.syncing ? "true" : "false", v.wrong_genesis ? "true" : "false",
+	buf_addf(b, ",\"syncing\":%s,\"wrongGenesis\":%s,\"stalled\":%s,"
+	    "\"split\":", v.syncing ? "true" : "false",
+	    v.wrong_genesis ? "true" : "false",
 	    dev_fault_on(&fv, FAULT_STALL) ? "true" : "false");
+	if (v.split.on)
+		buf_addf(b, "{\"base\":%" PRIu64 ",\"blocks\":%" PRIu64 "}",
+		    v.split.base, v.split.len);
+	else
+		buf_adds(b, "null");
+	buf_adds(b, ",\"lies\":");
+	dev_lie_status_json(&v, b);
+	buf_addc(b, '}');
 }
 
 void
@@ -214,27 +271,54 @@ dev_status_json(struct buf *b)
 }
 
 static void
-announce_block(enum dev_sub_kind kind, const struct dev_chain *c,
-    uint64_t head, uint64_t n, struct buf *hdr)
+announce_ref(enum dev_sub_kind kind, const struct dev_view *v,
+    const struct dev_blkref *ref, struct buf *hdr)
 {
-	struct dev_blkref	ref;
-
-	if (dev_chain_block_at(c, head, n, &ref) == -1)
-		return;
 	buf_reset(hdr);
-	dev_chain_header_json(c, &ref, hdr);
+	dev_chain_header_json(v->chain, ref, hdr);
 	dev_ws_announce(kind, hdr->p, hdr->len);
 }
 
-static int
-same_block(const struct dev_chain *c, uint64_t h1, uint64_t h2, uint64_t n)
+static void
+announce_block(enum dev_sub_kind kind, const struct dev_view *v, uint64_t n,
+    struct buf *hdr)
 {
-	struct dev_blkref	a, b;
+	struct dev_blkref	ref;
 
-	if (dev_chain_block_at(c, h1, n, &a) == -1 ||
-	    dev_chain_block_at(c, h2, n, &b) == -1)
-		return 0;
-	return a.number == b.number && a.branch == b.branch;
+	if (dev_view_block_at(v, n, &ref) == 0)
+		announce_ref(kind, v, &ref, hdr);
+}
+
+/* After the real heads, each forged head that is on (and hits). */
+static void
+announce_forged(const struct dev_view *v, const struct dev_fault_view *fv,
+    struct buf *hdr)
+{
+	static const enum dev_fault_id ids[] = {
+		FAULT_FORGE_HEAD, FAULT_FORGE_CHAIN, FAULT_BAD_NUMBER,
+	};
+	size_t	i;
+
+	for (i = 0; i < nitems(ids); i++)
+		if ((v->lies & (1u << ids[i])) && dev_fault_hit(fv, ids[i]))
+			announce_ref(SUB_NEW_HEADS, v, &v->lie[ids[i]], hdr);
+}
+
+/* The finalized head moved: its blocks, or the lie in their place. */
+static void
+announce_finalized(const struct dev_view *v, const struct dev_fault_view *fv,
+    uint64_t from, uint64_t fin, struct buf *hdr)
+{
+	uint64_t	n;
+
+	if ((v->lies & (1u << FAULT_FINALIZED_OFF)) &&
+	    dev_fault_hit(fv, FAULT_FINALIZED_OFF)) {
+		announce_ref(SUB_FINALIZED, v, &v->lie[FAULT_FINALIZED_OFF],
+		    hdr);
+		return;
+	}
+	for (n = from; n <= fin; n++)
+		announce_block(SUB_FINALIZED, v, n, hdr);
 }
 
 /*
@@ -250,49 +334,50 @@ announce(void)
 	struct dev_view		 v;
 	struct buf		 hdr;
 	uint64_t		 low, f, from, fin, n;
-	int			 subs = dev_ws_subscribers();
+	int			 subs = dev_ws_subscribers(), moved;
 
 	dev_fault_snapshot(TR_WS, &fv);
 	dev_view_get(&fv, &v);
 	if (v.syncing)
 		return;
-	fin = dev_chain_finalized(v.chain, v.head);
+	fin = dev_view_finalized(&v);
 	buf_init(&hdr);
-	if (!told.valid || told.chain != v.chain) {
+	if (!told.valid || told.view.chain != v.chain) {
 		/* Just synced, or another chain: just where it stands. */
 		if (subs) {
-			announce_block(SUB_NEW_HEADS, v.chain, v.head, v.head,
-			    &hdr);
-			announce_block(SUB_FINALIZED, v.chain, v.head, fin,
-			    &hdr);
+			announce_block(SUB_NEW_HEADS, &v, v.head, &hdr);
+			announce_forged(&v, &fv, &hdr);
+			announce_finalized(&v, &fv, fin, fin, &hdr);
 		}
 		goto done;
 	}
-	if (!subs || (v.head == told.head && fin == told.fin))
+	/* Same height, another block: a split began or ended there. */
+	moved = v.head != told.view.head ||
+	    !dev_view_same_block(&told.view, &v, v.head);
+	if (!subs || (!moved && fin == told.fin))
 		goto done;
-	if (v.head != told.head) {
-		low = v.head < told.head ? v.head : told.head;
-		for (f = low; f > 0 && !same_block(v.chain, told.head, v.head,
-		    f) && low - f <= DEV_REORG_DEPTH_MAX + 1; f--)
+	if (moved) {
+		low = v.head < told.view.head ? v.head : told.view.head;
+		for (f = low; f > 0 && !dev_view_same_block(&told.view, &v, f) &&
+		    low - f <= DEV_REORG_DEPTH_MAX + 1; f--)
 			;
 		from = f + 1 <= v.head ? f + 1 : v.head;
 		if (v.head - from + 1 > ANNOUNCE_MAX)
 			from = v.head - ANNOUNCE_MAX + 1;
 		for (n = from; n <= v.head; n++)
-			announce_block(SUB_NEW_HEADS, v.chain, v.head, n, &hdr);
+			announce_block(SUB_NEW_HEADS, &v, n, &hdr);
+		announce_forged(&v, &fv, &hdr);
 	}
 	if (fin > told.fin) {
 		from = told.fin + 1;
 		if (fin - from + 1 > ANNOUNCE_MAX)
 			from = fin - ANNOUNCE_MAX + 1;
-		for (n = from; n <= fin; n++)
-			announce_block(SUB_FINALIZED, v.chain, v.head, n, &hdr);
+		announce_finalized(&v, &fv, from, fin, &hdr);
 	} else if (fin != told.fin)
-		announce_block(SUB_FINALIZED, v.chain, v.head, fin, &hdr);
+		announce_finalized(&v, &fv, fin, fin, &hdr);
 done:
 	told.valid = 1;
-	told.chain = v.chain;
-	told.head = v.head;
+	told.view = v;
 	told.fin = fin;
 	buf_free(&hdr);
 }
@@ -310,6 +395,10 @@ tick(void)
 		dev_chain_tick(cs[i], now);
 		t = dev_chain_next_ms(cs[i]);
 		if (next == 0 || t < next)
+			next = t;
+		dev_chain_split_tick(cs[i], now);
+		t = dev_chain_split_next_ms(cs[i]);
+		if (t != 0 && t < next)
 			next = t;
 	}
 	announce();
@@ -357,7 +446,7 @@ on_ready(void)
 	const struct dev_chain_timing	*tm = &dev_conf.timing;
 	struct dev_blkref		 ref;
 	char				 genesis[67], headhash[67], faults[512];
-	char				 reorg[96], pruning[64];
+	char				 reorg[160], pruning[64];
 	uint8_t				 h[32];
 	double				 secs;
 	uint64_t			 cached, hashed, head;
@@ -381,8 +470,10 @@ on_ready(void)
 		snprintf(reorg, sizeof(reorg), "no reorgs");
 	else
 		snprintf(reorg, sizeof(reorg), "reorgs every %" PRIu64
-		    " blocks (depth %u-%u)", p->reorg_every, p->reorg_min,
-		    p->reorg_max);
+		    " blocks (depth %u-%u, %s, %s fork choice)",
+		    p->reorg_every, p->reorg_min, p->reorg_max,
+		    dev_reorg_work_name(p->reorg_work),
+		    dev_fork_choice_name(p->fork_choice));
 	if (dev_conf.state_pruning == 0)
 		snprintf(pruning, sizeof(pruning), "archive state");
 	else
@@ -432,6 +523,8 @@ usage(int status)
 "           [--start-time EPOCH_MS] [--backlog N] [--cache-dir DIR]\n"
 "           [--miners N] [--miner-weights W,...] [--difficulty N]\n"
 "           [--reorg-every K] [--reorg-depth D|MIN-MAX] [--finality-lag N]\n"
+"           [--reorg-work heavier|lighter|shorter]\n"
+"           [--fork-choice heaviest|longest]\n"
 "           [--spec-version V] [--spec-change HEIGHT[:VERSION]]...\n"
 "           [--state-pruning N] [--pruned-null] [--fault SPEC]...\n"
 "           [--ping-interval MS] [--threads N] [--chain-name NAME]\n"
@@ -439,6 +532,8 @@ usage(int status)
 "faults: refuse blackhole slow:MS http_500 http_503 rate_limit malformed\n"
 "        truncated oversized[:MIB] ws_drop[:MS] ws_silent stall\n"
 "        wrong_genesis, each as NAME[:ARG][@http|ws|both][%%PERCENT]\n"
+"lies:   split forge_head[:N] forge_chain:K bad_number[:K] finalized_off\n"
+"        wrong_header wrong_count[:0|1|2]\n"
 "see chainwatch-devnode(1)\n");
 	exit(status);
 }
@@ -486,7 +581,7 @@ enum {
 	OPT_MINER_WEIGHTS, OPT_DIFFICULTY, OPT_REORG_EVERY, OPT_REORG_DEPTH,
 	OPT_FINALITY_LAG, OPT_SPEC_VERSION, OPT_SPEC_CHANGE, OPT_STATE_PRUNING,
 	OPT_PRUNED_NULL, OPT_FAULT, OPT_PING, OPT_THREADS, OPT_CHAIN_NAME,
-	OPT_LOG_LEVEL, OPT_SELF_TEST,
+	OPT_LOG_LEVEL, OPT_SELF_TEST, OPT_REORG_WORK, OPT_FORK_CHOICE,
 };
 
 static const struct option longopts[] = {
@@ -506,6 +601,8 @@ static const struct option longopts[] = {
 	{ "reorg-every", required_argument, NULL, OPT_REORG_EVERY },
 	{ "reorg-depth", required_argument, NULL, OPT_REORG_DEPTH },
 	{ "finality-lag", required_argument, NULL, OPT_FINALITY_LAG },
+	{ "reorg-work", required_argument, NULL, OPT_REORG_WORK },
+	{ "fork-choice", required_argument, NULL, OPT_FORK_CHOICE },
 	{ "spec-version", required_argument, NULL, OPT_SPEC_VERSION },
 	{ "spec-change", required_argument, NULL, OPT_SPEC_CHANGE },
 	{ "state-pruning", required_argument, NULL, OPT_STATE_PRUNING },
@@ -597,6 +694,7 @@ parse_options(int argc, char **argv, int *selftest)
 	enum log_level		 level;
 	uint64_t		 now;
 	int			 ch, weights = 0, depth_set = 0;
+	int			 work_set = 0, choice_set = 0;
 	unsigned		 i;
 	uint32_t		 v;
 
@@ -679,6 +777,28 @@ parse_options(int argc, char **argv, int *selftest)
 				p->reorg_min = p->reorg_max = (unsigned)opt_u64(
 				    "reorg-depth", optarg, 1, DEV_REORG_DEPTH_MAX);
 			depth_set = 1;
+			break;
+		case OPT_REORG_WORK:
+			if (strcmp(optarg, "heavier") == 0)
+				p->reorg_work = REORG_HEAVIER;
+			else if (strcmp(optarg, "lighter") == 0)
+				p->reorg_work = REORG_LIGHTER;
+			else if (strcmp(optarg, "shorter") == 0)
+				p->reorg_work = REORG_SHORTER;
+			else
+				usage_error("--reorg-work %s: not heavier, "
+				    "lighter or shorter", optarg);
+			work_set = 1;
+			break;
+		case OPT_FORK_CHOICE:
+			if (strcmp(optarg, "heaviest") == 0)
+				p->fork_choice = FORK_HEAVIEST;
+			else if (strcmp(optarg, "longest") == 0)
+				p->fork_choice = FORK_LONGEST;
+			else
+				usage_error("--fork-choice %s: not heaviest or "
+				    "longest", optarg);
+			choice_set = 1;
 			break;
 		case OPT_FINALITY_LAG:
 			tm->finality_lag = opt_u64("finality-lag", optarg, 0,
@@ -765,11 +885,19 @@ parse_options(int argc, char **argv, int *selftest)
 		if (p->reorg_max >= p->reorg_every)
 			usage_error("--reorg-depth: must be below --reorg-every%s",
 			    "");
-		if (p->reorg_max > tm->finality_lag)
+		/* A shorter branch takes depth+1 blocks off the chain. */
+		if (p->reorg_max + (p->reorg_work == REORG_SHORTER) >
+		    tm->finality_lag)
 			usage_error("--reorg-depth: must not exceed "
-			    "--finality-lag%s", "");
-	} else if (depth_set)
-		usage_error("--reorg-depth needs --reorg-every%s", "");
+			    "--finality-lag (less one with --reorg-work "
+			    "shorter)%s", "");
+	} else if (depth_set || work_set)
+		usage_error("--reorg-depth and --reorg-work need "
+		    "--reorg-every%s", "");
+	/* Quantus nodes pick the heaviest chain; Substrate's default, longest. */
+	if (!choice_set)
+		p->fork_choice = p->format == FORMAT_QUANTUS ? FORK_HEAVIEST :
+		    FORK_LONGEST;
 	/* Changes in height order; a change without a version adds one. */
 	qsort(p->spec, p->n_spec, sizeof(p->spec[0]), spec_cmp);
 	for (i = 0, v = p->spec_version0; i < p->n_spec; i++) {
@@ -805,7 +933,7 @@ int
 main(int argc, char **argv)
 {
 	struct dev_fault_hooks	hooks = { hook_view_head, hook_changed,
-				    hook_want_alt };
+				    hook_want_alt, hook_split, hook_forge };
 	struct dev_chain	*alt;
 	int			 selftest = 0;
 

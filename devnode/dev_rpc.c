@@ -130,13 +130,13 @@ state_block(struct call *c, const json_t *at, struct dev_blkref *ref,
 	char			 hex[2 * 32 + 3], msg[160];
 
 	if (at == NULL) {
-		dev_chain_block_at(v->chain, v->head, v->head, ref);
+		dev_view_block_at(v, v->head, ref);
 		dev_chain_hash(v->chain, ref, hash);
 		return 0;
 	}
 	if (param_hash(c, at, hash) == -1)
 		return -1;
-	if (dev_chain_lookup(v->chain, v->head, hash, ref) == -1) {
+	if (dev_view_lookup(v, hash, ref) == -1) {
 		hex_encode(hash, 32, hex);
 		snprintf(msg, sizeof(msg), "Client error: UnknownBlock: Header "
 		    "was not found in the database: %s", hex);
@@ -156,7 +156,7 @@ state_kept(struct call *c, const struct dev_blkref *ref, const uint8_t *hash)
 	const struct dev_view	*v = &c->ctx->view;
 	char			 hex[2 * 32 + 3], msg[160];
 
-	if (dev_chain_is_best(v->chain, v->head, ref) &&
+	if (dev_view_is_best(v, ref) &&
 	    (dev_conf.state_pruning == 0 ||
 	    v->head - ref->number < dev_conf.state_pruning))
 		return 1;
@@ -170,6 +170,22 @@ state_kept(struct call *c, const struct dev_blkref *ref, const uint8_t *hash)
 	return call_error(c, RPC_STATE_ERROR, msg, NULL);
 }
 
+/* forge_head, forge_chain, bad_number: 1 and the head to serve. */
+static int
+lie_head(struct call *c, struct dev_blkref *ref)
+{
+	return c->ctx->fv != NULL &&
+	    dev_view_forged_head(&c->ctx->view, c->ctx->fv, ref);
+}
+
+/* wrong_header: another block than the one asked for. */
+static void
+lie_block(struct call *c, struct dev_blkref *ref)
+{
+	if (c->ctx->fv != NULL)
+		dev_view_wrong_block(&c->ctx->view, c->ctx->fv, ref);
+}
+
 static int
 m_get_block_hash(struct call *c)
 {
@@ -180,17 +196,20 @@ m_get_block_hash(struct call *c)
 	size_t			 i, cnt;
 
 	if (p == NULL) {
-		dev_chain_block_at(v->chain, v->head, v->head, &ref);
+		if (!lie_head(c, &ref))
+			dev_view_block_at(v, v->head, &ref);
 		add_hash_of(c->out, v->chain, &ref);
 		return 0;
 	}
 	if (!json_is_array(p)) {
 		if (param_number(c, p, &n) == -1)
 			return -1;
-		if (dev_chain_block_at(v->chain, v->head, n, &ref) == -1)
+		if (dev_view_block_at(v, n, &ref) == -1)
 			buf_adds(c->out, "null");
-		else
+		else {
+			lie_block(c, &ref);
 			add_hash_of(c->out, v->chain, &ref);
+		}
 		return 0;
 	}
 	/* A list: check every entry before writing anything. */
@@ -208,10 +227,12 @@ m_get_block_hash(struct call *c)
 	for (i = 0; i < cnt; i++) {
 		if (i > 0)
 			buf_addc(c->out, ',');
-		if (dev_chain_block_at(v->chain, v->head, nums[i], &ref) == -1)
+		if (dev_view_block_at(v, nums[i], &ref) == -1)
 			buf_adds(c->out, "null");
-		else
+		else {
+			lie_block(c, &ref);
 			add_hash_of(c->out, v->chain, &ref);
+		}
 	}
 	buf_addc(c->out, ']');
 	free(nums);
@@ -227,12 +248,16 @@ header_param(struct call *c, struct dev_blkref *ref)
 	uint8_t			 hash[32];
 
 	if (p == NULL) {
-		dev_chain_block_at(v->chain, v->head, v->head, ref);
+		if (!lie_head(c, ref))
+			dev_view_block_at(v, v->head, ref);
 		return 1;
 	}
 	if (param_hash(c, p, hash) == -1)
 		return -1;
-	return dev_chain_lookup(v->chain, v->head, hash, ref) == 0;
+	if (dev_view_lookup(v, hash, ref) == -1)
+		return 0;
+	lie_block(c, ref);
+	return 1;
 }
 
 static int
@@ -274,8 +299,10 @@ m_get_finalized_head(struct call *c)
 	const struct dev_view	*v = &c->ctx->view;
 	struct dev_blkref	 ref;
 
-	dev_chain_block_at(v->chain, v->head,
-	    dev_chain_finalized(v->chain, v->head), &ref);
+	if (c->ctx->fv != NULL)
+		dev_view_finalized_ref(v, c->ctx->fv, &ref);
+	else
+		dev_view_block_at(v, dev_view_finalized(v), &ref);
 	add_hash_of(c->out, v->chain, &ref);
 	return 0;
 }
@@ -335,14 +362,69 @@ m_unsub_finalized(struct call *c)
 	return unsubscribe(c, SUB_FINALIZED);
 }
 
+enum storage_item {
+	ITEM_NONE,
+	ITEM_DIFFICULTY,
+	ITEM_NOW,
+	ITEM_NUMBER,
+};
+
+static enum storage_item
+storage_item(const uint8_t *key, size_t klen)
+{
+	uint8_t	k_now[32], k_number[32];
+
+	if (klen != 32)
+		return ITEM_NONE;
+	storage_key("Timestamp", "Now", k_now);
+	storage_key("System", "Number", k_number);
+	if (memcmp(key, KEY_DIFFICULTY, 32) == 0)
+		return ITEM_DIFFICULTY;
+	if (memcmp(key, k_now, 32) == 0)
+		return ITEM_NOW;
+	if (memcmp(key, k_number, 32) == 0)
+		return ITEM_NUMBER;
+	return ITEM_NONE;
+}
+
+/*
+ * wrong_count:1 and :2, on the first storage call of a request: the
+ * value at the parent of the block asked for, or the value of another
+ * key (Timestamp.Now for any but itself, QPoW.CurrentDifficulty for it).
+ */
+static void
+lie_storage(struct call *c, struct dev_blkref *ref, enum storage_item *item)
+{
+	const struct dev_view	*v = &c->ctx->view;
+	struct dev_blkref	 other;
+	struct header		 h;
+
+	if (c->ctx->count_lie == 0 || c->ctx->storage_seen++ > 0)
+		return;
+	if (c->ctx->count_lie - 1 == 2) {
+		*item = *item == ITEM_NOW ? ITEM_DIFFICULTY : ITEM_NOW;
+		return;
+	}
+	if (c->ctx->count_lie - 1 != 1)
+		return;
+	if (ref->number == 0) {
+		if (dev_view_block_at(v, 1, &other) == 0)
+			*ref = other;
+		return;
+	}
+	dev_chain_header(v->chain, ref, &h);
+	if (dev_view_lookup(v, h.parent_hash, &other) == 0)
+		*ref = other;
+}
+
 static int
 m_get_storage(struct call *c)
 {
 	const struct dev_view	*v = &c->ctx->view;
 	const json_t		*k = param(c, 0);
 	uint8_t			 key[STORAGE_KEY_MAX], hash[32], val[64];
-	uint8_t			 k_now[32], k_number[32];
 	struct dev_blkref	 ref;
+	enum storage_item	 item;
 	size_t			 klen;
 	uint64_t		 x;
 	int			 rc;
@@ -354,20 +436,20 @@ m_get_storage(struct call *c)
 		return -1;
 	if ((rc = state_kept(c, &ref, hash)) != 1)
 		return rc;
-	storage_key("Timestamp", "Now", k_now);
-	storage_key("System", "Number", k_number);
+	item = storage_item(key, klen);
+	lie_storage(c, &ref, &item);
 	memset(val, 0, sizeof(val));
-	if (klen == 32 && memcmp(key, KEY_DIFFICULTY, 32) == 0) {
+	if (item == ITEM_DIFFICULTY) {
 		x = dev_chain_difficulty(v->chain, &ref);
 		for (int i = 0; i < 8; i++)
 			val[i] = (uint8_t)(x >> (8 * i));
 		dev_json_hex(c->out, val, 64, 1);
-	} else if (klen == 32 && memcmp(key, k_now, 32) == 0) {
+	} else if (item == ITEM_NOW) {
 		x = dev_chain_timestamp(v->chain, &ref);
 		for (int i = 0; i < 8; i++)
 			val[i] = (uint8_t)(x >> (8 * i));
 		dev_json_hex(c->out, val, 8, 1);
-	} else if (klen == 32 && memcmp(key, k_number, 32) == 0) {
+	} else if (item == ITEM_NUMBER) {
 		x = ref.number;
 		for (int i = 0; i < 4; i++)
 			val[i] = (uint8_t)(x >> (8 * i));
@@ -694,13 +776,71 @@ rpc_one(struct dev_rpc_ctx *ctx, const json_t *req, struct buf *out)
 	return 1;
 }
 
+static int
+is_storage_call(const json_t *req)
+{
+	const json_t	*m = json_object_get(req, "method");
+
+	return json_is_string(m) &&
+	    (strcmp(json_string_value(m), "state_getStorage") == 0 ||
+	    strcmp(json_string_value(m), "state_getStorageAt") == 0);
+}
+
+/*
+ * wrong_count: decided once per request that asks for storage, so that
+ * a percentage counts storage answers.  Returns the index of the last
+ * storage call of the batch (n if none).
+ */
+static size_t
+count_lie(struct dev_rpc_ctx *ctx, const json_t *req)
+{
+	const json_t	*e;
+	size_t		 i, last = json_array_size(req);
+
+	json_array_foreach(req, i, e)
+		if (is_storage_call(e))
+			last = i;
+	if (last < json_array_size(req) && ctx->fv != NULL &&
+	    dev_fault_hit(ctx->fv, FAULT_WRONG_COUNT))
+		ctx->count_lie = (unsigned)ctx->fv->arg[FAULT_WRONG_COUNT] + 1;
+	return last;
+}
+
+/* wrong_count:0 of one storage call: two answers to it, in a list. */
+static void
+rpc_single(struct dev_rpc_ctx *ctx, const json_t *req, struct buf *out)
+{
+	size_t	start = out->len, len;
+	char	*one;
+
+	if (is_storage_call(req) && ctx->fv != NULL &&
+	    dev_fault_hit(ctx->fv, FAULT_WRONG_COUNT))
+		ctx->count_lie = (unsigned)ctx->fv->arg[FAULT_WRONG_COUNT] + 1;
+	if (ctx->count_lie != 1) {
+		rpc_one(ctx, req, out);
+		return;
+	}
+	buf_addc(out, '[');
+	if (!rpc_one(ctx, req, out)) {
+		buf_truncate(out, start);
+		return;
+	}
+	len = out->len - start - 1;
+	one = xmalloc(len);
+	memcpy(one, out->p + start + 1, len);
+	buf_addc(out, ',');
+	buf_add(out, one, len);
+	buf_addc(out, ']');
+	free(one);
+}
+
 void
 dev_rpc_handle(struct dev_rpc_ctx *ctx, const char *body, size_t len,
     struct buf *out)
 {
 	json_t		*req, *e;
 	json_error_t	 jerr;
-	size_t		 i, n, start;
+	size_t		 i, n, start, skip;
 	int		 any = 0;
 
 	if ((req = json_loadb(body, len, 0, &jerr)) == NULL) {
@@ -708,7 +848,7 @@ dev_rpc_handle(struct dev_rpc_ctx *ctx, const char *body, size_t len,
 		return;
 	}
 	if (!json_is_array(req)) {
-		rpc_one(ctx, req, out);
+		rpc_single(ctx, req, out);
 		json_decref(req);
 		return;
 	}
@@ -718,9 +858,14 @@ dev_rpc_handle(struct dev_rpc_ctx *ctx, const char *body, size_t len,
 		json_decref(req);
 		return;
 	}
+	skip = count_lie(ctx, req);
+	if (ctx->count_lie != 1)
+		skip = n;	/* wrong_count:0 leaves the last storage out */
 	start = out->len;
 	buf_addc(out, '[');
 	json_array_foreach(req, i, e) {
+		if (i == skip)
+			continue;
 		if (any)
 			buf_addc(out, ',');
 		if (rpc_one(ctx, e, out))
@@ -729,7 +874,8 @@ dev_rpc_handle(struct dev_rpc_ctx *ctx, const char *body, size_t len,
 			buf_truncate(out, out->len - 1);	/* the comma */
 	}
 	buf_addc(out, ']');
-	if (!any)
+	/* Only notifications: nothing; a lie that left all out: "[]". */
+	if (!any && skip == n)
 		buf_truncate(out, start);
 	json_decref(req);
 }

@@ -33,6 +33,9 @@ enum dev_sub_kind {
 struct dev_rpc_ctx {
 	enum dev_transport	 tr;
 	struct dev_view		 view;
+	const struct dev_fault_view *fv;	/* the lies to tell */
+	unsigned		 count_lie;	/* wrong_count mode + 1, or 0 */
+	unsigned		 storage_seen;	/* storage calls answered */
 	int			 rate_limited;	/* answer -32999 to all */
 	/* WebSocket subscriptions; NULL over HTTP. */
 	int	(*subscribe)(void *, enum dev_sub_kind, char *id);

@@ -93,6 +93,125 @@ check_block(struct dev_chain *c, const struct dev_blkref *ref)
 	buf_free(&b);
 }
 
+/*
+ * Walk a branch down from its top (ref) to the block below lo, by parent
+ * hash, summing difficulty: its length, or 0 if it does not reach the
+ * canonical block lo-1.
+ */
+static unsigned
+branch_walk(struct dev_chain *c, uint64_t head, struct dev_blkref ref,
+    uint64_t lo, unsigned __int128 *work)
+{
+	struct header		h;
+	unsigned		len = 0;
+
+	*work = 0;
+	while (ref.number >= lo) {
+		*work += dev_chain_difficulty(c, &ref);
+		len++;
+		dev_chain_header(c, &ref, &h);
+		if (dev_chain_lookup(c, head, h.parent_hash, &ref) == -1)
+			return 0;
+	}
+	return ref.number == lo - 1 && ref.branch == 0 ? len : 0;
+}
+
+/*
+ * Reorg shapes: the branch shown first and the second, their lengths and
+ * summed difficulty, and which one the fork choice keeps.
+ */
+static void
+check_shape(enum chain_format fmt, enum dev_reorg_work work,
+    enum dev_fork_choice choice)
+{
+	struct dev_chain_params	 p;
+	struct dev_chain_timing	 tm;
+	struct dev_chain	*c;
+	struct dev_blkref	 first, second, best;
+	atomic_int		 cancel;
+	unsigned __int128	 w1, w2;
+	unsigned		 l1, l2, d;
+	uint64_t		 R = 60, n, r, late = 150;
+	const char		*what = dev_reorg_work_name(work);
+	int			 shorter = work == REORG_SHORTER, second_wins;
+
+	memset(&p, 0, sizeof(p));
+	memset(&tm, 0, sizeof(tm));
+	p.format = fmt;
+	memcpy(p.seed, "self-test seed for reorg shapes.", 32);
+	p.n_miners = 3;
+	dev_chain_default_weights(&p);
+	p.difficulty0 = 1ull << 40;
+	p.reorg_every = 30;
+	p.reorg_min = 2;
+	p.reorg_max = 6;
+	p.reorg_work = work;
+	p.fork_choice = choice;
+	p.spec_version0 = 7;
+	tm.block_ms = 1000;
+	tm.backlog = 200;
+	tm.start_ms = now_wall_ms();
+	tm.finality_lag = 10;
+	c = dev_chain_new(&p, &tm, NULL, "self-test");
+	atomic_init(&cancel, 0);
+	dev_chain_sync(c, &cancel, NULL);
+	for (n = 0; n <= 200; n++) {
+		first.number = n;
+		first.branch = 0;
+		check_block(c, &first);
+		if (dev_chain_reorg_window(c, n, &r, &d)) {
+			first.branch = r;
+			check_block(c, &first);
+		}
+	}
+	d = 0;
+	for (n = R; n > R - 10 && dev_chain_reorg_window(c, n, &r, &d); n--)
+		;
+	/* The first branch: what a node at R (R+1 if shorter) shows. */
+	CHECK(dev_chain_block_at(c, R + shorter, R + shorter, &first) == 0,
+	    "%s: no best block at R", what);
+	second_wins = first.branch != 0;
+	/* The second: canonical if it won, else the losing branch. */
+	second.number = R + (shorter ? 0 : 1);
+	second.branch = second_wins ? 0 : R;
+	d = R - n;
+	l1 = branch_walk(c, late, first, n + 1, &w1);
+	l2 = branch_walk(c, late, second, n + 1, &w2);
+	CHECK(l1 > 0 && l2 > 0, "%s/%s: a branch does not reach its "
+	    "ancestor (%u, %u)", what, dev_fork_choice_name(choice), l1, l2);
+	switch (work) {
+	case REORG_HEAVIER:
+		CHECK(l2 == l1 + 1 && w2 > w1, "heavier: %u vs %u blocks",
+		    l2, l1);
+		CHECK(second_wins, "heavier: the second branch lost");
+		break;
+	case REORG_LIGHTER:
+		CHECK(l2 == l1 + 1 && w2 < w1, "lighter: %u vs %u blocks, "
+		    "not lighter", l2, l1);
+		CHECK(second_wins == (choice == FORK_LONGEST),
+		    "lighter/%s: the wrong branch won",
+		    dev_fork_choice_name(choice));
+		break;
+	case REORG_SHORTER:
+		CHECK(l2 + 1 == l1 && w2 > w1, "shorter: %u vs %u blocks, "
+		    "not heavier", l2, l1);
+		CHECK(second_wins == (choice == FORK_HEAVIEST),
+		    "shorter/%s: the wrong branch won",
+		    dev_fork_choice_name(choice));
+		/* Switching to it, the head drops to its top. */
+		CHECK(!second_wins || (dev_chain_tip(c, R + 2) == R &&
+		    dev_chain_block_at(c, R + 2, R, &best) == 0 &&
+		    best.branch == 0 && dev_chain_block_at(c, R + 2, R + 1,
+		    &best) == -1), "shorter: no switch to its top at R+2");
+		break;
+	}
+	/* Later, the winner is canonical and the chain goes on from it. */
+	CHECK(dev_chain_block_at(c, late, second_wins ? second.number :
+	    first.number, &best) == 0 && best.branch == 0,
+	    "%s: the winner is not canonical", what);
+	dev_chain_free(c);
+}
+
 static void
 check_chain(enum chain_format fmt)
 {
@@ -184,6 +303,25 @@ check_faults(void)
 	    "unknown fault accepted");
 	CHECK(dev_fault_parse("oversized", &s, err, sizeof(err)) == 0 &&
 	    s.arg == 64, "oversized defaults to 64 MiB");
+	/* The lies: defaults, bounds. */
+	CHECK(dev_fault_parse("forge_head", &s, err, sizeof(err)) == 0 &&
+	    s.arg == 1000000000 && s.targets == 3,
+	    "forge_head defaults to 10^9 on both");
+	CHECK(dev_fault_parse("forge_head:4294967296", &s, err,
+	    sizeof(err)) == -1, "forge_head beyond u32 accepted");
+	CHECK(dev_fault_parse("forge_chain", &s, err, sizeof(err)) == -1 &&
+	    strstr(err, "forge_chain:K") != NULL,
+	    "forge_chain without K: %s", err);
+	CHECK(dev_fault_parse("forge_chain:0", &s, err, sizeof(err)) == -1,
+	    "forge_chain:0 accepted");
+	CHECK(dev_fault_parse("bad_number", &s, err, sizeof(err)) == 0 &&
+	    s.arg == 50, "bad_number defaults to 50");
+	CHECK(dev_fault_parse("bad_number:1", &s, err, sizeof(err)) == -1,
+	    "bad_number:1 (an honest number) accepted");
+	CHECK(dev_fault_parse("wrong_count:3", &s, err, sizeof(err)) == -1,
+	    "wrong_count:3 accepted");
+	CHECK(dev_fault_parse("split%50", &s, err, sizeof(err)) == -1,
+	    "split%%50 accepted");
 }
 
 static void
@@ -220,6 +358,13 @@ dev_selftest(void)
 	    "Sec-WebSocket-Accept %s", accept);
 	check_chain(FORMAT_QUANTUS);
 	check_chain(FORMAT_SUBSTRATE);
+	for (int w = REORG_HEAVIER; w <= REORG_SHORTER; w++) {
+		check_shape(FORMAT_SUBSTRATE, (enum dev_reorg_work)w,
+		    FORK_HEAVIEST);
+		check_shape(FORMAT_SUBSTRATE, (enum dev_reorg_work)w,
+		    FORK_LONGEST);
+	}
+	check_shape(FORMAT_QUANTUS, REORG_LIGHTER, FORK_HEAVIEST);
 	check_faults();
 	check_oversized();
 	if (failures == 0)

@@ -353,32 +353,46 @@ sub_remove(void *arg, enum dev_sub_kind kind, const char *id)
 	return 0;
 }
 
-/* The header a fresh subscription starts with: best or finalized. */
 static void
-first_notifications(struct ws_conn *c, const struct dev_view *v)
+notify_ref(struct ws_conn *c, const struct ws_sub *sub,
+    const struct dev_view *v, const struct dev_blkref *ref)
 {
-	struct dev_blkref	ref;
-	struct buf		hdr, note;
-	unsigned		i;
+	struct buf	hdr, note;
 
 	buf_init(&hdr);
 	buf_init(&note);
+	dev_chain_header_json(v->chain, ref, &hdr);
+	dev_rpc_notification(&note, sub->kind, sub->id, hdr.p, hdr.len);
+	send_text(c, note.p, note.len, 1, NULL, 0);
+	buf_free(&hdr);
+	buf_free(&note);
+}
+
+/*
+ * The header a fresh subscription starts with: best (and a forged head
+ * if a lie is on) or finalized (or the lie in its place).
+ */
+static void
+first_notifications(struct ws_conn *c, const struct dev_view *v,
+    const struct dev_fault_view *fv)
+{
+	struct dev_blkref	ref;
+	unsigned		i;
+
 	for (i = 0; i < c->nsubs && !c->closing; i++) {
 		if (!c->subs[i].fresh)
 			continue;
 		c->subs[i].fresh = 0;
-		dev_chain_block_at(v->chain, v->head,
-		    c->subs[i].kind == SUB_NEW_HEADS ? v->head :
-		    dev_chain_finalized(v->chain, v->head), &ref);
-		buf_reset(&hdr);
-		dev_chain_header_json(v->chain, &ref, &hdr);
-		buf_reset(&note);
-		dev_rpc_notification(&note, c->subs[i].kind, c->subs[i].id,
-		    hdr.p, hdr.len);
-		send_text(c, note.p, note.len, 1, NULL, 0);
+		if (c->subs[i].kind == SUB_NEW_HEADS) {
+			dev_view_block_at(v, v->head, &ref);
+			notify_ref(c, &c->subs[i], v, &ref);
+			if (dev_view_forged_head(v, fv, &ref))
+				notify_ref(c, &c->subs[i], v, &ref);
+		} else {
+			dev_view_finalized_ref(v, fv, &ref);
+			notify_ref(c, &c->subs[i], v, &ref);
+		}
 	}
-	buf_free(&hdr);
-	buf_free(&note);
 }
 
 static void
@@ -400,6 +414,7 @@ on_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_recv_arg
 	if (!dev_rpc_is_control(req, arg->msg_length))
 		rc.rate_limited = dev_fault_hit(&fv, FAULT_RATE_LIMIT);
 	dev_view_get(&fv, &rc.view);
+	rc.fv = &fv;
 	rc.subscribe = sub_add;
 	rc.unsubscribe = sub_remove;
 	rc.sub_arg = c;
@@ -409,7 +424,7 @@ on_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_recv_arg
 		send_text(c, out.p, out.len, 0, req, arg->msg_length);
 	buf_free(&out);
 	/* After the answer that carries the id, the current head. */
-	first_notifications(c, &rc.view);
+	first_notifications(c, &rc.view, &fv);
 }
 
 static const struct wslay_event_callbacks ws_callbacks = {

@@ -4,12 +4,15 @@ devnode_chainwatch_devnode_SOURCES = \
 	devnode/dev.h \
 	devnode/dev_cache.c \
 	devnode/dev_chain.c devnode/dev_chain.h devnode/dev_chain_int.h \
+	devnode/dev_chain_side.c \
 	devnode/dev_fault.c devnode/dev_fault.h \
 	devnode/dev_http.c devnode/dev_http.h \
 	devnode/dev_json.c devnode/dev_json.h \
+	devnode/dev_lie.c \
 	devnode/dev_main.c \
 	devnode/dev_rpc.c devnode/dev_rpc.h \
 	devnode/dev_selftest.c \
+	devnode/dev_view.c \
 	devnode/dev_ws.c devnode/dev_ws.h
 devnode_chainwatch_devnode_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) \
 	$(MHD_CFLAGS) $(SODIUM_CFLAGS) $(XXHASH_CFLAGS)
