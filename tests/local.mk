@@ -58,6 +58,7 @@ SUP_TESTS = tests/integration/conf_check.sh \
 	tests/integration/systemd_verify.sh \
 	tests/integration/store_follow.sh \
 	tests/integration/store_crash.sh \
+	tests/integration/trust_reorgs.sh \
 	tests/integration/health_breaker.sh \
 	tests/integration/health_pruned.sh \
 	tests/integration/health_failover.sh \
