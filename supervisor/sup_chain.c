@@ -900,12 +900,14 @@ claims_sweep(struct chain *ch)
 /*
  * A head whose parent is not stored: held as the claim of its endpoint,
  * replacing the one before (or growing it, when it is that one's child).
+ * A replaced claim hands on its age: an endpoint that keeps announcing
+ * heads that do not connect is judged from the first.
  */
 static void
 hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h)
 {
 	struct claim	*c;
-	uint64_t	 now = now_wall_ms();
+	uint64_t	 now = now_wall_ms(), since = now;
 	int		 i = claim_index(ch, endpoint_id);
 	char		 hb[24];
 
@@ -922,6 +924,8 @@ hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h)
 			c->n++;
 			return;
 		}
+		/* Unconnected since the first: a new lie does not reset it. */
+		since = ch->claims[i].since;
 		claim_free(ch, (size_t)i);
 	}
 	if (ch->n_claims == CHAIN_CLAIMS_MAX) {
@@ -935,7 +939,7 @@ hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h)
 	c = &ch->claims[ch->n_claims++];
 	memset(c, 0, sizeof(*c));
 	c->endpoint_id = endpoint_id;
-	c->since = now;
+	c->since = since;
 	c->best_seen = ch->best_number;
 	c->far = (int64_t)h->number > sup_chain_reach(ch, now);
 	c->h = xmalloc(sizeof(*c->h));
@@ -1082,7 +1086,7 @@ sup_chain_head(struct chain *ch, int64_t endpoint_id,
 {
 	struct sblock	b, p;
 	int64_t		first_seen;
-	int		inserted, i;
+	int		inserted;
 
 	if (hd->kind == HEAD_FINALIZED) {
 		finalized(ch, endpoint_id, &hd->h);
@@ -1110,9 +1114,12 @@ sup_chain_head(struct chain *ch, int64_t endpoint_id,
 	inserted = store_header(ch, &hd->h, endpoint_id, hd->seen_ms, &b,
 	    &first_seen);
 	head_seen(ch, endpoint_id, hd, inserted, first_seen);
-	if ((i = claim_index(ch, endpoint_id)) >= 0)
-		claim_free(ch, (size_t)i);
-	verdict(ch, endpoint_id, CV_AGREES, "connected");
+	/*
+	 * Its claim, if any, stays: a liar sends real heads between its
+	 * lies.  It agrees with the chain when it holds none.
+	 */
+	if (claim_index(ch, endpoint_id) < 0)
+		verdict(ch, endpoint_id, CV_AGREES, "connected");
 	if (!ch->have_best || !b.canonical)
 		adopt(ch, &b, endpoint_id);
 	link_up(ch, &b, endpoint_id);

@@ -475,10 +475,18 @@ test_far_head(void **state)
 	    "AND canonical = 1", (long long)cu->id), 111);
 	assert_int_equal(verdicts(2, CV_CONTRADICTED), 0);
 
-	/* a2 forges a head a billion blocks ahead, parent unknown. */
+	/*
+	 * a2 forges a head a billion blocks ahead, parent unknown; then a
+	 * real head, and another forged one: its claims are judged from the
+	 * first.
+	 */
 	hd(cu, 2, 7, 1010 + 1000000000LL, 7);
 	now = now_wall_ms();
 	sup_chains_tick(now);
+	sup_chains_tick(now + 5000);
+	hd(cu, 2, 1, 1010, 1);
+	hd(cu, 2, 7, 1011 + 1000000000LL, 7);
+	assert_int_equal(verdicts(2, CV_AGREES), 0);
 	sup_chains_tick(now + 5000);
 	assert_int_equal(cu->best_number, 1010);
 	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld "
@@ -488,7 +496,7 @@ test_far_head(void **state)
 	assert_int_equal(verdicts(2, CV_CONTRADICTED), 0);
 	sup_chains_tick(now + 11000);
 	assert_int_equal(verdicts(2, CV_CONTRADICTED), 1);
-	assert_non_null(strstr(reason, "head #1000001010 0x07000000"));
+	assert_non_null(strstr(reason, "head #1000001011 0x07000000"));
 	assert_non_null(strstr(reason, "never connected"));
 	assert_int_equal(cu->n_claims, 0);
 	assert_int_equal(cu->best_number, 1010);
