@@ -1060,13 +1060,14 @@ finalized(struct chain *ch, int64_t endpoint_id, const struct proto_header *h)
 	struct sblock	b;
 	int64_t		number = (int64_t)h->number;
 
-	if (ch->format == FORMAT_QUANTUS || number <= ch->finalized_reported)
+	if (ch->format == FORMAT_QUANTUS)
 		return;
-	if (block_get(ch, h->hash, &b) && b.canonical)
-		final_accept(ch, number);
-	else if (block_at(ch, number, &b) || (number <= ch->final_number))
+	if (block_get(ch, h->hash, &b) && b.canonical) {
+		if (number > ch->finalized_reported)
+			final_accept(ch, number);
+	} else if (block_at(ch, number, &b) || number <= ch->final_number)
 		final_contradicted(ch, endpoint_id, h->hash, number);
-	else {
+	else if (number > ch->finalized_reported) {
 		ch->have_final_claim = 1;
 		memcpy(ch->final_claim, h->hash, 32);
 		ch->final_claim_number = number;

@@ -723,6 +723,11 @@ test_substrate(void **state)
 	hd(cs, 1, 1, 11, 1);
 	hd(cs, 1, 1, 12, 1);
 	assert_int_equal(cs->final_number, 12);
+	/* Below what is final, a sibling is still a contradiction. */
+	mkheader(&f.h, 4, 9, 1, 9);
+	sup_chain_head(cs, 2, &f);
+	assert_int_equal(verdicts(2, CV_CONTRADICTED), 1);
+	assert_int_equal(cs->final_number, 12);
 	/* Longest: a branch after 12, one block longer, wins. */
 	hd(cs, 1, 1, 13, 1);
 	hd(cs, 2, 2, 13, 1);
