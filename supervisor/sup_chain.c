@@ -612,12 +612,15 @@ branch_walk(struct chain *ch, const struct sblock *tip, int64_t *ancestor,
 
 /*
  * Is tip's branch better than the canonical one above their ancestor?
- * Quantus: heavier by summed difficulty when the difficulty of every
- * block of both sides is known, else longer; substrate: longer.  Ties
- * keep the first seen, the canonical one.
+ * A branch that extends the best is.  Quantus: heavier by summed
+ * difficulty; *unknown is set when a difficulty of either side is not
+ * known yet (the caller asks for it and waits, then falls back to the
+ * longer).  Substrate: longer.  Ties keep the first seen, the canonical
+ * one.
  */
 static int
-better(struct chain *ch, const struct sblock *tip, int64_t ancestor)
+better(struct chain *ch, const struct sblock *tip, int64_t ancestor,
+    int *unknown)
 {
 	struct u512	wn, wo, d;
 	struct sblock	cur = *tip, c;
@@ -625,10 +628,15 @@ better(struct chain *ch, const struct sblock *tip, int64_t ancestor)
 			    tip->number - ancestor <= 2 * CHAIN_FINALITY &&
 			    ch->best_number - ancestor <= 2 * CHAIN_FINALITY;
 
+	*unknown = 0;
+	if (ancestor >= ch->best_number)
+		return 1;
+	if (!known)
+		return tip->number > ch->best_number;
 	u512_zero(&wn);
 	u512_zero(&wo);
 	for (;;) {
-		if (!known || !cur.has_diff) {
+		if (!cur.has_diff) {
 			known = 0;
 			break;
 		}
@@ -652,7 +660,54 @@ better(struct chain *ch, const struct sblock *tip, int64_t ancestor)
 	}
 	if (known)
 		return u512_cmp(&wn, &wo) > 0;
+	*unknown = 1;
 	return tip->number > ch->best_number;
+}
+
+/* How long a branch waits for its difficulties: 2 block times, >= 2 s. */
+static uint64_t
+work_wait(const struct chain *ch)
+{
+	return 2 * ch->block_time > 2000 ? 2 * ch->block_time : 2000;
+}
+
+/*
+ * The work of tip's branch or of the canonical one is not known: the
+ * difficulties of both above the ancestor are asked for (a state item;
+ * the scheduler reads the candidate's blocks with the canonical ones,
+ * sup_chain_candidate).  1 once the wait is over: the longer wins.
+ */
+static int
+work_waited(struct chain *ch, const struct sblock *tip, int64_t ancestor,
+    int64_t endpoint_id)
+{
+	uint64_t	now = now_wall_ms();
+	int64_t		top = tip->number > ch->best_number ? tip->number :
+			    ch->best_number;
+
+	if (ch->have_cand && memcmp(ch->cand_tip, tip->hash, 32) == 0)
+		return ch->cand_over || now >= ch->cand_since + work_wait(ch);
+	ch->have_cand = 1;
+	ch->cand_over = 0;
+	ch->cand_ep = endpoint_id;
+	memcpy(ch->cand_tip, tip->hash, 32);
+	ch->cand_from = ancestor + 1;
+	ch->cand_since = now;
+	queue_state(ch->id, ancestor + 1, top);
+	log_debug("chain %s: branch of #%lld forks at #%lld; its work is not "
+	    "known yet: difficulties asked for", ch->name,
+	    (long long)tip->number, (long long)ancestor);
+	return 0;
+}
+
+/* Is hash the branch waiting for its work?  The scheduler asks. */
+int
+sup_chain_candidate(const struct chain *ch, uint8_t tip[32])
+{
+	if (!ch->have_cand)
+		return 0;
+	memcpy(tip, ch->cand_tip, 32);
+	return 1;
 }
 
 static void	final_check(struct chain *);
@@ -710,6 +765,7 @@ adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
 	uint8_t		missing[32];
 	int64_t		missing_number, ancestor;
 	char		hb[24];
+	int		is_better, unknown;
 
 	if (!ch->have_best) {
 		switch_to(ch, tip, endpoint_id);	/* nothing to link to */
@@ -733,9 +789,10 @@ adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
 		queue_missing(ch->id, missing, missing_number);
 		return;
 	}
-	if (!better(ch, tip, ancestor))
-		return;
+	/* Below finality: never; a longer one is a lie. */
 	if (ch->final_number >= 0 && ancestor < ch->final_number) {
+		if (tip->number <= ch->best_number)
+			return;
 		verdict(ch, endpoint_id, CV_CONTRADICTED, "branch of #%lld %s "
 		    "would replace final block #%lld", (long long)tip->number,
 		    short_hash(tip->hash, hb), (long long)ancestor + 1);
@@ -745,6 +802,20 @@ adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
 		    (long long)ch->final_number);
 		return;
 	}
+	is_better = better(ch, tip, ancestor, &unknown);
+	if (unknown && !work_waited(ch, tip, ancestor, endpoint_id))
+		return;
+	if (ch->have_cand && memcmp(ch->cand_tip, tip->hash, 32) == 0) {
+		ch->have_cand = 0;
+		if (unknown)
+			log_info("chain %s: work of the branch of #%lld not known "
+			    "after %llu ms; %s", ch->name,
+			    (long long)tip->number,
+			    (unsigned long long)work_wait(ch), is_better ?
+			    "the longer one wins" : "the canonical one stays");
+	}
+	if (!is_better)
+		return;
 	switch_to(ch, tip, endpoint_id);
 }
 
@@ -1272,6 +1343,15 @@ void
 sup_chains_tick(uint64_t now)
 {
 	for (size_t i = 0; i < n_chains; i++) {
+		struct chain	*ch = chains[i];
+		struct sblock	 tip;
+
+		if (ch->have_cand && now >= ch->cand_since + work_wait(ch)) {
+			ch->cand_over = 1;
+			if (block_get(ch, ch->cand_tip, &tip) && !tip.canonical)
+				adopt(ch, &tip, ch->cand_ep);
+			ch->have_cand = 0;
+		}
 		claims_expire(chains[i], now);
 		window_up(chains[i]);
 		window_down(chains[i]);
@@ -1314,6 +1394,15 @@ sup_chain_state(struct chain *ch, const uint8_t hash[32],
 		if (b.final)
 			work_add(&s->final_work, &b, 1);
 		s->dirty = 1;
+	}
+	/* The branch waiting for its work may be decided now. */
+	if (difficulty != NULL && ch->have_cand && b.number >= ch->cand_from) {
+		struct sblock tip;
+
+		if (block_get(ch, ch->cand_tip, &tip) && !tip.canonical)
+			adopt(ch, &tip, ch->cand_ep);
+		else
+			ch->have_cand = 0;
 	}
 }
 

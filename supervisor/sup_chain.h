@@ -89,6 +89,13 @@ struct chain {
 	uint8_t			 final_claim[32];
 	int64_t			 final_claim_number;
 	int64_t			 final_claim_ep;
+	/* quantus: a branch whose work is being read before it is chosen */
+	int			 have_cand;
+	uint8_t			 cand_tip[32];
+	int64_t			 cand_from;
+	uint64_t		 cand_since;	/* wall ms */
+	int			 cand_over;	/* waited: the longer wins */
+	int64_t			 cand_ep;	/* the endpoint that brought it */
 	struct chain_verdict	 verdicts[CHAIN_VERDICTS_MAX];
 	size_t			 n_verdicts;
 };
@@ -110,6 +117,7 @@ int		 sup_chain_canonical(struct chain *, const uint8_t hash[32]);
 void		 sup_chains_tick(uint64_t now);
 int		 sup_chains_verdict(struct chain_verdict *);
 int64_t		 sup_chain_reach(const struct chain *, uint64_t now);
+int		 sup_chain_candidate(const struct chain *, uint8_t tip[32]);
 
 struct json_t;
 struct json_t	*sup_chains_json(void);

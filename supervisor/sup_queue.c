@@ -74,6 +74,16 @@ static struct store_stmt s_owed_blocks = { "SELECT hash, number FROM "
     "chain_id = ? AND canonical = 1 AND number BETWEEN ? AND ? AND "
     "(timestamp IS NULL OR (? AND difficulty IS NULL)) ORDER BY number",
     NULL, NULL };
+/* The same, and the blocks of a candidate branch, from its tip down. */
+static struct store_stmt s_owed_cand = { "WITH RECURSIVE br(hash, parent, "
+    "number) AS (SELECT hash, parent, number FROM blocks WHERE "
+    "chain_id = ?1 AND hash = ?5 AND number >= ?2 UNION ALL "
+    "SELECT b.hash, b.parent, b.number FROM blocks b, br WHERE "
+    "b.chain_id = ?1 AND b.hash = br.parent AND b.number >= ?2) "
+    "SELECT hash, number FROM blocks WHERE chain_id = ?1 AND number "
+    "BETWEEN ?2 AND ?3 AND (canonical = 1 OR hash IN (SELECT hash FROM br)) "
+    "AND (timestamp IS NULL OR (?4 AND difficulty IS NULL)) ORDER BY number",
+    NULL, NULL };
 static struct store_stmt s_drop_runtime = { "DELETE FROM queue WHERE "
     "chain_id = ? AND kind = 'runtime' AND block_hash = ? AND "
     "state = 'pending'", NULL, NULL };
@@ -178,6 +188,13 @@ queue_headers_within(int64_t chain, int64_t from, int64_t to)
 
 	sqlite3_reset(st);
 	return any;
+}
+
+/* State reads for [from, to], canonical or candidate (a fork's work). */
+void
+queue_state(int64_t chain, int64_t from, int64_t to)
+{
+	insert_range(chain, K_STATE, from, to);
 }
 
 /* Nobody waits for that block any more: a claim connected or was dropped. */
@@ -305,17 +322,23 @@ queue_parent_needed(int64_t chain, const uint8_t hash[32], int64_t number,
 
 /*
  * The canonical blocks of [from, to] whose state is still owed, at most
- * max: what a state item asks for now.
+ * max: what a state item asks for now.  With a candidate (a branch tip
+ * whose work decides a fork), its blocks in [from, to] too.
  */
 size_t
 queue_owed_blocks(int64_t chain, int64_t from, int64_t to,
-    int with_difficulty, uint8_t (*hashes)[32], int64_t *numbers, size_t max)
+    int with_difficulty, const uint8_t *candidate, uint8_t (*hashes)[32],
+    int64_t *numbers, size_t max)
 {
 	sqlite3_stmt	*st;
 	size_t		 n = 0;
 
-	st = store_bind(&s_owed_blocks, "iiii", chain, from, to,
-	    (int64_t)with_difficulty);
+	if (candidate != NULL)
+		st = store_bind(&s_owed_cand, "iiiib", chain, from, to,
+		    (int64_t)with_difficulty, candidate);
+	else
+		st = store_bind(&s_owed_blocks, "iiii", chain, from, to,
+		    (int64_t)with_difficulty);
 	while (n < max && store_row(st)) {
 		store_col_blob(st, 0, hashes[n], 32);
 		numbers[n++] = sqlite3_column_int64(st, 1);

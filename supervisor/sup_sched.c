@@ -216,6 +216,7 @@ item_send(struct worker *w, struct chain *ch, const struct qitem *it,
 		static struct proto_req_storage q;
 		int quantus = ch->format == FORMAT_QUANTUS;
 		size_t max = PROTO_READS_MAX / (quantus ? 2 : 1);
+		uint8_t cand[32];
 
 		memset(&q, 0, sizeof(q));
 		q.id = r->id;
@@ -223,7 +224,8 @@ item_send(struct worker *w, struct chain *ch, const struct qitem *it,
 		r->hashes = xcalloc(max, 32);
 		r->numbers = xcalloc(max, sizeof(*r->numbers));
 		r->n = queue_owed_blocks(ch->id, it->from, it->to, quantus,
-		    r->hashes, r->numbers, max);
+		    sup_chain_candidate(ch, cand) ? cand : NULL, r->hashes,
+		    r->numbers, max);
 		if (r->n == 0) {
 			request_free(r);
 			return NULL;
@@ -691,9 +693,16 @@ answer_storage(struct request *r, const struct proto_res_storage *rs,
 			for (int b = 7; b >= 0; b--)
 				ts = ts << 8 | t->value[b];
 		}
+		/*
+		 * Discarded state of a block not final yet says only that the
+		 * endpoint dropped its branch (a reorg), not that it prunes.
+		 */
 		if (((d != NULL && discarded(d)) || discarded(t)) &&
-		    r->numbers[i] > pruned)
+		    r->numbers[i] > pruned &&
+		    r->numbers[i] <= r->ch->final_number)
 			pruned = r->numbers[i];
+		else if (((d != NULL && discarded(d)) || discarded(t)))
+			a->at_once = 1;
 		if (d != NULL && d->outcome != OUTCOME_OK &&
 		    a->worst == OUTCOME_OK) {
 			a->worst = d->outcome;
@@ -720,8 +729,8 @@ answer_storage(struct request *r, const struct proto_res_storage *rs,
 		a->worst = OUTCOME_MALFORMED;
 		a->why = "wrong number of values";
 	}
-	/* A pruned read goes to another endpoint at once. */
-	a->at_once = a->worst == OUTCOME_ABSENT && pruned >= 0;
+	/* A pruned or dropped read goes to another endpoint at once. */
+	a->at_once = a->worst == OUTCOME_ABSENT && (pruned >= 0 || a->at_once);
 }
 
 /*

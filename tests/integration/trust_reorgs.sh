@@ -1,7 +1,8 @@
 #!/bin/sh
 # Deep reorgs from two devnodes of one chain: each switch of branch, 40 to
 # 99 blocks deep, is one row of reorgs with its depth, and the store ends
-# equal to the devnode's chain hash by hash.  Then a devnode that reorgs
+# equal to the devnode's chain hash by hash.  With longer but lighter
+# second branches, the heavier stays (quantus).  Then a devnode that reorgs
 # deeper than finality (120 blocks): the switch is never applied, the
 # endpoint is reported (endpoint event "contradicted"), the daemon stays
 # up and its canonical set stays one chain.
@@ -44,6 +45,28 @@ ok "reorgs, one row each: $(sql "SELECT group_concat(depth || '@' || ancestor_nu
 "$top_builddir/cli/chainwatch" -d "$T/chainwatch.db" verify >"$T/verify.out" 2>&1 ||
     { cat "$T/verify.out"; fail "chainwatch verify found differences"; }
 ok "store equals the devnode's chain; verify: $(tail -n 1 "$T/verify.out")"
+
+# Quantus chooses the heaviest branch: with reorgs whose second branch is
+# longer but lighter, d1 keeps the first (as Quantus nodes do), d2 takes
+# the longer.  The store must follow d1: the difficulties of both
+# branches are read before choosing.
+rm -f "$T/chainwatch.db" "$T/chainwatch.db-wal" "$T/chainwatch.db-shm"
+devnode l1 --seed light --block-time 100 --backlog 200 --reorg-every 120 \
+    --reorg-depth 40-99 --reorg-work lighter --fork-choice heaviest
+devnode l2 --seed light --block-time 100 --backlog 200 --reorg-every 120 \
+    --reorg-depth 40-99 --reorg-work lighter --fork-choice longest
+follow 100ms l1 l2
+start_daemon
+wait_for 180 'test "$(sql "SELECT best_number FROM chains")" -gt 520' ||
+    fail "not past 3 reorgs: best $(sql 'SELECT best_number FROM chains')"
+kill -TERM $DAEMON_PID
+wait $DAEMON_PID || fail "daemon exited with $?"
+/usr/bin/python3 "$top_srcdir/tests/integration/store_check.py" \
+    "$T/chainwatch.db" devchain "$l1_port" --margin 20 ||
+    fail "the store does not follow the heaviest chain"
+"$top_builddir/cli/chainwatch" -d "$T/chainwatch.db" verify >"$T/verify.out" 2>&1 ||
+    { cat "$T/verify.out"; fail "chainwatch verify found differences"; }
+ok "longer but lighter branches lost; verify: $(tail -n 1 "$T/verify.out")"
 
 # A reorg deeper than finality is a lie: never applied.
 rm -f "$T/chainwatch.db" "$T/chainwatch.db-wal" "$T/chainwatch.db-shm"

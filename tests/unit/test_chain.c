@@ -199,10 +199,17 @@ test_reorg_and_back(void **state)
 	assert_int_equal(q("SELECT depth FROM reorgs"), 3);
 	assert_int_equal(q("SELECT ancestor_number FROM reorgs"), 7);
 
-	/* Branch 1 comes back, longer: 11 and 12 by miner 4. */
+	/*
+	 * Branch 1 comes back, heavier: 11 and 12 by miner 4.  Each time
+	 * the switch waits for the work of the branch.
+	 */
 	head(1, 11, 1, 4);
-	assert_int_equal(canonical_branch(11), 2);	/* not longer yet */
+	assert_int_equal(canonical_branch(11), 2);	/* work not known */
+	work(1, 11, 2000);
+	assert_int_equal(canonical_branch(11), 2);	/* 2300 < 4000 */
 	head(1, 12, 1, 4);
+	assert_int_equal(canonical_branch(12), -1);
+	work(1, 12, 2000);				/* 4300 > 4000 */
 	for (int64_t n = 8; n <= 12; n++)
 		assert_int_equal(canonical_branch(n), 1);
 	assert_int_equal(miner_blocks(3, "blocks"), 0);
@@ -247,6 +254,11 @@ test_deferred_reorg(void **state)
 	assert_int_equal(q("SELECT count(*) FROM reorgs"), 2);
 
 	fetched(4, 130, 1, 7);
+	/* Linked; the switch waits for the work of both branches. */
+	assert_int_equal(q("SELECT best_number FROM chains"), 130);
+	work(1, 130, 100);
+	work(4, 130, 100);
+	work(4, 131, 100);
 	assert_int_equal(q("SELECT best_number FROM chains"), 131);
 	assert_int_equal(canonical_branch(130), 4);
 	assert_int_equal(canonical_branch(131), 4);
@@ -615,6 +627,13 @@ test_deep_reorg(void **state)
 	hd(cu, 2, 2, 6011, 2);
 	assert_int_equal(cu->best_number, 6010);
 	assert_int_equal(serve_parents(cu, 2, 2, 5950, 1, 1000), 60);
+	/* Linked: the work of neither branch is known; 2 s, then longer. */
+	assert_int_equal(cu->best_number, 6010);
+	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld "
+	    "AND kind = 'state' AND range_from = 5951", (long long)cu->id), 1);
+	sup_chains_tick(now_wall_ms() + 1000);
+	assert_int_equal(cu->best_number, 6010);
+	sup_chains_tick(now_wall_ms() + 2500);
 	assert_int_equal(cu->best_number, 6011);
 	assert_int_equal(qf("SELECT substr(hash, 1, 1) = x'02' FROM blocks "
 	    "WHERE chain_id = %lld AND number = 6011 AND canonical = 1",
