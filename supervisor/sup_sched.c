@@ -694,15 +694,16 @@ answer_storage(struct request *r, const struct proto_res_storage *rs,
 				ts = ts << 8 | t->value[b];
 		}
 		/*
-		 * Discarded state of a block not final yet says only that the
-		 * endpoint dropped its branch (a reorg), not that it prunes.
+		 * Discarded state of a block off our chain (a branch whose
+		 * work is read to choose) says only that the endpoint dropped
+		 * that branch, not that it prunes.
 		 */
-		if (((d != NULL && discarded(d)) || discarded(t)) &&
-		    r->numbers[i] > pruned &&
-		    r->numbers[i] <= r->ch->final_number)
-			pruned = r->numbers[i];
-		else if (((d != NULL && discarded(d)) || discarded(t)))
-			a->at_once = 1;
+		if ((d != NULL && discarded(d)) || discarded(t)) {
+			if (!sup_chain_canonical(r->ch, r->hashes[i]))
+				a->at_once = 1;
+			else if (r->numbers[i] > pruned)
+				pruned = r->numbers[i];
+		}
 		if (d != NULL && d->outcome != OUTCOME_OK &&
 		    a->worst == OUTCOME_OK) {
 			a->worst = d->outcome;
