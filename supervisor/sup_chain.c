@@ -671,6 +671,21 @@ work_wait(const struct chain *ch)
 	return 2 * ch->block_time > 2000 ? 2 * ch->block_time : 2000;
 }
 
+/* Is the block hash at number an ancestor of tip (a few blocks down)? */
+static int
+descends(struct chain *ch, const struct sblock *tip, const uint8_t hash[32],
+    int64_t number)
+{
+	struct sblock	cur = *tip;
+
+	if (number >= tip->number || tip->number - number > CHAIN_FINALITY)
+		return 0;
+	while (cur.number > number + 1)
+		if (!block_get(ch, cur.parent, &cur))
+			return 0;
+	return memcmp(cur.parent, hash, 32) == 0;
+}
+
 /*
  * The work of tip's branch or of the canonical one is not known: the
  * difficulties of both above the ancestor are asked for (a state item;
@@ -687,7 +702,16 @@ work_waited(struct chain *ch, const struct sblock *tip, int64_t ancestor,
 
 	if (ch->have_cand && memcmp(ch->cand_tip, tip->hash, 32) == 0)
 		return ch->cand_over || now >= ch->cand_since + work_wait(ch);
+	/*
+	 * A child of the branch waiting: that one is decided first (its
+	 * reads are out), this one when it comes again.
+	 */
+	if (ch->have_cand && descends(ch, tip, ch->cand_tip, ch->cand_number)) {
+		queue_state(ch->id, ancestor + 1, top);
+		return 0;
+	}
 	ch->have_cand = 1;
+	ch->cand_number = tip->number;
 	ch->cand_over = 0;
 	ch->cand_ep = endpoint_id;
 	memcpy(ch->cand_tip, tip->hash, 32);
@@ -711,6 +735,7 @@ sup_chain_candidate(const struct chain *ch, uint8_t tip[32])
 }
 
 static void	final_check(struct chain *);
+static void	climb(struct chain *, const struct sblock *, int64_t);
 
 /*
  * The new best and its ancestry become the canonical chain, the old
@@ -765,7 +790,8 @@ adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
 	uint8_t		missing[32];
 	int64_t		missing_number, ancestor;
 	char		hb[24];
-	int		is_better, unknown;
+	int		is_better, unknown, was_cand = 0;
+	struct sblock	child;
 
 	if (!ch->have_best) {
 		switch_to(ch, tip, endpoint_id);	/* nothing to link to */
@@ -807,6 +833,7 @@ adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
 		return;
 	if (ch->have_cand && memcmp(ch->cand_tip, tip->hash, 32) == 0) {
 		ch->have_cand = 0;
+		was_cand = 1;
 		if (unknown)
 			log_info("chain %s: work of the branch of #%lld not known "
 			    "after %llu ms; %s", ch->name,
@@ -817,6 +844,9 @@ adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
 	if (!is_better)
 		return;
 	switch_to(ch, tip, endpoint_id);
+	/* Its children, which came while it waited, extend it now. */
+	if (was_cand && child_at(ch, tip->number + 1, tip->hash, &child))
+		climb(ch, &child, endpoint_id);
 }
 
 /*

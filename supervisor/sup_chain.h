@@ -92,6 +92,7 @@ struct chain {
 	/* quantus: a branch whose work is being read before it is chosen */
 	int			 have_cand;
 	uint8_t			 cand_tip[32];
+	int64_t			 cand_number;
 	int64_t			 cand_from;
 	uint64_t		 cand_since;	/* wall ms */
 	int			 cand_over;	/* waited: the longer wins */

@@ -63,6 +63,9 @@ static struct store_stmt s_covered = { "SELECT 1 FROM queue WHERE "
 static struct store_stmt s_overlap = { "SELECT range_from, range_to FROM "
     "queue WHERE chain_id = ? AND kind = 'headers' AND range_to >= ? AND "
     "range_from <= ? ORDER BY range_from", NULL, NULL };
+static struct store_stmt s_overlap_state = { "SELECT range_from, range_to "
+    "FROM queue WHERE chain_id = ? AND kind = 'state' AND range_to >= ? AND "
+    "range_from <= ? ORDER BY range_from", NULL, NULL };
 static struct store_stmt s_insert_range = { "INSERT INTO queue (chain_id, "
     "kind, range_from, range_to, created_at) VALUES (?, ?, ?, ?, ?)",
     NULL, NULL };
@@ -122,9 +125,9 @@ insert_range(int64_t chain, enum item_kind kind, int64_t from, int64_t to)
 	added = 1;
 }
 
-/* Header ranges for [from, to] that no item covers yet. */
+/* Ranges of kind for [from, to] that no item covers yet. */
 static void
-cover(int64_t chain, int64_t from, int64_t to)
+cover(int64_t chain, enum item_kind kind, int64_t from, int64_t to)
 {
 	sqlite3_stmt	*st;
 	int64_t		 next = from, (*have)[2] = NULL;
@@ -132,7 +135,8 @@ cover(int64_t chain, int64_t from, int64_t to)
 
 	if (to < from)
 		return;
-	st = store_bind(&s_overlap, "iii", chain, from, to);
+	st = store_bind(kind == K_STATE ? &s_overlap_state : &s_overlap,
+	    "iii", chain, from, to);
 	while (store_row(st)) {
 		have = xrealloc(have, (n + 1) * sizeof(*have));
 		have[n][0] = sqlite3_column_int64(st, 0);
@@ -142,12 +146,12 @@ cover(int64_t chain, int64_t from, int64_t to)
 	sqlite3_reset(st);
 	for (size_t i = 0; i < n; i++) {
 		if (have[i][0] > next)
-			insert_range(chain, K_HEADERS, next, have[i][0] - 1);
+			insert_range(chain, kind, next, have[i][0] - 1);
 		if (have[i][1] + 1 > next)
 			next = have[i][1] + 1;
 	}
 	if (next <= to)
-		insert_range(chain, K_HEADERS, next, to);
+		insert_range(chain, kind, next, to);
 	free(have);
 }
 
@@ -176,7 +180,7 @@ queue_missing(int64_t chain, const uint8_t hash[32], int64_t number)
 void
 queue_ranges(int64_t chain, int64_t from, int64_t to)
 {
-	cover(chain, from, to);
+	cover(chain, K_HEADERS, from, to);
 }
 
 /* Is any header range queued that overlaps [from, to]? */
@@ -190,11 +194,15 @@ queue_headers_within(int64_t chain, int64_t from, int64_t to)
 	return any;
 }
 
-/* State reads for [from, to], canonical or candidate (a fork's work). */
+/*
+ * State reads for [from, to], canonical or candidate (a fork's work):
+ * what no state item covers yet (one pending then reads the candidate's
+ * blocks too).
+ */
 void
 queue_state(int64_t chain, int64_t from, int64_t to)
 {
-	insert_range(chain, K_STATE, from, to);
+	cover(chain, K_STATE, from, to);
 }
 
 /* Nobody waits for that block any more: a claim connected or was dropped. */
