@@ -47,13 +47,15 @@ ok "reorgs, one row each: $(sql "SELECT group_concat(depth || '@' || ancestor_nu
 ok "store equals the devnode's chain; verify: $(tail -n 1 "$T/verify.out")"
 
 # Quantus chooses the heaviest branch: with reorgs whose second branch is
-# longer but lighter, d1 keeps the first (as Quantus nodes do), d2 takes
-# the longer.  The store must follow d1: the difficulties of both
-# branches are read before choosing.
+# longer but lighter, l1 keeps the first (as Quantus nodes do), l2 takes
+# the longer.  The store must follow l1: the difficulties of both
+# branches are read before choosing.  (Their chains part at the first
+# reorg, #120, after the backlog: before it, the first head may come
+# from either.)
 rm -f "$T/chainwatch.db" "$T/chainwatch.db-wal" "$T/chainwatch.db-shm"
-devnode l1 --seed light --block-time 100 --backlog 200 --reorg-every 120 \
+devnode l1 --seed light --block-time 100 --backlog 100 --reorg-every 120 \
     --reorg-depth 40-99 --reorg-work lighter --fork-choice heaviest
-devnode l2 --seed light --block-time 100 --backlog 200 --reorg-every 120 \
+devnode l2 --seed light --block-time 100 --backlog 100 --reorg-every 120 \
     --reorg-depth 40-99 --reorg-work lighter --fork-choice longest
 follow 100ms l1 l2
 start_daemon
