@@ -1041,7 +1041,7 @@ hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h)
 	memset(c, 0, sizeof(*c));
 	c->endpoint_id = endpoint_id;
 	c->since = since;
-	c->best_seen = ch->best_number;
+	c->gap_seen = (int64_t)h->number - 1 - ch->best_number;
 	c->far = (int64_t)h->number > sup_chain_reach(ch, now);
 	c->h = xmalloc(sizeof(*c->h));
 	c->h[0] = *h;
@@ -1086,8 +1086,7 @@ claim_parent(struct chain *ch, const struct proto_header *h)
 		}
 		c->h = xrealloc(c->h, (c->n + 1) * sizeof(*c->h));
 		c->h[c->n++] = *h;
-		c->steps++;
-		c->since = now_wall_ms();
+		c->steps++;		/* no more time: a liar has parents */
 		claim_fetch(ch, c);
 		i++;
 	}
@@ -1283,11 +1282,16 @@ claims_expire(struct chain *ch, uint64_t now)
 	for (size_t i = 0; i < ch->n_claims; ) {
 		struct claim *c = &ch->claims[i];
 
-		/* Waiting for the ranges: progress is the best coming up. */
-		if (!c->far && (int64_t)c->h[c->n - 1].number - 1 >
-		    ch->best_number && ch->best_number > c->best_seen)
+		/*
+		 * Waiting for the ranges: progress is the gap below it
+		 * closing (not the best moving: a liar's claims move with it).
+		 */
+		int64_t gap = (int64_t)c->h[c->n - 1].number - 1 -
+		    ch->best_number;
+
+		if (!c->far && gap > 0 && gap < c->gap_seen)
 			c->since = now;
-		c->best_seen = ch->best_number;
+		c->gap_seen = gap;
 		if (now < c->since || now - c->since < patience) {
 			i++;
 			continue;

@@ -29,10 +29,10 @@
  */
 struct claim {
 	int64_t			 endpoint_id;
-	uint64_t		 since;		/* wall ms: made or progressed */
+	uint64_t		 since;		/* wall ms: made, or gap closing */
 	int			 far;
 	unsigned		 steps;		/* parents fetched by hash */
-	int64_t			 best_seen;	/* the chain's, last tick */
+	int64_t			 gap_seen;	/* below it, last tick */
 	size_t			 n;
 	struct proto_header	*h;
 };
