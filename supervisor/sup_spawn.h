@@ -35,6 +35,7 @@ struct worker {
 	struct load	 load;		/* sup_sched.c's */
 	struct sub_hold	 sub;		/* sup_primary.c's */
 	ev_timer	 timer;		/* the heartbeat watchdog */
+	int		 sandbox_nr;	/* the call its sandbox stopped; -1 */
 };
 
 extern struct worker	*sup_workers;
