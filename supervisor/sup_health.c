@@ -93,10 +93,10 @@ health_restarts(struct endpoint *e, unsigned restarts)
 
 /* One event of its availability; what it means goes to the caller. */
 static unsigned
-avail(struct endpoint *e, enum ep_event ev, const char *why,
-    const char *detail)
+avail_at(struct endpoint *e, enum ep_event ev, const char *why,
+    const char *detail, uint64_t now)
 {
-	unsigned	act = ep_step(&e->av, ev, why, now_wall_ms());
+	unsigned	act = ep_step(&e->av, ev, why, now);
 
 	if (act & EPA_QUARANTINE)
 		health_event(e, "quarantined", why);
@@ -116,11 +116,27 @@ avail(struct endpoint *e, enum ep_event ev, const char *why,
 		    "it gets work again", e->name, EP_AGREE_N);
 		health_event(e, "consistent", detail);
 	}
-	if ((act & EPA_READY) && !(act & EPA_TRUST))
+	if (act & EPA_MUTE) {
+		log_warnx("w/%s: endpoint unresponsive: %s while others "
+		    "answer; it gets no work until it answers", e->name, why);
+		health_event(e, "unresponsive", why);
+	}
+	if (act & EPA_HEARD) {
+		log_info("w/%s: answers again; unresponsive no more", e->name);
+		health_event(e, "answering", detail);
+	}
+	if ((act & EPA_READY) && !(act & (EPA_TRUST | EPA_HEARD)))
 		health_event(e, "ready", detail);
 	if (act & EPA_STORE)
 		health_store(e);
 	return act & (HEALTH_BACK | HEALTH_GONE | HEALTH_QUARANTINED);
+}
+
+static unsigned
+avail(struct endpoint *e, enum ep_event ev, const char *why,
+    const char *detail)
+{
+	return avail_at(e, ev, why, detail, now_wall_ms());
 }
 
 /* Usable: its worker runs and serves the chain; its breaker aside. */
@@ -169,7 +185,57 @@ sup_health_agrees(struct endpoint *e)
 unsigned
 health_spawned(struct endpoint *e)
 {
+	e->started = now_mono_ms();
 	return avail(e, EPE_SPAWNED, NULL, NULL);
+}
+
+/*
+ * Its oldest request went out at waiting (monotonic ms), age ms ago, and
+ * another endpoint answered since (sup_overdue.c): unresponsive, unless
+ * its breaker already judges it.  Called again while it lasts, with the
+ * reason brought up to date (waiting 0: from when it began).
+ */
+unsigned
+health_overdue(struct endpoint *e, uint64_t waiting, uint64_t age)
+{
+	char		why[64];
+	uint64_t	now = now_mono_ms(), wall = now_wall_ms();
+
+	if (e->brk.state != BRK_CLOSED)
+		return 0;
+	/* Still unresponsive, nothing out any more: since its start. */
+	if (waiting == 0) {
+		if (e->av.state != EP_UNRESPONSIVE)
+			return 0;
+		age = wall > e->av.since ? wall - e->av.since : 0;
+		waiting = now > age ? now - age : 0;
+	}
+	snprintf(why, sizeof(why), "no answer for %llu s",
+	    (unsigned long long)(age / 1000));
+	if (strcmp(why, e->av.reason) == 0)
+		return 0;
+	/* Since when, on the clock people read. */
+	return avail_at(e, EPE_OVERDUE, why, NULL, wall - (now > waiting ?
+	    now - waiting : 0));
+}
+
+/* Since when it waits, monotonic ms, having answered nothing; 0: not. */
+uint64_t
+health_waiting(const struct endpoint *e)
+{
+	if (e->started == 0 || (e->av.state != EP_STARTING &&
+	    !(e->av.state == EP_UNRESPONSIVE && e->av.back == EP_STARTING)))
+		return 0;
+	return e->started;
+}
+
+/* Anything but silence is an answer: it ends an unresponsiveness. */
+static unsigned
+answered(struct endpoint *e, enum outcome o)
+{
+	if (o == OUTCOME_TIMEOUT || o == OUTCOME_TRANSPORT)
+		return 0;
+	return avail(e, EPE_ANSWERED, NULL, outcome_name(o));
 }
 
 unsigned
@@ -203,6 +269,9 @@ health_info(struct endpoint *e, const struct proto_info *in)
 unsigned
 health_facts(struct endpoint *e, const char *chain)
 {
+	if (e->started != 0)
+		e->answered = e->started;
+	e->started = 0;
 	return avail(e, EPE_FACTS, NULL, chain);
 }
 
@@ -230,6 +299,9 @@ breaker_note(struct endpoint *e, enum brk_state before)
 		break;
 	}
 	health_event(e, breaker_state_name(e->brk.state), e->brk.reason);
+	/* Its breaker knows now, and tries it: no longer merely overdue. */
+	if (before == BRK_CLOSED && e->av.state == EP_UNRESPONSIVE)
+		act |= avail(e, EPE_JUDGED, NULL, NULL);
 	health_store(e);
 	return act;
 }
@@ -335,9 +407,11 @@ unsigned
 health_outcome(struct endpoint *e, uint32_t gen, enum outcome o)
 {
 	enum brk_state	before = e->brk.state;
+	unsigned	act;
 
 	breaker_outcome(&e->brk, gen, o, now_wall_ms());
-	return breaker_note(e, before);
+	act = breaker_note(e, before);
+	return act | answered(e, o);
 }
 
 /*
@@ -351,7 +425,7 @@ health_probe(struct endpoint *e, enum outcome o)
 {
 	if (e->brk.state == BRK_CLOSED)
 		return health_outcome(e, e->brk.gen, o);
-	return 0;
+	return answered(e, o);
 }
 
 /*

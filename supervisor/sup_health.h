@@ -27,6 +27,11 @@ struct endpoint {
 	struct breaker	 brk;
 	int64_t		 pruning_bound;	/* no state at or below; -1 none */
 	struct wstats	 stats;
+	uint64_t	 answered;	/* monotonic ms its facts were asked,
+					 * once they came: an answer to a
+					 * request out since then */
+	uint64_t	 started;	/* its worker's start, until its facts:
+					 * it has answered nothing yet */
 };
 
 /* What a change means for the caller: see EPA_* in sup_endpoint.h. */
@@ -46,6 +51,9 @@ int		 health_heard(const struct endpoint *);
 void		 sup_health_contradicted(struct endpoint *, const char *reason);
 void		 sup_health_agrees(struct endpoint *);
 
+unsigned	 health_overdue(struct endpoint *, uint64_t waiting,
+		    uint64_t age);
+uint64_t	 health_waiting(const struct endpoint *);
 unsigned	 health_outcome(struct endpoint *, uint32_t gen, enum outcome);
 unsigned	 health_probe(struct endpoint *, enum outcome);
 int		 health_allow(struct endpoint *, int all_open, int idle,
