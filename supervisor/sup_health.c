@@ -186,6 +186,7 @@ unsigned
 health_spawned(struct endpoint *e)
 {
 	e->started = now_mono_ms();
+	e->poll_ok = e->poll_lost = 0;
 	return avail(e, EPE_SPAWNED, NULL, NULL);
 }
 
@@ -219,14 +220,45 @@ health_overdue(struct endpoint *e, uint64_t waiting, uint64_t age)
 	    now - waiting : 0));
 }
 
-/* Since when it waits, monotonic ms, having answered nothing; 0: not. */
+/*
+ * Since when it waits for an answer its worker asked on its own,
+ * monotonic ms; 0: it does not.  Its facts, if it never answered
+ * anything; else its best-head probes: one at a time, the next out at
+ * most poll_ms after the last answered.
+ */
 uint64_t
-health_waiting(const struct endpoint *e)
+health_waiting(const struct endpoint *e, uint64_t now)
 {
-	if (e->started == 0 || (e->av.state != EP_STARTING &&
-	    !(e->av.state == EP_UNRESPONSIVE && e->av.back == EP_STARTING)))
-		return 0;
-	return e->started;
+	if (e->started != 0 && (e->av.state == EP_STARTING ||
+	    (e->av.state == EP_UNRESPONSIVE && e->av.back == EP_STARTING)))
+		return e->started;
+	if (e->poll_lost != 0)
+		return e->poll_lost;
+	if (e->poll_ok != 0 && now > e->poll_ok + e->poll_ms)
+		return e->poll_ok + e->poll_ms;
+	return 0;
+}
+
+/*
+ * The outcome of one of its worker's best-head probes, latency ms after
+ * it went out.  An answer is evidence of the time it answers in, for the
+ * others' judgement (e->answered: the latest sent of its answers).
+ */
+void
+health_polled(struct endpoint *e, enum outcome o, uint64_t latency)
+{
+	uint64_t	now = now_mono_ms();
+	uint64_t	sent = now > latency ? now - latency : 0;
+
+	if (o == OUTCOME_TIMEOUT || o == OUTCOME_TRANSPORT) {
+		if (e->poll_lost == 0)
+			e->poll_lost = sent != 0 ? sent : 1;
+		return;
+	}
+	e->poll_lost = 0;
+	e->poll_ok = now;
+	if (sent > e->answered)
+		e->answered = sent;
 }
 
 /* Anything but silence is an answer: it ends an unresponsiveness. */
@@ -346,6 +378,8 @@ health_new(const struct conf_chain *cc, const struct conf_endpoint *ep)
 
 	snprintf(e->name, sizeof(e->name), "%s", ep->name);
 	snprintf(e->chain, sizeof(e->chain), "%s", cc->name);
+	e->poll_ms = cc->block_time > PROTO_POLL_MIN_MS ? cc->block_time :
+	    PROTO_POLL_MIN_MS;
 	e->id = endpoint_id(ep->name);
 	e->position = (int)(ep - cc->endpoints);
 	e->pruning_bound = pruning_bound(e->id);
@@ -391,6 +425,8 @@ health_reconf(struct endpoint *e, const struct conf_chain *cc,
 
 	snprintf(e->chain, sizeof(e->chain), "%s", cc->name);
 	e->position = (int)(ep - cc->endpoints);
+	e->poll_ms = cc->block_time > PROTO_POLL_MIN_MS ? cc->block_time :
+	    PROTO_POLL_MIN_MS;
 	health_conf(cc, &bc);
 	if (memcmp(&bc, &e->brk.conf, sizeof(bc)) == 0)
 		return;

@@ -543,7 +543,7 @@ release_unusable(void)
 static uint64_t
 waiting(const struct worker *w)
 {
-	uint64_t	t = health_waiting(w->ep);
+	uint64_t	t = health_waiting(w->ep, now_mono_ms());
 
 	for (const struct request *r = requests; r != NULL; r = r->next)
 		if (r->w == w && (t == 0 || r->sent < t))

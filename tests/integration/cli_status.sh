@@ -207,6 +207,7 @@ for name, (upd, best, final, eps) in chains.items():
     expect[name] = dict(
         name=name, status=st, best=best, final=final, updated_at=upd,
         updated_at_iso=None if upd is None else iso(upd), block_time=BT,
+        slow=None, slow_since=None,
         stale=st in ("stalled", "unreachable"),
         endpoints=[dict(name=en, state=s, since=since,
                         since_iso=None if since is None else iso(since),
