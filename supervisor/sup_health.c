@@ -257,8 +257,10 @@ health_polled(struct endpoint *e, enum outcome o, uint64_t latency)
 	}
 	e->poll_lost = 0;
 	e->poll_ok = now;
-	if (sent > e->answered)
+	if (sent >= e->answered) {
 		e->answered = sent;
+		e->answered_in = latency;
+	}
 }
 
 /* Anything but silence is an answer: it ends an unresponsiveness. */
@@ -301,8 +303,10 @@ health_info(struct endpoint *e, const struct proto_info *in)
 unsigned
 health_facts(struct endpoint *e, const char *chain)
 {
-	if (e->started != 0)
+	if (e->started != 0) {
 		e->answered = e->started;
+		e->answered_in = now_mono_ms() - e->started;
+	}
 	e->started = 0;
 	return avail(e, EPE_FACTS, NULL, chain);
 }

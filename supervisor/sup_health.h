@@ -27,9 +27,10 @@ struct endpoint {
 	struct breaker	 brk;
 	int64_t		 pruning_bound;	/* no state at or below; -1 none */
 	struct wstats	 stats;
-	uint64_t	 answered;	/* monotonic ms its facts were asked,
-					 * once they came: an answer to a
-					 * request out since then */
+	uint64_t	 answered;	/* monotonic ms: the latest sent of
+					 * what it answered its worker (facts,
+					 * probes) */
+	uint64_t	 answered_in;	/* ms that answer took */
 	uint64_t	 started;	/* its worker's start, until its facts:
 					 * it has answered nothing yet */
 	uint64_t	 poll_ms;	/* how often its worker probes it */

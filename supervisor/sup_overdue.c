@@ -11,10 +11,11 @@
  * Overdue.  An endpoint is unresponsive when its oldest unanswered
  * request (or, if it never answered anything, the start of its worker)
  * is older than the bound and another endpoint of the chain answered a
- * request sent no earlier: the chain answers in less time than this
- * endpoint has waited.  Endpoints equally slow never single each other
- * out (each answer took as long as the wait it is compared with); then
- * the chain is slow (below), not an endpoint.
+ * request sent no earlier, in at most half the time this endpoint has
+ * waited: the chain answers, this endpoint does not.  Endpoints equally
+ * slow never single each other out (each answer took about as long as
+ * the wait it is compared with, a few milliseconds of jitter apart);
+ * then the chain is slow (below), not an endpoint.
  *
  * Slow.  A chain whose measured latency is OVERDUE_MIN_MS or more, or
  * where some endpoint is overdue and none is unresponsive, is slow.
@@ -90,7 +91,8 @@ overdue_judge(const struct overdue_ep *eps, size_t n, size_t self,
 		return OV_FINE;
 	*age = now > e->waiting ? now - e->waiting : 0;
 	for (size_t i = 0; i < n; i++)
-		if (i != self && eps[i].answered >= e->waiting)
+		if (i != self && eps[i].answered >= e->waiting &&
+		    eps[i].answered_in <= *age / 2)
 			return OV_OVERDUE;
 	return OV_SLOW;
 }

@@ -23,6 +23,7 @@ struct overdue_ep {
 					 * not yet answered anything); 0: none */
 	uint64_t	 answered;	/* the latest sent of the requests it
 					 * answered; 0: none */
+	uint64_t	 answered_in;	/* how long that answer took, ms */
 };
 
 enum overdue_verdict {

@@ -620,8 +620,13 @@ overdue_chain(struct chain *ch, uint64_t watched, uint64_t now)
 			ws = xrealloc(ws, cap * sizeof(*ws));
 		}
 		eps[n].waiting = waiting(o);
-		eps[n].answered = o->load.answered > o->ep->answered ?
-		    o->load.answered : o->ep->answered;
+		if (o->load.answered > o->ep->answered) {
+			eps[n].answered = o->load.answered;
+			eps[n].answered_in = o->load.answered_in;
+		} else {
+			eps[n].answered = o->ep->answered;
+			eps[n].answered_in = o->ep->answered_in;
+		}
 		ws[n++] = o;
 	}
 	latency = route_latency_quantile(&ch->hedging);
@@ -786,8 +791,10 @@ count(struct request *r, enum outcome o)
 	uint64_t	ms = now_mono_ms() - r->sent;
 
 	if (o != OUTCOME_TIMEOUT && o != OUTCOME_TRANSPORT &&
-	    r->sent > r->w->load.answered)
+	    r->sent >= r->w->load.answered) {
 		r->w->load.answered = r->sent;
+		r->w->load.answered_in = ms;
+	}
 	if (health_outcome(r->w->ep, r->brk_gen, o) & HEALTH_BACK)
 		sched_back(r->w->ep);
 	stats_request(&r->w->ep->stats, o, ms);

@@ -25,6 +25,7 @@ struct load {
 	unsigned	 inflight;
 	uint64_t	 answered;	/* monotonic ms: the latest sent of the
 					 * requests it answered */
+	uint64_t	 answered_in;	/* ms that one took */
 };
 
 /*

@@ -52,7 +52,10 @@ test_blackhole(void **state)
 		last = now;
 		/* Every 300 ms the others answer what went out 20 ms ago. */
 		if ((now - T0) % 300 == 0 && now >= T0 + 300)
+		{
 			eps[1].answered = eps[2].answered = now - 20;
+			eps[1].answered_in = eps[2].answered_in = 20;
+		}
 		if (overdue_judge(eps, 3, 0, bound, watched, now, &age) ==
 		    OV_OVERDUE) {
 			seen = now;
@@ -77,7 +80,7 @@ test_blackhole(void **state)
 static void
 test_never_answered(void **state)
 {
-	struct overdue_ep	eps[2] = { { T0, 0 }, { 0, T0 + S } };
+	struct overdue_ep	eps[2] = { { T0, 0, 0 }, { 0, T0 + S, 5 } };
 	uint64_t		age;
 
 	assert_int_equal(overdue_judge(eps, 2, 0, 2 * S, 0, T0 + 2 * S,
@@ -117,8 +120,10 @@ test_all_slow(void **state)
 			uint64_t sent = now - phase;
 
 			eps[i].waiting = sent;
-			if (sent >= T0 + 3 * S)
+			if (sent >= T0 + 3 * S) {
 				eps[i].answered = sent - 3 * S;
+				eps[i].answered_in = 3 * S;
+			}
 			assert_int_not_equal(overdue_judge(eps, 3, i, bound, 0,
 			    now, &age), OV_OVERDUE);
 		}
@@ -126,6 +131,21 @@ test_all_slow(void **state)
 		    why, sizeof(why));
 	}
 	assert_true(slow_seen);
+	/*
+	 * Jitter: another answered in 3.005 s a request sent 10 ms after
+	 * this one's, which has waited 3.02 s.  Not evidence.
+	 */
+	{
+		struct overdue_ep j[2] = { { T0, 0, 0 },
+		    { 0, T0 + 10, 3 * S + 5 } };
+
+		assert_int_equal(overdue_judge(j, 2, 0, bound, 0,
+		    T0 + 3 * S + 20, &age), OV_SLOW);
+		/* Half the wait or less is: 1.5 s against 3.02 s. */
+		j[1].answered_in = 1500;
+		assert_int_equal(overdue_judge(j, 2, 0, bound, 0,
+		    T0 + 3 * S + 20, &age), OV_OVERDUE);
+	}
 	assert_true(overdue_chain_slow(eps, 3, bound, 0, now, 3 * S, why,
 	    sizeof(why)));
 	assert_string_equal(why, "answers take 3.0 s");
@@ -156,7 +176,7 @@ test_all_slow(void **state)
 static void
 test_starved(void **state)
 {
-	struct overdue_ep	eps[2] = { { T0, 0 }, { 0, T0 + 4 * S } };
+	struct overdue_ep	eps[2] = { { T0, 0, 0 }, { 0, T0 + 4 * S, 5 } };
 	uint64_t		watched = T0 - 60 * S, age;
 
 	watched = overdue_watched(watched, T0 - 50, T0);
