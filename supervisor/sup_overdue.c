@@ -1,12 +1,14 @@
 /*
  * Overdue endpoints: pure rules over plain structs, the clock passed in.
  *
- * The bound.  max(OVERDUE_MIN_MS, OVERDUE_FACTOR x the chain's hedging
- * delay): the hedging delay is the hedge_quantile of the chain's measured
- * latencies (or hedge_after before there are enough of them), so an
- * endpoint is overdue only when it is far slower than the chain usually
- * is, and never sooner than 2 s (10 s with hedge_after's default 2 s:
- * 5 x 400 ms on a chain whose p90 is 400 ms is 2 s).
+ * The bound.  max(OVERDUE_MIN_MS, OVERDUE_FACTOR x the chain's median
+ * latency, over its last successful requests of each kind; hedge_after
+ * before there are enough of them): an endpoint is overdue only when it
+ * is far slower than the chain usually is, and never sooner than 2 s
+ * (5 s with hedge_after's default 1 s before any latency is measured).
+ * The median, not the hedge_quantile: the late answers of the very
+ * endpoint being judged (a black hole lifted, a slow one) sit in the
+ * tail and must not raise the bar for it.
  *
  * Overdue.  An endpoint is unresponsive when its oldest unanswered
  * request (or, if it never answered anything, the start of its worker)
@@ -141,7 +143,7 @@ overdue_chain_slow(const struct overdue_ep *eps, size_t n, uint64_t bound,
 	uint64_t	age;
 
 	if (latency >= OVERDUE_MIN_MS) {
-		snprintf(why, len, "answers take %llu.%llu s",
+		snprintf(why, len, "answers take %llu.%llu s (median)",
 		    (unsigned long long)(latency / 1000),
 		    (unsigned long long)(latency % 1000 / 100));
 		return 1;

@@ -12,7 +12,8 @@
 #include <stdint.h>
 
 #define OVERDUE_MIN_MS		2000	/* never sooner than this */
-#define OVERDUE_FACTOR		5	/* times the chain's hedging delay */
+#define OVERDUE_FACTOR		5	/* times the chain's latency */
+#define OVERDUE_QUANTILE	50	/* which latency: the median */
 #define OVERDUE_GAP_MS		500	/* a check this late: we were not
 					 * watching (the machine starved) */
 

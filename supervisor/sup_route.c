@@ -198,13 +198,12 @@ route_hedged(struct hedging *h, int won)
 
 /*
  * The chain's measured latency: over the kinds with enough samples, the
- * largest hedge_quantile (95 when hedging is off) of their latencies, not
- * capped by hedge_after; 0 before any kind has enough.
+ * largest q-th percentile of their latencies, not capped by hedge_after;
+ * 0 before any kind has enough.
  */
 uint64_t
-route_latency_quantile(const struct hedging *h)
+route_latency_quantile(const struct hedging *h, unsigned q)
 {
-	unsigned	q = h->quantile != 0 ? h->quantile : 95;
 	uint64_t	v, worst = 0;
 
 	for (int k = 0; k < ITEM_KINDS; k++) {

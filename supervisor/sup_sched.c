@@ -629,7 +629,7 @@ overdue_chain(struct chain *ch, uint64_t watched, uint64_t now)
 		}
 		ws[n++] = o;
 	}
-	latency = route_latency_quantile(&ch->hedging);
+	latency = route_latency_quantile(&ch->hedging, OVERDUE_QUANTILE);
 	bound = overdue_chain_bound(latency, ch->hedging.after);
 	for (size_t i = 0; i < n; i++) {
 		/* Its leases go back in release_unusable(); what it has
