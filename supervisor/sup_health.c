@@ -148,12 +148,14 @@ health_usable(const struct endpoint *e)
 
 /*
  * Heard: its heads are taken in, as claims, while it is ready or
- * inconsistent (so that it can agree again).
+ * inconsistent (so that it can agree again), or unresponsive after its
+ * facts came (its requests are overdue, its subscription may be fine).
  */
 int
 health_heard(const struct endpoint *e)
 {
-	return e->av.state == EP_READY || e->av.state == EP_INCONSISTENT;
+	return e->av.state == EP_READY || e->av.state == EP_INCONSISTENT ||
+	    (e->av.state == EP_UNRESPONSIVE && e->av.back == EP_READY);
 }
 
 /*
