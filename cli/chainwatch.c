@@ -84,16 +84,16 @@ view_error(const char *msg)
 }
 
 static int
-parse_window(const char *s, enum cli_window *w)
+parse_window(const char *s, enum view_window *w)
 {
 	if (strcmp(s, "all") == 0)
-		*w = WINDOW_ALL;
+		*w = VIEW_WINDOW_ALL;
 	else if (strcmp(s, "1h") == 0)
-		*w = WINDOW_1H;
+		*w = VIEW_WINDOW_1H;
 	else if (strcmp(s, "24h") == 0)
-		*w = WINDOW_24H;
+		*w = VIEW_WINDOW_24H;
 	else if (strcmp(s, "7d") == 0)
-		*w = WINDOW_7D;
+		*w = VIEW_WINDOW_7D;
 	else
 		return -1;
 	return 0;
@@ -195,7 +195,7 @@ cmd_args(const struct cmd *cmd, int argc, char **argv, struct cli_opts *o)
 	int	 ch;
 
 	memset(o, 0, sizeof(*o));
-	o->window = WINDOW_ALL;
+	o->window = VIEW_WINDOW_ALL;
 	o->last = 20;
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, "h", cmd->longopts,

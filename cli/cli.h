@@ -19,18 +19,11 @@
 /* What status exits with when a chain shown is not ok. */
 #define CLI_EXIT_NOT_OK		1
 
-enum cli_window {
-	WINDOW_ALL,
-	WINDOW_1H,
-	WINDOW_24H,
-	WINDOW_7D,
-};
-
 /* The command line of a view; each reads the options it takes. */
 struct cli_opts {
 	const char	*chain;		/* NULL: every chain */
 	int		 json;
-	enum cli_window	 window;	/* standings */
+	enum view_window window;	/* standings */
 	int		 final_only;	/* standings */
 	int64_t		 limit;		/* standings; 0: every miner */
 	int64_t		 last;		/* blocks: heights, 1 or more */

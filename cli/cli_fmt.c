@@ -286,14 +286,5 @@ cli_json_list(int running, const char *key, json_t *arr)
 char *
 cli_miner_name(const uint8_t *account, size_t len, const unsigned char *ss58)
 {
-	char	 hex[2 * CLI_ACCOUNT_MAX + 3];
-
-	if (ss58 != NULL)
-		return xstrdup((const char *)ss58);
-	if (len == 0)
-		return xstrdup("unknown");
-	if (len > CLI_ACCOUNT_MAX)
-		len = CLI_ACCOUNT_MAX;
-	hex_encode(account, len, hex);
-	return xstrdup(hex);
+	return view_miner_name(account, len, ss58);
 }

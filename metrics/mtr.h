@@ -16,12 +16,14 @@
 #define MTR_BUCKETS_MAX	32	/* latency bounds taken from the supervisor */
 #define MTR_NKINDS	4	/* queue kinds: headers, parent, state, runtime */
 #define MTR_NQSTATES	2	/* queue states: pending, leased */
+#define MTR_NWINDOWS	4	/* view_window: all, 1h, 24h, 7d */
 
 extern const char *const mtr_queue_kinds[MTR_NKINDS];
 extern const char *const mtr_queue_states[MTR_NQSTATES];
 extern const char *const mtr_breaker_states[];	/* NULL-terminated */
 extern const char *const mtr_endpoint_states[];	/* NULL-terminated */
 extern const char *const mtr_chain_statuses[];	/* NULL-terminated */
+extern const char *const mtr_window_names[MTR_NWINDOWS]; /* "all", "1h" */
 
 /* One endpoint as the store and the supervisor see it; has_* say which. */
 struct mtr_endpoint {
@@ -63,6 +65,16 @@ struct mtr_chain {
 	int64_t		 tips;			/* branches its tips are on */
 	int		 in_sup;
 	uint64_t	 blocks_ingested, hedges, hedges_won;
+	/* Estimated hashrate (hashes/s) per view_window, from the store. */
+	int		 has_hashrate[MTR_NWINDOWS];
+	double		 hashrate[MTR_NWINDOWS];
+};
+
+/* A miner's estimated hashrate over one of the windows MTR_MINER_WINDOWS. */
+struct mtr_miner {
+	char		*chain, *name;
+	int		 window;		/* a view_window */
+	double		 hashrate;
 };
 
 /* Everything one scrape shows, gathered at one moment. */
@@ -79,6 +91,8 @@ struct mtr_snap {
 	size_t			 n_chains;
 	struct mtr_endpoint	*eps;
 	size_t			 n_eps;
+	struct mtr_miner	*miners;	/* 1h and 24h windows */
+	size_t			 n_miners;
 	struct json_t		*status;	/* view_status_json() or NULL */
 };
 
@@ -99,6 +113,16 @@ void	mtr_fmt_double(double, char *, size_t);
 
 /* mtr_health.c: the /health body and its HTTP status. */
 unsigned mtr_health(const struct mtr_snap *, struct buf *);
+
+/*
+ * mtr_page.c: the status page at /, from the store, as of now (ms).
+ * Returns the HTTP status: 200, or 503 when the store cannot be read.
+ */
+#define MTR_PAGE_REFRESH	10	/* seconds between its reloads */
+struct view_db;
+unsigned mtr_page(struct view_db *, int64_t now, struct buf *);
+/* mtr_gather.c: the page through the snapshot's store connection. */
+unsigned mtr_gather_page(struct buf *);
 
 /* mtr_http.c */
 int	mtr_http_start(int listen_fd, int ipv6);

@@ -319,6 +319,29 @@ expo_chains(const struct mtr_snap *s, struct buf *b)
 		val_u(b, c->slow);
 	}
 	chain_fams(s, b, chain_ingest, NFAMS(chain_ingest));
+	family(b, "chainwatch_chain_hashrate", "gauge",
+	    "Estimated hashes per second of the chain over the window (1h, "
+	    "24h, 7d, all): its canonical blocks' difficulty, less the "
+	    "earliest's, over the span of their timestamps.");
+	for (i = 0; i < s->n_chains; i++) {
+		c = &s->chains[i];
+		for (k = 0; k < MTR_NWINDOWS; k++) {
+			if (!c->has_hashrate[k])
+				continue;
+			series(b, "chainwatch_chain_hashrate", c->name, NULL,
+			    "window", mtr_window_names[k], NULL);
+			val_d(b, c->hashrate[k]);
+		}
+	}
+	family(b, "chainwatch_miner_hashrate", "gauge",
+	    "Estimated hashes per second of each miner with blocks in the "
+	    "window (1h, 24h), the same way from its own blocks.");
+	for (i = 0; i < s->n_miners; i++) {
+		series(b, "chainwatch_miner_hashrate", s->miners[i].chain,
+		    NULL, "miner", s->miners[i].name, "window",
+		    mtr_window_names[s->miners[i].window], NULL);
+		val_d(b, s->miners[i].hashrate);
+	}
 	chain_queue(s, b, "chainwatch_chain_queue_items",
 	    "Catch-up queue items by kind and state.", 0);
 	chain_queue(s, b, "chainwatch_chain_queue_blocks",

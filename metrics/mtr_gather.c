@@ -34,6 +34,10 @@ const char *const mtr_endpoint_states[] = {
 	"closed", "open", "half-open", "down", "quarantined", "inconsistent",
 	"unresponsive", "unknown", NULL,
 };
+_Static_assert(MTR_NWINDOWS == VIEW_NWINDOWS, "mtr_window_names");
+const char *const mtr_window_names[MTR_NWINDOWS] = {
+	"all", "1h", "24h", "7d",
+};
 const char *const mtr_chain_statuses[] = {
 	"ok", "degraded", "stalled", "unreachable", NULL,
 };
@@ -130,8 +134,13 @@ mtr_snap_free(struct mtr_snap *s)
 		free(s->eps[i].name);
 		free(s->eps[i].chain);
 	}
+	for (size_t i = 0; i < s->n_miners; i++) {
+		free(s->miners[i].chain);
+		free(s->miners[i].name);
+	}
 	free(s->chains);
 	free(s->eps);
+	free(s->miners);
 	json_decref(s->status);
 	memset(s, 0, sizeof(*s));
 }
@@ -261,7 +270,45 @@ store_chains(struct mtr_snap *s)
 	return 0;
 }
 
-/* How many branches each chain's endpoints' tips are on now. */
+/*
+ * Each chain's estimated hashrate over every window, and its miners'
+ * over the last hour and day (chainwatch standings --window).
+ */
+static int
+store_hashrate(struct mtr_snap *s, const struct view_chain *ch)
+{
+	struct view_standings	 st;
+	struct mtr_chain	*c;
+	struct mtr_miner	*m;
+	int			 w;
+
+	c = snap_chain(s, ch->name);
+	for (w = 0; w < MTR_NWINDOWS; w++) {
+		if (view_standings_load(&db, ch, (enum view_window)w, 0,
+		    s->now, &st) != CW_EXIT_OK) {
+			view_standings_free(&st);
+			return -1;
+		}
+		c->has_hashrate[w] = st.has_hashrate;
+		c->hashrate[w] = st.hashrate;
+		for (size_t i = 0; (w == VIEW_WINDOW_1H ||
+		    w == VIEW_WINDOW_24H) && i < st.n; i++) {
+			if (!st.rows[i].has_hashrate)
+				continue;
+			s->miners = xrealloc(s->miners, (s->n_miners + 1) *
+			    sizeof(*m));
+			m = &s->miners[s->n_miners++];
+			m->chain = xstrdup(ch->name);
+			m->name = xstrdup(st.rows[i].name);
+			m->window = w;
+			m->hashrate = st.rows[i].hashrate;
+		}
+		view_standings_free(&st);
+	}
+	return 0;
+}
+
+/* How many branches each chain's endpoints' tips are on now; hashrates. */
 static int
 store_forks(struct mtr_snap *s)
 {
@@ -280,12 +327,30 @@ store_forks(struct mtr_snap *s)
 			c = snap_chain(s, chains[i].name);
 			c->has_tips = 1;
 			c->tips = (int64_t)f.r.n_branches;
+			rc = store_hashrate(s, &chains[i]);
 		} else
 			rc = -1;
 		view_forks_free(&f);
 	}
 	view_chains_free(chains, n);
 	return rc;
+}
+
+unsigned
+mtr_gather_page(struct buf *b)
+{
+	unsigned	code;
+
+	if (mtr_gather_open_store() == -1) {
+		buf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
+		    "<meta charset=\"utf-8\"><title>chainwatch</title></head>"
+		    "<body><p>The store cannot be opened; see the log of "
+		    "chainwatch-metrics.</p></body></html>\n");
+		return 503;
+	}
+	if ((code = mtr_page(&db, (int64_t)now_wall_ms(), b)) != 200)
+		mtr_gather_close();	/* reopen next time */
+	return code;
 }
 
 static int
@@ -432,30 +497,22 @@ sup_chain(struct mtr_snap *s, const json_t *o)
 	(void)view_ctl_count(o, "hedges_won", &c->hedges_won);
 }
 
+/*
+ * chainwatchd's answer to "metrics" into s: 0, or -1 and why in err when
+ * it refused or is not of the shape (fuzz/fuzz_metrics.c calls this).
+ */
 static int
-gather_sup(struct mtr_snap *s)
+sup_answer(struct mtr_snap *s, const json_t *a, char *err, size_t errlen)
 {
-	json_t		*a, *v;
-	char		 err[512];
+	const json_t	*v;
 	size_t		 i;
-	int		 down;
 
-	if (view_ctl_request(src.control_socket, "metrics", &a, &down, err,
-	    sizeof(err)) == -1) {
-		logit(sup_failing ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARN,
-		    "chainwatchd does not answer: %s; serving the store's "
-		    "figures", err);
-		return -1;
-	}
 	if (!json_is_true(json_object_get(a, "ok")) ||
 	    !json_is_array(json_object_get(a, "endpoints")) ||
 	    !json_is_array(json_object_get(a, "chains"))) {
 		v = json_object_get(a, "error");
-		logit(sup_failing ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARN,
-		    "chainwatchd refused the metrics request: %s; serving the "
-		    "store's figures", json_is_string(v) ?
+		snprintf(err, errlen, "%s", json_is_string(v) ?
 		    json_string_value(v) : "no endpoints or chains");
-		json_decref(a);
 		return -1;
 	}
 	json_array_foreach(json_object_get(a, "endpoints"), i, v)
@@ -471,8 +528,29 @@ gather_sup(struct mtr_snap *s)
 		    json_string_value(v));
 	(void)view_ctl_count(json_object_get(a, "store"), "waiting_messages",
 	    &s->store_waiting);
-	json_decref(a);
 	return 0;
+}
+
+static int
+gather_sup(struct mtr_snap *s)
+{
+	json_t		*a;
+	char		 err[512];
+	int		 down, rc;
+
+	if (view_ctl_request(src.control_socket, "metrics", &a, &down, err,
+	    sizeof(err)) == -1) {
+		logit(sup_failing ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARN,
+		    "chainwatchd does not answer: %s; serving the store's "
+		    "figures", err);
+		return -1;
+	}
+	if ((rc = sup_answer(s, a, err, sizeof(err))) == -1)
+		logit(sup_failing ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARN,
+		    "chainwatchd refused the metrics request: %s; serving the "
+		    "store's figures", err);
+	json_decref(a);
+	return rc;
 }
 
 static double

@@ -26,6 +26,7 @@
 #define CTYPE_METRICS	"text/plain; version=0.0.4; charset=utf-8"
 #define CTYPE_JSON	"application/json"
 #define CTYPE_TEXT	"text/plain; charset=utf-8"
+#define CTYPE_HTML	"text/html; charset=utf-8"
 
 static struct MHD_Daemon	*mhd;
 
@@ -36,6 +37,11 @@ static struct {
 	uint64_t	at;		/* monotonic ms */
 	struct buf	metrics, health;
 	unsigned	health_code;
+	/* The status page, rendered only when asked for. */
+	int		page_valid;
+	uint64_t	page_at;
+	struct buf	page;
+	unsigned	page_code;
 } cache;
 
 /* Under cache_lock: gather again unless the snapshot is fresh. */
@@ -82,6 +88,47 @@ static enum MHD_Result
 respond_text(struct MHD_Connection *conn, unsigned code, const char *text)
 {
 	return respond(conn, code, CTYPE_TEXT, text, strlen(text));
+}
+
+/* Under cache_lock: render the status page again unless it is fresh. */
+static void
+cache_refresh_page(void)
+{
+	if (cache.page_valid && now_mono_ms() - cache.page_at < MTR_CACHE_MS)
+		return;
+	buf_free(&cache.page);
+	cache.page_code = mtr_gather_page(&cache.page);
+	cache.page_at = now_mono_ms();
+	cache.page_valid = 1;
+}
+
+static enum MHD_Result
+respond_page(struct MHD_Connection *conn, const char *method,
+    const char *url)
+{
+	struct MHD_Response	*resp;
+	enum MHD_Result		 ret;
+	unsigned		 code;
+
+	pthread_mutex_lock(&cache_lock);
+	cache_refresh_page();
+	code = cache.page_code;
+	resp = MHD_create_response_from_buffer(cache.page.len, cache.page.p,
+	    MHD_RESPMEM_MUST_COPY);
+	pthread_mutex_unlock(&cache_lock);
+	if (resp == NULL)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+	    CTYPE_HTML);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
+	    "no-store");
+	/* Nothing on the page comes from elsewhere, and nothing may. */
+	MHD_add_response_header(resp, "Content-Security-Policy",
+	    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'");
+	ret = MHD_queue_response(conn, code, resp);
+	MHD_destroy_response(resp);
+	log_debug("%s %s: %u", method, url, code);
+	return ret;
 }
 
 /* The rendered snapshot, copied out under the lock. */
@@ -134,12 +181,14 @@ http_answer(void *cls, struct MHD_Connection *conn, const char *url,
 		*upload_len = 0;	/* a GET body means nothing: drop it */
 		return MHD_YES;
 	}
+	if (strcmp(url, "/") == 0)
+		return respond_page(conn, method, url);
 	if (strcmp(url, "/metrics") == 0)
 		return respond_snapshot(conn, method, url, 0);
 	if (strcmp(url, "/health") == 0)
 		return respond_snapshot(conn, method, url, 1);
 	return respond_text(conn, MHD_HTTP_NOT_FOUND,
-	    "not found: try /metrics or /health\n");
+	    "not found: try /, /metrics or /health\n");
 }
 
 int
@@ -165,5 +214,7 @@ mtr_http_stop(void)
 	mhd = NULL;
 	buf_free(&cache.metrics);
 	buf_free(&cache.health);
+	buf_free(&cache.page);
 	cache.valid = 0;
+	cache.page_valid = 0;
 }

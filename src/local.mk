@@ -12,6 +12,7 @@ src_libcw_a_SOURCES = \
 	src/proto.c src/proto.h \
 	src/schema.c src/schema.h \
 	src/u512.c src/u512.h \
+	src/hashrate.c src/hashrate.h \
 	src/forks.c src/forks.h \
 	src/sha1.c src/sha1.h \
 	src/wskey.c src/wskey.h

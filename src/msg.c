@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,109 @@ msg_check_gen(uint32_t got, uint32_t current)
 	return got < current ? MSG_GEN_STALE : MSG_GEN_BAD;
 }
 
+/* A big-endian unsigned integer of n bytes. */
+static uint64_t
+msg_be(const uint8_t *p, size_t n)
+{
+	uint64_t	v = 0;
+
+	while (n-- > 0)
+		v = v << 8 | *p++;
+	return v;
+}
+
+/*
+ * Walk the msgpack items of buf before msgpack-c unpacks them: msgpack-c
+ * allocates room for every element a container declares before it reads
+ * one, so five bytes declaring an array of 2^32 items would have it
+ * allocate 100 GB.  Each item takes at least one byte, so a container may
+ * declare no more items than the bytes after it hold.  Bytes after the
+ * first item are left to msg_parse to count.
+ */
+static int
+msg_skim(const uint8_t *p, size_t len, char *err, size_t errlen)
+{
+	uint64_t	need = 1, items, body;
+	size_t		off = 0, head;
+	uint8_t		b;
+
+	while (need > 0) {
+		if (off >= len)
+			goto truncated;
+		b = p[off];
+		need--;
+		head = 1;
+		body = items = 0;
+		if (b <= 0x7f || b >= 0xe0)
+			;			/* fixint */
+		else if (b <= 0x8f)
+			items = 2 * (uint64_t)(b & 0x0f);	/* fixmap */
+		else if (b <= 0x9f)
+			items = b & 0x0f;	/* fixarray */
+		else if (b <= 0xbf)
+			body = b & 0x1f;	/* fixstr */
+		else {
+			switch (b) {
+			case 0xc0: case 0xc2: case 0xc3:
+				break;
+			case 0xc4: case 0xd9: case 0xc7:
+				head = b == 0xc7 ? 3 : 2;
+				break;
+			case 0xc5: case 0xda: case 0xc8:
+			case 0xdc: case 0xde:
+				head = b == 0xc8 ? 4 : 3;
+				break;
+			case 0xc6: case 0xdb: case 0xc9:
+			case 0xdd: case 0xdf:
+				head = b == 0xc9 ? 6 : 5;
+				break;
+			case 0xcc: case 0xd0: body = 1; break;
+			case 0xcd: case 0xd1: body = 2; break;
+			case 0xca: case 0xce: case 0xd2: body = 4; break;
+			case 0xcb: case 0xcf: case 0xd3: body = 8; break;
+			case 0xd4: body = 2; break;	/* fixext: type, data */
+			case 0xd5: body = 3; break;
+			case 0xd6: body = 5; break;
+			case 0xd7: body = 9; break;
+			case 0xd8: body = 17; break;
+			default:
+				snprintf(err, errlen, "not msgpack");
+				return -1;
+			}
+			if (len - off < head)
+				goto truncated;
+			switch (b) {
+			case 0xc4: case 0xd9: case 0xc7:
+				body = p[off + 1];
+				break;
+			case 0xc5: case 0xda: case 0xc8:
+				body = msg_be(p + off + 1, 2);
+				break;
+			case 0xc6: case 0xdb: case 0xc9:
+				body = msg_be(p + off + 1, 4);
+				break;
+			case 0xdc: items = msg_be(p + off + 1, 2); break;
+			case 0xdd: items = msg_be(p + off + 1, 4); break;
+			case 0xde: items = 2 * msg_be(p + off + 1, 2); break;
+			case 0xdf: items = 2 * msg_be(p + off + 1, 4); break;
+			}
+		}
+		if (len - off < head || body > len - off - head)
+			goto truncated;
+		off += head + (size_t)body;
+		need += items;
+		if (need > len - off) {
+			snprintf(err, errlen, "a container declares %" PRIu64
+			    " items where %zu bytes are left", items, len - off);
+			return -1;
+		}
+	}
+	return 0;
+truncated:
+	snprintf(err, errlen, "truncated message (%zu bytes)", len);
+	return -1;
+}
+
 int
 msg_parse(const void *buf, size_t len, struct msg *m, char *err,
     size_t errlen)
@@ -69,6 +173,8 @@ msg_parse(const void *buf, size_t len, struct msg *m, char *err,
 		    "byte limit", len, MSG_MAX);
 		return -1;
 	}
+	if (msg_skim(buf, len, err, errlen) == -1)
+		return -1;
 	msgpack_unpacked_init(&m->up);
 	rc = msgpack_unpack_next(&m->up, buf, len, &off);
 	if (rc == MSGPACK_UNPACK_CONTINUE) {

@@ -16,6 +16,7 @@
 #include <sqlite3.h>
 
 #include "forks.h"
+#include "u512.h"
 
 /*
  * Where this module's errors go, one line each without the newline
@@ -202,6 +203,108 @@ int	view_forks_load(struct view_db *, const struct view_chain *,
 void	view_forks_free(struct view_forks *);
 /* "branch", "unknown", "stale". */
 const char *view_tip_kind_name(enum forks_tip_kind);
+
+/*
+ * view_standings.c: the miners of one chain over a window, ranked by
+ * blocks, then work, with the hashrate estimated from their work
+ * (hashrate.h).  The window "all" reads the standings table; the others,
+ * or final blocks only, sum the canonical blocks whose Timestamp.Now is
+ * within the window before now.
+ */
+enum view_window {
+	VIEW_WINDOW_ALL,
+	VIEW_WINDOW_1H,
+	VIEW_WINDOW_24H,
+	VIEW_WINDOW_7D,
+	VIEW_NWINDOWS
+};
+extern const char *const view_window_name[VIEW_NWINDOWS];	/* "all", "1h" */
+
+#define VIEW_ACCOUNT_MAX	32	/* bytes of a miner's account */
+
+struct view_srow {
+	uint8_t		 account[VIEW_ACCOUNT_MAX];
+	size_t		 account_len;	/* 0: the unknown miner, x'' */
+	char		*name;		/* SS58, "unknown", or hex */
+	int64_t		 blocks, final_blocks;
+	struct u512	 work;
+	int		 has_range;
+	int64_t		 first, last;
+	int		 has_hashrate;
+	double		 hashrate;	/* hashes per second */
+};
+
+struct view_standings {
+	struct view_srow *rows;
+	size_t		 n;
+	int64_t		 total_blocks;
+	struct u512	 work;		/* the rows' sum */
+	/* The span of the window's blocks (Timestamp.Now, ms). */
+	int		 has_span;
+	int64_t		 first_ms, last_ms;
+	int		 has_hashrate;	/* the network's */
+	double		 hashrate;
+};
+
+/*
+ * Load them as of now (ms).  Returns CW_EXIT_OK or an exit code after
+ * saying why; *s is for view_standings_free either way.
+ */
+int	view_standings_load(struct view_db *, const struct view_chain *,
+	    enum view_window, int final_only, int64_t now,
+	    struct view_standings *);
+void	view_standings_free(struct view_standings *);
+/* A miner's name as the views show it: SS58, "unknown" or hex; to free. */
+char	*view_miner_name(const uint8_t *account, size_t len,
+	    const unsigned char *ss58);
+
+/*
+ * view_history.c: what happened over a past span, for the status page of
+ * chainwatch-metrics: the endpoints' events, the chain's blocks in time
+ * buckets, its last reorganisations.
+ */
+struct view_event {
+	char		*endpoint, *kind, *detail;	/* detail may be NULL */
+	int64_t		 at;				/* ms */
+};
+/*
+ * The events of the chain's configured endpoints at or after since, in
+ * time order, each preceded by the endpoint's last breaker or quarantine
+ * event before since (closed, open, half-open, quarantined, released),
+ * so that a timeline knows the state it starts in.  Returns CW_EXIT_OK
+ * or an exit code; *out is for view_events_free either way.
+ */
+int	view_events_load(struct view_db *, const struct view_chain *,
+	    int64_t since, struct view_event **out, size_t *n);
+void	view_events_free(struct view_event *, size_t);
+
+/*
+ * One time bucket of canonical blocks: those whose Timestamp.Now falls
+ * in [start, start + width), each with the block one lower stored, so
+ * that its block time (the difference of their timestamps) is known.
+ */
+struct view_bucket {
+	int64_t		 start;		/* ms */
+	int64_t		 blocks;
+	double		 difficulty;	/* their sum (difficulty_f) */
+	int64_t		 time_ms;	/* the sum of their block times */
+};
+/*
+ * n buckets of equal width from since to until.  Returns CW_EXIT_OK or
+ * an exit code after saying why; out holds n buckets.
+ */
+int	view_buckets_load(struct view_db *, const struct view_chain *,
+	    int64_t since, int64_t until, struct view_bucket *out, size_t n);
+
+struct view_reorg {
+	int64_t		 at, depth, ancestor_number;
+	char		*old_tip, *new_tip;	/* "0x" + hex */
+	char		*seen_by;		/* NULL: not known */
+};
+/* The chain's last max reorgs, newest first; *out for view_reorgs_free. */
+int	view_reorgs_load(struct view_db *, const struct view_chain *,
+	    int64_t max, struct view_reorg **out, size_t *n);
+void	view_reorgs_free(struct view_reorg *, size_t);
 
 /* view_fmt.c */
 /* "2025-01-02T03:04:05Z"; out must hold 32 bytes. */

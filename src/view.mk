@@ -8,6 +8,8 @@ src_libcwview_a_SOURCES = src/view.h \
 	src/view_status.c \
 	src/view_forks.c \
 	src/view_fmt.c \
+	src/view_standings.c \
+	src/view_history.c \
 	src/view_ctl.c src/view_ctl.h
 src_libcwview_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(JANSSON_CFLAGS)
 VIEW_LIBS = src/libcwview.a src/libcw.a $(SQLITE_LIBS) $(JANSSON_LIBS)

@@ -2,7 +2,8 @@
 # In layers, each file calling only those below it: chainwatchd.c; reload
 # and control; snapshot; spawn and metrics; dispatch; sched; chain and
 # health; queue and forks; child; the pure machines and checks (route,
-# lease, endpoint, breaker, fsm, answer), chan and backlog; the store.
+# lease, endpoint, breaker, fsm, answer), the control request's parse
+# (ctlreq), chan and backlog; the store.
 sbin_PROGRAMS += supervisor/chainwatchd
 supervisor_chainwatchd_SOURCES = \
 	supervisor/chainwatchd.c supervisor/chainwatchd.h \
@@ -13,6 +14,7 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/sup_chan.c supervisor/sup_chan.h \
 	supervisor/sup_child.c supervisor/sup_child.h \
 	supervisor/sup_control.c supervisor/sup_control.h \
+	supervisor/sup_ctlreq.c supervisor/sup_ctlreq.h \
 	supervisor/sup_dispatch.c supervisor/sup_dispatch.h \
 	supervisor/sup_endpoint.c supervisor/sup_endpoint.h \
 	supervisor/sup_forks.c supervisor/sup_forks.h \

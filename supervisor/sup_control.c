@@ -24,6 +24,7 @@
 #include "ratelimit.h"
 #include "chainwatchd.h"
 #include "sup_control.h"
+#include "sup_ctlreq.h"
 #include "sup_reload.h"
 #include "sup_snapshot.h"
 #include "util.h"
@@ -537,50 +538,18 @@ ctl_reload(const struct ctl_client *c)
 static json_t *
 ctl_dispatch(const struct ctl_client *c, const char *line, size_t len)
 {
-	json_error_t	 je;
-	json_t		*req, *v, *answer;
-	const char	*key, *cmd;
+	char		 err[CTLREQ_ERR_MAX];
+	enum ctl_cmd	 cmd;
 
-	if (len > 0 && line[len - 1] == '\r')
-		len--;
-	if ((req = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je)) ==
-	    NULL)
-		return ctl_error("bad JSON at byte %d: %s", je.position,
-		    je.text);
-	if (!json_is_object(req)) {
-		json_decref(req);
-		return ctl_error("the request is not a JSON object");
-	}
-	json_object_foreach(req, key, v) {
-		if (strcmp(key, "cmd") != 0) {
-			answer = ctl_error("unknown member \"%s\" in the "
-			    "request (it has \"cmd\" only)", key);
-			json_decref(req);
-			return answer;
-		}
-	}
-	if ((cmd = json_string_value(json_object_get(req, "cmd"))) == NULL) {
-		json_decref(req);
-		return ctl_error("no \"cmd\" string in the request");
-	}
-	if (strcmp(cmd, "status") != 0 && strcmp(cmd, "metrics") != 0 &&
-	    strcmp(cmd, "reload") != 0) {
-		/* Not logged: it may hold anything, newlines too. */
-		answer = ctl_error("unknown command \"%s\" (status, "
-		    "metrics or reload)", cmd);
-		json_decref(req);
-		return answer;
-	}
-	if (strcmp(cmd, "reload") == 0)
-		answer = ctl_reload(c);		/* logged there */
-	else {
-		log_debug("control socket: %s from pid %ld (uid %ld)", cmd,
-		    (long)c->pid, (long)c->uid);
-		answer = strcmp(cmd, "status") == 0 ? ctl_status() :
-		    ctl_stats();
-	}
-	json_decref(req);
-	return answer;
+	/* A bad request is not logged: it may hold anything, newlines too. */
+	if (sup_ctlreq_parse(line, len, &cmd, err, sizeof(err)) == -1)
+		return ctl_error("%s", err);
+	if (cmd == CTL_CMD_RELOAD)
+		return ctl_reload(c);		/* logged there */
+	log_debug("control socket: %s from pid %ld (uid %ld)",
+	    cmd == CTL_CMD_STATUS ? "status" : "metrics", (long)c->pid,
+	    (long)c->uid);
+	return cmd == CTL_CMD_STATUS ? ctl_status() : ctl_stats();
 }
 
 static void

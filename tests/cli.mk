@@ -5,6 +5,11 @@ tests_unit_test_u512_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_u512_LDADD = src/libcw.a $(CMOCKA_LIBS)
 TESTS += tests/unit/test_u512
 
+check_PROGRAMS += tests/unit/test_hashrate
+tests_unit_test_hashrate_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_hashrate_LDADD = src/libcw.a $(CMOCKA_LIBS)
+TESTS += tests/unit/test_hashrate
+
 check_PROGRAMS += tests/integration/mkschema
 tests_integration_mkschema_LDADD = src/libcw.a $(SODIUM_LIBS) \
 	$(XXHASH_LIBS)

@@ -5,6 +5,7 @@ check_PROGRAMS += tests/unit/test_control tests/unit/test_cli_reload
 tests_unit_test_control_CFLAGS = $(UNIT_CFLAGS) $(JANSSON_CFLAGS) \
 	-I$(top_srcdir)/supervisor
 tests_unit_test_control_SOURCES = tests/unit/test_control.c \
+	supervisor/sup_ctlreq.c \
 	supervisor/sup_control.c supervisor/sup_reload_result.c
 tests_unit_test_control_LDADD = $(UNIT_LIBS) $(EV_LIBS) $(JANSSON_LIBS)
 tests_unit_test_cli_reload_CFLAGS = $(UNIT_CFLAGS) $(JANSSON_CFLAGS) \

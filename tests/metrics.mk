@@ -2,10 +2,13 @@
 # control socket), then under chainwatchd with devnodes and faults.
 METRICS_TESTS = \
 	tests/integration/metrics_render.sh \
-	tests/integration/metrics.sh
+	tests/integration/metrics.sh \
+	tests/integration/hashrate.sh \
+	tests/integration/status_page.sh
 TESTS += $(METRICS_TESTS)
 EXTRA_DIST += $(METRICS_TESTS) \
 	tests/integration/promparse.py \
+	tests/integration/pagecheck.py \
 	tests/integration/fake_ctl.py \
 	tests/integration/slow_client.py
 # The alert rules (promtool) and the Grafana dashboard against a scrape.

@@ -117,6 +117,21 @@ result_set(struct wrk_rpc_result *r, enum outcome o, const char *why)
 	r->why = why;
 }
 
+/*
+ * A code sent as a real (-32000.0, 4.003e3): taken when it is a whole
+ * number an integer holds exactly.  The range is checked before the cast,
+ * which is undefined for a real like 4e301 (found by fuzz/fuzz_rpc).
+ */
+static int
+real_code(double d, json_int_t *code)
+{
+	if (!(d >= -9007199254740992.0 && d <= 9007199254740992.0) ||
+	    d != (double)(json_int_t)d)
+		return -1;
+	*code = (json_int_t)d;
+	return 0;
+}
+
 void
 wrk_rpc_classify_answer(json_t *a, unsigned flags, struct wrk_rpc_result *r)
 {
@@ -139,11 +154,9 @@ wrk_rpc_classify_answer(json_t *a, unsigned flags, struct wrk_rpc_result *r)
 			if (json_is_integer(v)) {
 				r->has_code = 1;
 				r->code = json_integer_value(v);
-			} else if (json_is_real(v) && json_real_value(v) ==
-			    (double)(json_int_t)json_real_value(v)) {
+			} else if (json_is_real(v) &&
+			    real_code(json_real_value(v), &r->code) == 0)
 				r->has_code = 1;
-				r->code = (json_int_t)json_real_value(v);
-			}
 			v = json_object_get(err, "message");
 			if (json_is_string(v))
 				r->message = json_string_value(v);

@@ -137,24 +137,44 @@ for m, s in sorted(standings().items()):
                float(s["work"]), s["final_work"], s["first"], s["last"]))
 open(sys.argv[1], "w").write("\n".join(out) + "\n")
 
-def rows_of(acc):
+# The hashrate estimator of chainwatch(1): the window's work less its
+# earliest block's difficulty, over the span of its block times.
+def span(since=None, final_only=False):
+    ws = [r for r in rows if r["canonical"] and
+          (since is None or r["ts"] >= since) and
+          (not final_only or r["final"])]
+    if not ws:
+        return None, None
+    return min(ws, key=lambda r: (r["ts"], r["number"])), max(r["ts"] for r in ws)
+
+def rows_of(acc, first=None, last=None):
     total = sum(s["blocks"] for s in acc.values())
+    def hashrate(work, m):
+        if first is None or first["difficulty"] is None or last <= first["ts"]:
+            return None
+        if m is None or m == (first["miner"] or b""):
+            work -= first["difficulty"]
+        return work * 1000.0 / (last - first["ts"])
     rs = [dict(miner=ss58[m], account=("0x" + m.hex()) if m else None,
                blocks=s["blocks"], provisional=s["blocks"] - s["final"],
                final=s["final"], work=str(s["work"]),
                share=100.0 * s["blocks"] / total,
-               first_number=s["first"], last_number=s["last"])
+               first_number=s["first"], last_number=s["last"],
+               hashrate=hashrate(s["work"], m))
           for m, s in acc.items()]
     rs.sort(key=lambda r: (-r["blocks"], -int(r["work"]), r["miner"]))
     for i, r in enumerate(rs):
         r["rank"] = i + 1
-    return dict(blocks=total, miners=len(rs), rows=rs)
+    return dict(blocks=total, miners=len(rs), rows=rs,
+                hashrate=hashrate(sum(s["work"] for s in acc.values()), None),
+                span_first_ms=first["ts"] if first else None,
+                span_last_ms=last)
 
 expect = {}
 for w, ms in (("all", None), ("1h", HOUR), ("24h", DAY), ("7d", 7 * DAY)):
     since = None if ms is None else now - ms
-    expect[w] = rows_of(standings(since))
-    expect[w + " final"] = rows_of(standings(since, True))
+    expect[w] = rows_of(standings(since), *span(since))
+    expect[w + " final"] = rows_of(standings(since, True), *span(since, True))
 json.dump(expect, open(sys.argv[2], "w"), indent=1)
 PY
 	rm -f "$1"

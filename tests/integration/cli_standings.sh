@@ -20,12 +20,13 @@ cw -d "$DB" standings planck >"$T/out" || fail "standings planck"
 cat >"$T/want" <<'EOF_WANT'
 planck: all blocks
 as of N d ago, best #30, final #27
+hashrate 41.1 YH/s (work over 9 d of block times)
 
-# miner             blocks prov final    work share first last
-1 qzjqcX6U...3fA7rK     12    0    12 1.52e31 40.0%     1   27
-2 qzkDzQMv...VA7Wqh     11    1    10 1.27e31 36.7%    11   28
-3 qzkcNHdM...vf4fHP      6    1     5 7.61e30 20.0%    21   30
-4 unknown                1    1     0 1.27e30  3.3%    29   29
+# miner             blocks prov final    work share   H/s first last
+1 qzjqcX6U...3fA7rK     12    0    12 1.52e31 40.0% 16.1Y     1   27
+2 qzkDzQMv...VA7Wqh     11    1    10 1.27e31 36.7% 14.7Y    11   28
+3 qzkcNHdM...vf4fHP      6    1     5 7.61e30 20.0% 8.81Y    21   30
+4 unknown                1    1     0 1.27e30  3.3% 1.47Y    29   29
 
 4 miners, 30 blocks
 EOF_WANT
@@ -55,6 +56,13 @@ check("best_number", got["best_number"], 30)
 check("final_number", got["final_number"], 27)
 check("blocks", got["blocks"], want["blocks"])
 check("miners", got["miners"], want["miners"])
+check("hashrate_estimator", got["hashrate_estimator"], "work_over_span")
+check("span_first_ms", got["span_first_ms"], want["span_first_ms"])
+check("span_last_ms", got["span_last_ms"], want["span_last_ms"])
+def close(what, a, b):
+    if (a is None) != (b is None) or (a is not None and abs(a / b - 1) > 1e-12):
+        sys.exit("%s: hashrate %r, want %r" % (what, a, b))
+close("network", got["hashrate"], want["hashrate"])
 rows = want["rows"][:limit] if limit else want["rows"]
 check("row count", len(got["rows"]), len(rows))
 for g, w in zip(got["rows"], rows):
@@ -63,6 +71,7 @@ for g, w in zip(got["rows"], rows):
         sys.exit(where + ": share")
     if abs(g.pop("work_f") / float(w["work"]) - 1) > 1e-15:
         sys.exit(where + ": work_f")
+    close(where, g.pop("hashrate"), w.pop("hashrate"))
     check(where, g, w)
 PY
 }
@@ -83,7 +92,7 @@ check_json "$T/j" all 2 || fail "standings --limit 2 --json"
 cw -d "$DB" standings planck --window 7d --final --limit 1 >"$T/out" ||
     fail "--limit 1"
 narrow "$T/out"
-grep -q '^1 qzkDzQMv\.\.\.VA7Wqh  *10  *0  *10 1\.14e31 58\.8%  *11  *20$' \
+grep -q '^1 qzkDzQMv\.\.\.VA7Wqh  *10  *0  *10 1\.14e31 58\.8% 58\.9Y  *11  *20$' \
     "$T/out" ||
     { cat "$T/out"; fail "--window 7d --final --limit 1: row"; }
 grep -q '^2 ' "$T/out" && fail "--limit 1 shows a second row"

@@ -226,14 +226,19 @@ grep -q 'none believed: 1 of 1 endpoint inconsistent' "$T/h" ||
 sql_w "UPDATE endpoints SET state = 'closed', state_reason = NULL WHERE name = 'h1'"
 ok "an inconsistent endpoint: its state gauge, its chain stalled"
 
-# Other paths and methods.
-code=$(curl -s -m 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/")
-[ "$code" = 404 ] || fail "GET / gave $code"
+# Other paths and methods; / is the status page (status_page.sh), whose
+# HTML must balance with this store's odd names too.
+code=$(curl -s -m 5 -o "$T/page.html" -w '%{http_code}' "http://127.0.0.1:$PORT/")
+[ "$code" = 200 ] || fail "GET / gave $code"
+python3 "$top_srcdir/tests/integration/pagecheck.py" lint "$T/page.html" ||
+    fail "the status page of the crafted store"
+code=$(curl -s -m 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/nope")
+[ "$code" = 404 ] || fail "GET /nope gave $code"
 code=$(curl -s -m 5 -o /dev/null -w '%{http_code}' -X POST -d x=1 "http://127.0.0.1:$PORT/metrics")
 [ "$code" = 405 ] || fail "POST /metrics gave $code"
 curl -s -m 5 -I "http://127.0.0.1:$PORT/metrics" >"$T/head" || fail "HEAD"
 head -n 1 "$T/head" | grep -q ' 200' || fail "HEAD /metrics: $(head -n 1 "$T/head")"
-ok "404 for other paths, 405 for POST, HEAD works"
+ok "/ is a page, 404 for other paths, 405 for POST, HEAD works"
 
 # Hostile clients: one never reads its answers, one stops mid-request,
 # twenty sit idle.  Everyone else is served meanwhile.

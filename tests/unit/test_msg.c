@@ -141,6 +141,31 @@ test_shape(void **state)
 	expect_bad("\xc1", 1, "not msgpack");
 }
 
+/*
+ * Containers that declare more items than the message has bytes are
+ * refused before msgpack-c allocates for them (found by fuzz/fuzz_msg:
+ * a 19-byte heartbeat declaring a map of 1.9 billion pairs had it
+ * allocate 128 GB).
+ */
+static void
+test_declared_too_many(void **state)
+{
+	/* The fuzzer's input: [3, 1, {"rtu": {1935633250 pairs...}}]. */
+	expect_bad("\x93\x03\x01\x81\xa6\x72\x73\xa3\x72\x74\x75\xdf"
+	    "\x73\x5f\x6b\x62\xcd\x14\x00", 19, "a container declares "
+	    "3871266500 items where 3 bytes are left");
+	/* An array of 2^20 items in 9 bytes: 24 MB for msgpack-c before. */
+	expect_bad("\x93\x02\x01\x81\xa1x\xdd\x00\x10\x00\x00", 11,
+	    "a container declares 1048576 items where 0 bytes are left");
+	expect_bad("\xdc\xff\xff\x01", 4,
+	    "a container declares 65535 items where 1 bytes are left");
+	/* Lengths of strings and binaries past the end are truncation. */
+	expect_bad("\x93\x02\x01\x81\xa1x\xc6\xff\xff\xff\xff\x00", 12,
+	    "truncated message (12 bytes)");
+	expect_bad("\x93\x02\x01\x81\xa1x\xdb\x00", 8,
+	    "truncated message (8 bytes)");
+}
+
 static void
 test_generation(void **state)
 {
@@ -235,6 +260,7 @@ main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_oversized),
 		cmocka_unit_test(test_shape),
+		cmocka_unit_test(test_declared_too_many),
 		cmocka_unit_test(test_generation),
 		cmocka_unit_test(test_queue_socket),
 		cmocka_unit_test(test_push_oversized),

@@ -145,6 +145,29 @@ test_classify_answer(void **state)
 	assert_int_equal(r.code, -32999);
 	json_decref(d);
 
+	/* a code sent as a whole real is a code */
+	answer("{\"id\":1,\"error\":{\"code\":-32999.0,\"message\":\"x\"}}",
+	    0, &r, &d);
+	assert_int_equal(r.outcome, OUTCOME_RATE_LIMITED);
+	assert_int_equal(r.has_code, 1);
+	assert_int_equal(r.code, -32999);
+	json_decref(d);
+
+	/*
+	 * Reals no integer holds are no code (found by fuzz/fuzz_rpc: the
+	 * cast of 4e301 was undefined; UBSan stopped the worker on it).
+	 */
+	answer("{\"error\":{\"code\":4e301,\"message\":\"x\"}}", 0, &r, &d);
+	assert_int_equal(r.outcome, OUTCOME_RPC_ERROR);
+	assert_int_equal(r.has_code, 0);
+	json_decref(d);
+	answer("{\"error\":{\"code\":-1e19}}", 0, &r, &d);
+	assert_int_equal(r.has_code, 0);
+	json_decref(d);
+	answer("{\"error\":{\"code\":4003.5}}", 0, &r, &d);
+	assert_int_equal(r.has_code, 0);
+	json_decref(d);
+
 	/* a proxy's "error": null beside the result */
 	answer("{\"id\":1,\"error\":null,\"result\":\"0x01\"}", 0, &r, &d);
 	assert_int_equal(r.outcome, OUTCOME_OK);

@@ -1,0 +1,643 @@
+/*
+ * The status page at /: per chain its status, its endpoints with a
+ * timeline of their last 24 hours, the standings of each window with a
+ * share chart and the hashrate, hashrate, difficulty and block time over
+ * the last day, the last reorganisations and forks.  Plain HTML and
+ * inline SVG from the store, read through libcwview.a: no script, nothing
+ * fetched from elsewhere, a layout that fits a phone, and a refresh every
+ * MTR_PAGE_REFRESH seconds.  Every string from the store is escaped.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "hashrate.h"
+#include "mtr.h"
+#include "util.h"
+#include "view.h"
+
+#define PAGE_DAY	(86400 * 1000LL)
+#define PAGE_BUCKETS	96	/* 15 min each over the day */
+#define PAGE_SLICES	8	/* miners in a share chart, then "others" */
+#define PAGE_EVENTS	30	/* events listed under the timelines */
+#define PAGE_REORGS	10
+#define PAGE_SPLITS	10
+#define TL_W		1000	/* timeline and share bar view box width */
+#define CH_W		400	/* a chart's view box */
+#define CH_H		160
+
+static const char page_css[] =
+    "body{font-family:sans-serif;margin:0 auto;padding:0 .8em;"
+    "max-width:60em;color:#222;background:#fafafa}"
+    "h1{font-size:1.4em}h2{font-size:1.25em;border-top:2px solid #ccc;"
+    "padding-top:.6em}h3{font-size:1.05em}h4{font-size:.95em;margin:.8em 0 .3em}"
+    ".wrap{overflow-x:auto}"
+    "table{border-collapse:collapse;font-size:.9em;margin:.3em 0}"
+    "th,td{padding:.15em .5em;text-align:left;border-bottom:1px solid #ddd;"
+    "white-space:nowrap}td.n{text-align:right}"
+    ".status{padding:.1em .5em;border-radius:.3em;color:#fff;font-size:.85em}"
+    ".s-ok{background:#2e7d32}.s-degraded{background:#ef6c00}"
+    ".s-stalled{background:#c62828}.s-unreachable{background:#6d0000}"
+    ".sw{display:inline-block;width:.8em;height:.8em;margin-right:.3em}"
+    "svg{display:block;width:100%;height:auto;background:#fff;"
+    "border:1px solid #ddd}"
+    ".tl{margin:.2em 0}.tl span{font-size:.85em}"
+    ".charts{display:flex;flex-wrap:wrap;gap:.8em}"
+    ".charts div{flex:1 1 18em;min-width:0}"
+    ".muted{color:#777;font-size:.85em}"
+    "details{margin:.4em 0;font-size:.9em}";
+
+/* Endpoint states and their colours; the last one is for the rest. */
+static const struct {
+	const char	*state, *colour;
+} state_colour[] = {
+	{ "closed", "#2e7d32" }, { "half-open", "#f9a825" },
+	{ "open", "#c62828" }, { "down", "#c62828" },
+	{ "quarantined", "#6a1b9a" }, { "inconsistent", "#ef6c00" },
+	{ NULL, "#9e9e9e" },
+};
+
+static const char *const palette[PAGE_SLICES + 1] = {
+	"#1565c0", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f", "#c62828",
+	"#9e9d24", "#5d4037", "#9e9e9e",
+};
+
+static const char *const window_title[VIEW_NWINDOWS] = {
+	[VIEW_WINDOW_ALL] = "All blocks",
+	[VIEW_WINDOW_1H] = "Last hour",
+	[VIEW_WINDOW_24H] = "Last 24 hours",
+	[VIEW_WINDOW_7D] = "Last 7 days",
+};
+static const enum view_window page_windows[] = {
+	VIEW_WINDOW_1H, VIEW_WINDOW_24H, VIEW_WINDOW_7D, VIEW_WINDOW_ALL,
+};
+
+/* s as HTML text or an attribute value: & < > " ' escaped. */
+static void
+esc(struct buf *b, const char *s)
+{
+	for (; s != NULL && *s != '\0'; s++) {
+		switch (*s) {
+		case '&':
+			buf_adds(b, "&amp;");
+			break;
+		case '<':
+			buf_adds(b, "&lt;");
+			break;
+		case '>':
+			buf_adds(b, "&gt;");
+			break;
+		case '"':
+			buf_adds(b, "&quot;");
+			break;
+		case '\'':
+			buf_adds(b, "&#39;");
+			break;
+		default:
+			buf_addc(b, *s);
+		}
+	}
+}
+
+static const char *
+colour_of(const char *state)
+{
+	size_t	 i;
+
+	for (i = 0; state_colour[i].state != NULL; i++)
+		if (strcmp(state_colour[i].state, state) == 0)
+			break;
+	return state_colour[i].colour;
+}
+
+static void
+ago(struct buf *b, int64_t now, int64_t at)
+{
+	char	 age[VIEW_AGE_LEN];
+
+	view_ago(now - at, age, sizeof(age));
+	buf_adds(b, age);
+}
+
+/* x of time t on a view box TL_W wide spanning [since, now]. */
+static double
+tl_x(int64_t t, int64_t since, int64_t now)
+{
+	if (t < since)
+		t = since;
+	if (t > now)
+		t = now;
+	return (double)(t - since) * TL_W / (double)(now - since);
+}
+
+/* The state an event puts an endpoint in, or NULL for a point event. */
+static const char *
+event_state(const char *kind)
+{
+	static const char *const states[] = {
+		"closed", "open", "half-open", "quarantined",
+	};
+
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		if (strcmp(kind, states[i]) == 0)
+			return states[i];
+	if (strcmp(kind, "released") == 0)
+		return "closed";
+	return NULL;
+}
+
+/* One endpoint's last day: coloured spans of its state, ticks for events. */
+static void
+page_timeline(struct buf *b, const char *ep, const struct view_event *ev,
+    size_t n, int64_t since, int64_t now)
+{
+	const char	*state = "unknown", *s;
+	int64_t		 from = since;
+	size_t		 i;
+
+	buf_adds(b, "<div class=\"tl\"><span>");
+	esc(b, ep);
+	buf_addf(b, "</span><svg viewBox=\"0 0 %d 14\" "
+	    "preserveAspectRatio=\"none\" role=\"img\">", TL_W);
+	for (i = 0; i < n; i++) {
+		if (strcmp(ev[i].endpoint, ep) != 0 ||
+		    (s = event_state(ev[i].kind)) == NULL)
+			continue;
+		if (ev[i].at > from) {
+			buf_addf(b, "<rect x=\"%.1f\" y=\"0\" width=\"%.1f\" "
+			    "height=\"14\" fill=\"%s\"><title>", tl_x(from,
+			    since, now), tl_x(ev[i].at, since, now) -
+			    tl_x(from, since, now), colour_of(state));
+			esc(b, state);
+			buf_adds(b, "</title></rect>");
+			from = ev[i].at;
+		}
+		state = s;
+	}
+	buf_addf(b, "<rect x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"14\" "
+	    "fill=\"%s\"><title>", tl_x(from, since, now), tl_x(now, since,
+	    now) - tl_x(from, since, now), colour_of(state));
+	esc(b, state);
+	buf_adds(b, "</title></rect>");
+	for (i = 0; i < n; i++) {
+		if (strcmp(ev[i].endpoint, ep) != 0 || ev[i].at < since ||
+		    event_state(ev[i].kind) != NULL)
+			continue;
+		buf_addf(b, "<rect x=\"%.1f\" y=\"0\" width=\"3\" height=\"14\" "
+		    "fill=\"#000\"><title>", tl_x(ev[i].at, since, now));
+		esc(b, ev[i].kind);
+		if (ev[i].detail != NULL && ev[i].detail[0] != '\0') {
+			buf_adds(b, ": ");
+			esc(b, ev[i].detail);
+		}
+		buf_adds(b, "</title></rect>");
+	}
+	buf_adds(b, "</svg></div>\n");
+}
+
+static void
+page_endpoints(struct buf *b, struct view_db *db,
+    const struct view_verdict *v, int64_t now)
+{
+	struct view_event	*ev;
+	size_t			 n, i, shown;
+	int64_t			 since = now - PAGE_DAY;
+
+	buf_adds(b, "<h3>Endpoints</h3>\n<div class=\"wrap\"><table "
+	    "class=\"endpoints\"><tr><th>endpoint</th><th>state</th>"
+	    "<th>since</th><th>reason</th></tr>\n");
+	for (i = 0; i < v->n_eps; i++) {
+		buf_adds(b, "<tr><td>");
+		esc(b, v->eps[i].name);
+		buf_addf(b, "</td><td><span class=\"sw\" style=\"background:"
+		    "%s\"></span>", colour_of(v->eps[i].state));
+		esc(b, v->eps[i].state);
+		buf_adds(b, "</td><td>");
+		if (v->eps[i].has_since)
+			ago(b, now, v->eps[i].since);
+		buf_adds(b, "</td><td>");
+		esc(b, v->eps[i].reason);
+		buf_adds(b, "</td></tr>\n");
+	}
+	buf_adds(b, "</table></div>\n");
+
+	if (view_events_load(db, v->ch, since, &ev, &n) != CW_EXIT_OK) {
+		buf_adds(b, "<p class=\"muted\">endpoint events: cannot read "
+		    "the store</p>\n");
+		view_events_free(ev, n);
+		return;
+	}
+	buf_adds(b, "<h4>The last 24 hours</h4>\n");
+	for (i = 0; i < v->n_eps; i++)
+		page_timeline(b, v->eps[i].name, ev, n, since, now);
+	buf_adds(b, "<p class=\"muted\">");
+	for (i = 0; state_colour[i].state != NULL; i++) {
+		buf_addf(b, "<span class=\"sw\" style=\"background:%s\"></span>",
+		    state_colour[i].colour);
+		esc(b, state_colour[i].state);
+		buf_adds(b, " ");
+	}
+	buf_adds(b, "<span class=\"sw\" style=\"background:#9e9e9e\"></span>"
+	    "unknown; black ticks: other events</p>\n");
+	for (i = shown = 0; i < n; i++)
+		shown += ev[i].at >= since;
+	buf_addf(b, "<details><summary>%zu event%s in the last 24 hours"
+	    "</summary><div class=\"wrap\"><table class=\"events\"><tr>"
+	    "<th>when</th><th>endpoint</th><th>event</th><th>detail</th></tr>\n",
+	    shown, shown == 1 ? "" : "s");
+	for (i = n, shown = 0; i > 0 && shown < PAGE_EVENTS; i--) {
+		if (ev[i - 1].at < since)
+			continue;
+		shown++;
+		buf_adds(b, "<tr><td>");
+		ago(b, now, ev[i - 1].at);
+		buf_adds(b, "</td><td>");
+		esc(b, ev[i - 1].endpoint);
+		buf_adds(b, "</td><td>");
+		esc(b, ev[i - 1].kind);
+		buf_adds(b, "</td><td>");
+		esc(b, ev[i - 1].detail);
+		buf_adds(b, "</td></tr>\n");
+	}
+	buf_adds(b, "</table></div></details>\n");
+	view_events_free(ev, n);
+}
+
+static double
+row_share(const struct view_standings *s, const struct view_srow *r)
+{
+	return s->total_blocks > 0 ?
+	    100.0 * (double)r->blocks / (double)s->total_blocks : 0.0;
+}
+
+/* A bar split by the miners' shares of the blocks, the first PAGE_SLICES. */
+static void
+page_share_bar(struct buf *b, const struct view_standings *s)
+{
+	double	 x = 0, w;
+	size_t	 i;
+
+	buf_addf(b, "<svg viewBox=\"0 0 %d 20\" preserveAspectRatio=\"none\" "
+	    "role=\"img\" class=\"share\">", TL_W);
+	for (i = 0; i < s->n; i++) {
+		w = row_share(s, &s->rows[i]) * TL_W / 100.0;
+		if (i == PAGE_SLICES)
+			w = TL_W - x;
+		buf_addf(b, "<rect x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"20\""
+		    " fill=\"%s\"><title>", x, w, palette[i < PAGE_SLICES ? i :
+		    PAGE_SLICES]);
+		if (i < PAGE_SLICES)
+			esc(b, s->rows[i].name);
+		else
+			buf_adds(b, "others");
+		buf_adds(b, "</title></rect>");
+		x += w;
+		if (i == PAGE_SLICES)
+			break;
+	}
+	buf_adds(b, "</svg>\n");
+}
+
+static void
+page_standings_window(struct buf *b, struct view_db *db,
+    const struct view_chain *ch, enum view_window w, int64_t now)
+{
+	struct view_standings	 s;
+	const struct view_srow	*r;
+	char			 hr[HASHRATE_LEN], span[VIEW_AGE_LEN], head[9];
+	size_t			 i;
+
+	buf_addf(b, "<h4>%s</h4>\n", window_title[w]);
+	if (view_standings_load(db, ch, w, 0, now, &s) != CW_EXIT_OK) {
+		buf_adds(b, "<p class=\"muted\">cannot read the store</p>\n");
+		view_standings_free(&s);
+		return;
+	}
+	if (s.n == 0) {
+		buf_adds(b, "<p class=\"muted\">no blocks</p>\n");
+		view_standings_free(&s);
+		return;
+	}
+	buf_addf(b, "<p>%lld block%s, %zu miner%s", (long long)s.total_blocks,
+	    s.total_blocks == 1 ? "" : "s", s.n, s.n == 1 ? "" : "s");
+	if (s.has_hashrate) {
+		hashrate_fmt(s.hashrate, hr, sizeof(hr));
+		view_span(s.last_ms - s.first_ms, span, sizeof(span));
+		buf_addf(b, "; network hashrate <b>%s</b> <span class=\"muted\">"
+		    "(work over %s of block times)</span>", hr, span);
+	}
+	buf_adds(b, "</p>\n");
+	page_share_bar(b, &s);
+	buf_addf(b, "<div class=\"wrap\"><table class=\"standings\" "
+	    "data-window=\"%s\" data-blocks=\"%lld\" data-hashrate=\"",
+	    view_window_name[w], (long long)s.total_blocks);
+	if (s.has_hashrate)
+		buf_addf(b, "%.17g", s.hashrate);
+	buf_adds(b, "\" data-chain=\"");
+	esc(b, ch->name);
+	buf_adds(b, "\"><tr><th>#</th><th>miner</th><th>blocks</th>"
+	    "<th>final</th><th>share</th><th>hashrate</th></tr>\n");
+	for (i = 0; i < s.n; i++) {
+		r = &s.rows[i];
+		buf_addf(b, "<tr><td class=\"n\">%zu</td><td class=\"miner\" "
+		    "title=\"", i + 1);
+		esc(b, r->name);
+		buf_addf(b, "\"><span class=\"sw\" style=\"background:%s\">"
+		    "</span>", palette[i < PAGE_SLICES ? i : PAGE_SLICES]);
+		if (strlen(r->name) > 17) {
+			/* "qzjqcX6U...3fA7rK", as chainwatch standings */
+			snprintf(head, sizeof(head), "%.8s", r->name);
+			esc(b, head);
+			buf_adds(b, "...");
+			esc(b, r->name + strlen(r->name) - 6);
+		} else
+			esc(b, r->name);
+		buf_addf(b, "</td><td class=\"n blocks\">%lld</td>"
+		    "<td class=\"n\">%lld</td><td class=\"n share\">%.1f%%</td>"
+		    "<td class=\"n hashrate\" data-hps=\"",
+		    (long long)r->blocks, (long long)r->final_blocks,
+		    row_share(&s, r));
+		if (r->has_hashrate) {
+			hashrate_fmt(r->hashrate, hr, sizeof(hr));
+			buf_addf(b, "%.17g\">%s", r->hashrate, hr);
+		} else
+			buf_adds(b, "\">-");
+		buf_adds(b, "</td></tr>\n");
+	}
+	buf_adds(b, "</table></div>\n");
+	view_standings_free(&s);
+}
+
+enum chart_fmt { CHART_HASHRATE, CHART_NUMBER, CHART_SECONDS };
+
+static void
+chart_label(struct buf *b, enum chart_fmt f, double v)
+{
+	char	 s[HASHRATE_LEN];
+
+	switch (f) {
+	case CHART_HASHRATE:
+		hashrate_fmt(v, s, sizeof(s));
+		buf_adds(b, s);
+		break;
+	case CHART_NUMBER:
+		buf_addf(b, "%.3g", v);
+		break;
+	case CHART_SECONDS:
+		buf_addf(b, "%.1f s", v);
+		break;
+	}
+}
+
+/* A line over the day's buckets; has[i] says whether v[i] is a value. */
+static void
+page_chart(struct buf *b, const char *title, enum chart_fmt f,
+    const double *v, const int *has, size_t n)
+{
+	double	 lo = INFINITY, hi = -INFINITY, y;
+	size_t	 i;
+	int	 any = 0;
+
+	for (i = 0; i < n; i++)
+		if (has[i]) {
+			lo = fmin(lo, v[i]);
+			hi = fmax(hi, v[i]);
+			any = 1;
+		}
+	buf_addf(b, "<div><h4>%s</h4>", title);
+	if (!any) {
+		buf_adds(b, "<p class=\"muted\">no blocks</p></div>\n");
+		return;
+	}
+	if (hi <= lo) {
+		hi = lo * 1.1 + 1;
+		lo = lo * 0.9;
+	}
+	buf_addf(b, "<svg viewBox=\"0 0 %d %d\" role=\"img\">"
+	    "<polyline fill=\"none\" stroke=\"#1565c0\" stroke-width=\"2\" "
+	    "points=\"", CH_W, CH_H);
+	for (i = 0; i < n; i++) {
+		if (!has[i])
+			continue;
+		y = CH_H - 24.0 - (v[i] - lo) * (CH_H - 48.0) / (hi - lo);
+		buf_addf(b, "%.1f,%.1f ", ((double)i + 0.5) * CH_W / (double)n,
+		    y);
+	}
+	buf_adds(b, "\"/><text x=\"4\" y=\"14\" font-size=\"13\">");
+	chart_label(b, f, hi);
+	buf_addf(b, "</text><text x=\"4\" y=\"%d\" font-size=\"13\">",
+	    CH_H - 4);
+	chart_label(b, f, lo);
+	buf_addf(b, "</text><text x=\"%d\" y=\"%d\" font-size=\"13\" "
+	    "text-anchor=\"end\">24 h ago to now</text></svg></div>\n",
+	    CH_W - 4, CH_H - 4);
+}
+
+static void
+page_history(struct buf *b, struct view_db *db, const struct view_chain *ch,
+    int64_t now)
+{
+	struct view_bucket	 bk[PAGE_BUCKETS];
+	double			 hr[PAGE_BUCKETS], d[PAGE_BUCKETS];
+	double			 bt[PAGE_BUCKETS];
+	int			 has[PAGE_BUCKETS], has_hr[PAGE_BUCKETS];
+	size_t			 i;
+
+	buf_adds(b, "<h3>Over the last 24 hours</h3>\n");
+	if (view_buckets_load(db, ch, now - PAGE_DAY, now, bk, PAGE_BUCKETS) !=
+	    CW_EXIT_OK) {
+		buf_adds(b, "<p class=\"muted\">cannot read the store</p>\n");
+		return;
+	}
+	for (i = 0; i < PAGE_BUCKETS; i++) {
+		has[i] = bk[i].blocks > 0;
+		has_hr[i] = has[i] && bk[i].time_ms > 0 && bk[i].difficulty > 0;
+		d[i] = has[i] ? bk[i].difficulty / (double)bk[i].blocks : 0;
+		bt[i] = has[i] ? (double)bk[i].time_ms / 1000.0 /
+		    (double)bk[i].blocks : 0;
+		hr[i] = has_hr[i] ? bk[i].difficulty * 1000.0 /
+		    (double)bk[i].time_ms : 0;
+	}
+	buf_adds(b, "<div class=\"charts\">\n");
+	page_chart(b, "Hashrate", CHART_HASHRATE, hr, has_hr, PAGE_BUCKETS);
+	page_chart(b, "Difficulty", CHART_NUMBER, d, has_hr, PAGE_BUCKETS);
+	page_chart(b, "Block time", CHART_SECONDS, bt, has, PAGE_BUCKETS);
+	buf_adds(b, "</div><p class=\"muted\">Averages over 15 minutes of "
+	    "canonical blocks, by their timestamps.</p>\n");
+}
+
+static void
+page_reorgs(struct buf *b, struct view_db *db, const struct view_chain *ch,
+    int64_t now)
+{
+	struct view_reorg	*r;
+	size_t			 n, i;
+
+	buf_adds(b, "<h3>Reorganisations</h3>\n");
+	if (view_reorgs_load(db, ch, PAGE_REORGS, &r, &n) != CW_EXIT_OK) {
+		buf_adds(b, "<p class=\"muted\">cannot read the store</p>\n");
+		view_reorgs_free(r, n);
+		return;
+	}
+	if (n == 0)
+		buf_adds(b, "<p class=\"muted\">none</p>\n");
+	else
+		buf_adds(b, "<div class=\"wrap\"><table class=\"reorgs\"><tr>"
+		    "<th>when</th><th>depth</th><th>ancestor</th>"
+		    "<th>old tip</th><th>new tip</th><th>seen by</th></tr>\n");
+	for (i = 0; i < n; i++) {
+		buf_adds(b, "<tr><td>");
+		ago(b, now, r[i].at);
+		buf_addf(b, "</td><td class=\"n\">%lld</td><td class=\"n\">"
+		    "#%lld</td><td>%.10s</td><td>%.10s</td><td>",
+		    (long long)r[i].depth, (long long)r[i].ancestor_number,
+		    r[i].old_tip, r[i].new_tip);
+		esc(b, r[i].seen_by);
+		buf_adds(b, "</td></tr>\n");
+	}
+	if (n > 0)
+		buf_adds(b, "</table></div>\n");
+	view_reorgs_free(r, n);
+}
+
+static void
+page_forks(struct buf *b, struct view_db *db, const struct view_chain *ch,
+    int64_t now)
+{
+	struct view_forks	 f;
+	const struct view_split	*sp;
+	size_t			 i, k;
+
+	buf_adds(b, "<h3>Forks</h3>\n");
+	if (view_forks_load(db, ch, now, PAGE_SPLITS, &f) != CW_EXIT_OK) {
+		buf_adds(b, "<p class=\"muted\">cannot read the store</p>\n");
+		view_forks_free(&f);
+		return;
+	}
+	buf_addf(b, "<p>The endpoints' tips are on %zu branch%s now.</p>\n",
+	    f.r.n_branches, f.r.n_branches == 1 ? "" : "es");
+	if (f.n_splits == 0)
+		buf_adds(b, "<p class=\"muted\">no split seen</p>\n");
+	else
+		buf_adds(b, "<div class=\"wrap\"><table class=\"splits\"><tr>"
+		    "<th>first seen</th><th>ended</th><th>ancestor</th>"
+		    "<th>branch</th><th>endpoint</th><th>tip</th>"
+		    "<th>length</th></tr>\n");
+	for (i = 0; i < f.n_splits; i++) {
+		sp = &f.splits[i];
+		for (k = 0; k < sp->n_sides; k++) {
+			buf_adds(b, "<tr><td>");
+			if (k == 0)
+				ago(b, now, sp->first_seen);
+			buf_adds(b, "</td><td>");
+			if (k == 0 && sp->has_ended)
+				ago(b, now, sp->ended);
+			else if (k == 0)
+				buf_adds(b, "<b>lasting</b>");
+			buf_adds(b, "</td><td class=\"n\">");
+			if (k == 0 && sp->has_ancestor)
+				buf_addf(b, "#%lld",
+				    (long long)sp->ancestor_number);
+			buf_addf(b, "</td><td class=\"n\">%lld</td><td>",
+			    (long long)sp->sides[k].branch);
+			esc(b, sp->sides[k].endpoint);
+			buf_addf(b, "</td><td>#%lld</td><td class=\"n\">",
+			    (long long)sp->sides[k].tip_number);
+			if (sp->sides[k].has_length)
+				buf_addf(b, "%lld",
+				    (long long)sp->sides[k].length);
+			buf_adds(b, "</td></tr>\n");
+		}
+	}
+	if (f.n_splits > 0)
+		buf_adds(b, "</table></div>\n");
+	view_forks_free(&f);
+}
+
+static void
+page_chain(struct buf *b, struct view_db *db, const struct view_verdict *v,
+    int64_t now)
+{
+	const struct view_chain	*ch = v->ch;
+	const char		*st = view_status_name(v->status);
+	size_t			 i;
+
+	buf_adds(b, "<section class=\"chain\" data-chain=\"");
+	esc(b, ch->name);
+	buf_adds(b, "\"><h2>");
+	esc(b, ch->name);
+	buf_addf(b, " <span class=\"status s-%s\" data-status=\"%s\">%s"
+	    "</span></h2>\n<p class=\"headline\">", st, st, st);
+	esc(b, v->headline);
+	buf_adds(b, "</p>\n<p>");
+	if (ch->has_best)
+		buf_addf(b, "best #%lld", (long long)ch->best_number);
+	if (ch->has_final)
+		buf_addf(b, ", final #%lld", (long long)ch->final_number);
+	if (ch->has_updated) {
+		buf_adds(b, ch->has_best ? ", last head stored " :
+		    "last head stored ");
+		ago(b, now, ch->updated_at);
+	} else
+		buf_adds(b, "no head stored yet");
+	buf_adds(b, "</p>\n");
+	page_endpoints(b, db, v, now);
+	buf_adds(b, "<h3>Standings</h3>\n");
+	for (i = 0; i < sizeof(page_windows) / sizeof(page_windows[0]); i++)
+		page_standings_window(b, db, ch, page_windows[i], now);
+	page_history(b, db, ch, now);
+	page_reorgs(b, db, ch, now);
+	page_forks(b, db, ch, now);
+	buf_adds(b, "</section>\n");
+}
+
+static void
+page_head(struct buf *b, int64_t now)
+{
+	char	 iso[32];
+
+	view_time_iso(now, iso, sizeof(iso));
+	buf_addf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
+	    "<meta charset=\"utf-8\">"
+	    "<meta name=\"viewport\" content=\"width=device-width, "
+	    "initial-scale=1\">"
+	    "<meta http-equiv=\"refresh\" content=\"%d\">"
+	    "<title>chainwatch</title><style>%s</style></head>\n<body>"
+	    "<h1>chainwatch</h1>\n<p class=\"muted\">As of %s; this page "
+	    "refreshes every %d s. Figures: <a href=\"/metrics\">/metrics</a>, "
+	    "<a href=\"/health\">/health</a>.</p>\n", MTR_PAGE_REFRESH,
+	    page_css, iso, MTR_PAGE_REFRESH);
+}
+
+unsigned
+mtr_page(struct view_db *db, int64_t now, struct buf *b)
+{
+	struct view_chain	*chains;
+	struct view_verdict	*v;
+	size_t			 nc, n, i;
+
+	page_head(b, now);
+	if (view_status_judge(db, NULL, &chains, &nc, &v, &n) != CW_EXIT_OK) {
+		buf_adds(b, "<p>The store cannot be read now; see the log of "
+		    "chainwatch-metrics.</p></body></html>\n");
+		return 503;
+	}
+	if (n == 0)
+		buf_adds(b, "<p>No chain is stored yet.</p>\n");
+	if (view_db_begin(db) == -1) {
+		view_verdicts_free(v, n, chains, nc);
+		buf_adds(b, "<p>The store cannot be read now; see the log of "
+		    "chainwatch-metrics.</p></body></html>\n");
+		return 503;
+	}
+	for (i = 0; i < n; i++)
+		page_chain(b, db, &v[i], now);
+	view_db_end(db);
+	view_verdicts_free(v, n, chains, nc);
+	buf_adds(b, "</body></html>\n");
+	return 200;
+}

@@ -1,0 +1,242 @@
+/*
+ * The standings of one chain over a window, and the hashrate estimated
+ * from them: the query, the ranking and the span of block times that
+ * chainwatch standings, chainwatch-metrics and its status page share.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hashrate.h"
+#include "hex.h"
+#include "util.h"
+#include "view.h"
+
+const char *const view_window_name[VIEW_NWINDOWS] = {
+	[VIEW_WINDOW_ALL] = "all",
+	[VIEW_WINDOW_1H] = "1h",
+	[VIEW_WINDOW_24H] = "24h",
+	[VIEW_WINDOW_7D] = "7d",
+};
+
+static const int64_t window_ms[VIEW_NWINDOWS] = {
+	[VIEW_WINDOW_ALL] = 0,
+	[VIEW_WINDOW_1H] = 3600 * 1000LL,
+	[VIEW_WINDOW_24H] = 86400 * 1000LL,
+	[VIEW_WINDOW_7D] = 7 * 86400 * 1000LL,
+};
+
+/* Every query yields: miner, ss58, blocks, final_blocks, work, first, last. */
+static const char q_all[] =
+    "SELECT s.miner, m.ss58, s.blocks, s.final_blocks, s.work,"
+    "  s.first_number, s.last_number"
+    " FROM standings s LEFT JOIN miners m ON m.account = s.miner"
+    " WHERE s.chain_id = ?1 AND s.blocks > 0";
+/* %s%s: further conditions on the canonical blocks. */
+static const char q_blocks[] =
+    "SELECT g.miner, m.ss58, g.blocks, g.final_blocks, g.work,"
+    "  g.first_number, g.last_number"
+    " FROM (SELECT coalesce(miner, x'') AS miner, count(*) AS blocks,"
+    "    sum(final) AS final_blocks, u512_sum(difficulty) AS work,"
+    "    min(number) AS first_number, max(number) AS last_number"
+    "  FROM blocks WHERE chain_id = ?1 AND canonical = 1%s%s"
+    "  GROUP BY 1) g"
+    " LEFT JOIN miners m ON m.account = g.miner";
+/* The window's earliest block, and its latest time. */
+static const char q_first[] =
+    "SELECT timestamp, coalesce(miner, x''), difficulty FROM blocks"
+    " WHERE chain_id = ?1 AND canonical = 1 AND timestamp IS NOT NULL%s%s"
+    " ORDER BY timestamp, number LIMIT 1";
+static const char q_last[] =
+    "SELECT max(timestamp) FROM blocks"
+    " WHERE chain_id = ?1 AND canonical = 1%s%s";
+
+char *
+view_miner_name(const uint8_t *account, size_t len, const unsigned char *ss58)
+{
+	char	 hex[2 * VIEW_ACCOUNT_MAX + 3];
+
+	if (ss58 != NULL)
+		return xstrdup((const char *)ss58);
+	if (len == 0)
+		return xstrdup("unknown");
+	if (len > VIEW_ACCOUNT_MAX)
+		len = VIEW_ACCOUNT_MAX;
+	hex_encode(account, len, hex);
+	return xstrdup(hex);
+}
+
+static int
+srow_cmp(const void *pa, const void *pb)
+{
+	const struct view_srow *a = pa, *b = pb;
+	int		 c;
+
+	if (a->blocks != b->blocks)
+		return a->blocks > b->blocks ? -1 : 1;
+	if ((c = u512_cmp(&a->work, &b->work)) != 0)
+		return -c;
+	return strcmp(a->name, b->name);
+}
+
+void
+view_standings_free(struct view_standings *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->rows[i].name);
+	free(s->rows);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Prepare fmt with the window's conditions and bind them. */
+static int
+prepare_window(struct view_db *c, const struct view_chain *ch,
+    const char *fmt, enum view_window w, int final_only, int64_t now,
+    sqlite3_stmt **st)
+{
+	char	 sql[1024];
+
+	snprintf(sql, sizeof(sql), fmt,
+	    w != VIEW_WINDOW_ALL ? " AND timestamp >= ?2" : "",
+	    final_only ? " AND final = 1" : "");
+	if (view_db_prepare(c, "reading standings", sql, st) == -1)
+		return -1;
+	sqlite3_bind_int64(*st, 1, ch->id);
+	if (w != VIEW_WINDOW_ALL)
+		sqlite3_bind_int64(*st, 2, now - window_ms[w]);
+	return 0;
+}
+
+static int
+rows_load(struct view_db *c, const struct view_chain *ch, enum view_window w,
+    int final_only, int64_t now, struct view_standings *s)
+{
+	sqlite3_stmt	*st;
+	struct view_srow *r;
+	const void	*blob;
+	const char	*work;
+	int		 rc;
+
+	if (w == VIEW_WINDOW_ALL && !final_only) {
+		if (view_db_prepare(c, "reading standings", q_all, &st) == -1)
+			return CW_EXIT_SYSTEM;
+		sqlite3_bind_int64(st, 1, ch->id);
+	} else if (prepare_window(c, ch, q_blocks, w, final_only, now,
+	    &st) == -1)
+		return CW_EXIT_SYSTEM;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		s->rows = xrealloc(s->rows, (s->n + 1) * sizeof(*s->rows));
+		r = &s->rows[s->n++];
+		memset(r, 0, sizeof(*r));
+		blob = sqlite3_column_blob(st, 0);
+		r->account_len = (size_t)sqlite3_column_bytes(st, 0);
+		if (r->account_len > VIEW_ACCOUNT_MAX)
+			r->account_len = VIEW_ACCOUNT_MAX;
+		if (r->account_len > 0)
+			memcpy(r->account, blob, r->account_len);
+		r->name = view_miner_name(r->account, r->account_len,
+		    sqlite3_column_text(st, 1));
+		r->blocks = sqlite3_column_int64(st, 2);
+		r->final_blocks = sqlite3_column_int64(st, 3);
+		if (final_only)
+			r->blocks = r->final_blocks;
+		work = (const char *)sqlite3_column_text(st, 4);
+		if (work == NULL || u512_from_dec(&r->work, work) == -1 ||
+		    u512_add(&s->work, &r->work) == -1) {
+			view_err("%s: chain %s, miner %s: work '%s' in "
+			    "standings is not a decimal number below 2^512 "
+			    "(see chainwatch verify)", c->path, ch->name,
+			    r->name, work != NULL ? work : "NULL");
+			sqlite3_finalize(st);
+			return CW_EXIT_SYSTEM;
+		}
+		if ((r->has_range = sqlite3_column_type(st, 5) !=
+		    SQLITE_NULL)) {
+			r->first = sqlite3_column_int64(st, 5);
+			r->last = sqlite3_column_int64(st, 6);
+		}
+		s->total_blocks += r->blocks;
+	}
+	if (view_db_finish(c, "reading standings", st, rc == SQLITE_DONE) == -1)
+		return CW_EXIT_SYSTEM;
+	return CW_EXIT_OK;
+}
+
+/*
+ * The span and the hashrates of hashrate.h: the earliest block's time,
+ * miner and difficulty, and the latest time.  A window without two block
+ * times, or whose earliest block has no difficulty (not Quantus), has no
+ * hashrate.
+ */
+static int
+hashrate_load(struct view_db *c, const struct view_chain *ch,
+    enum view_window w, int final_only, int64_t now, struct view_standings *s)
+{
+	sqlite3_stmt	*st;
+	struct view_srow *r;
+	struct u512	 first_d;
+	uint8_t		 miner[VIEW_ACCOUNT_MAX];
+	size_t		 miner_len = 0, i;
+	int		 rc, has_d = 0;
+
+	if (prepare_window(c, ch, q_first, w, final_only, now, &st) == -1)
+		return CW_EXIT_SYSTEM;
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		s->first_ms = sqlite3_column_int64(st, 0);
+		miner_len = (size_t)sqlite3_column_bytes(st, 1);
+		if (miner_len > VIEW_ACCOUNT_MAX)
+			miner_len = VIEW_ACCOUNT_MAX;
+		if (miner_len > 0)
+			memcpy(miner, sqlite3_column_blob(st, 1), miner_len);
+		if ((has_d = sqlite3_column_bytes(st, 2) == U512_BYTES))
+			u512_from_le(&first_d, sqlite3_column_blob(st, 2));
+	}
+	if (view_db_finish(c, "reading block times", st, rc == SQLITE_ROW ||
+	    rc == SQLITE_DONE) == -1)
+		return CW_EXIT_SYSTEM;
+	if (rc != SQLITE_ROW)
+		return CW_EXIT_OK;	/* no block with a time */
+
+	if (prepare_window(c, ch, q_last, w, final_only, now, &st) == -1)
+		return CW_EXIT_SYSTEM;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		s->last_ms = sqlite3_column_int64(st, 0);
+	if (view_db_finish(c, "reading block times", st, rc == SQLITE_ROW) ==
+	    -1)
+		return CW_EXIT_SYSTEM;
+	s->has_span = 1;
+	if (!has_d)
+		return CW_EXIT_OK;
+
+	s->has_hashrate = hashrate_estimate(&s->work, &first_d, s->first_ms,
+	    s->last_ms, &s->hashrate) == 0;
+	for (i = 0; s->has_hashrate && i < s->n; i++) {
+		r = &s->rows[i];
+		r->has_hashrate = hashrate_estimate(&r->work,
+		    r->account_len == miner_len && (miner_len == 0 ||
+		    memcmp(r->account, miner, miner_len) == 0) ? &first_d : NULL,
+		    s->first_ms, s->last_ms, &r->hashrate) == 0;
+	}
+	return CW_EXIT_OK;
+}
+
+int
+view_standings_load(struct view_db *c, const struct view_chain *ch,
+    enum view_window w, int final_only, int64_t now,
+    struct view_standings *s)
+{
+	int	 rc;
+
+	memset(s, 0, sizeof(*s));
+	if ((rc = rows_load(c, ch, w, final_only, now, s)) != CW_EXIT_OK)
+		return rc;
+	if (s->n > 1)	/* never the NULL of an empty list */
+		qsort(s->rows, s->n, sizeof(*s->rows), srow_cmp);
+	return hashrate_load(c, ch, w, final_only, now, s);
+}

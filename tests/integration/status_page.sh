@@ -1,0 +1,185 @@
+#!/bin/sh
+# The status page at / of chainwatch-metrics, under chainwatchd following
+# three devnodes of a chain started 3 h ago (5 s blocks, weights 5,3,2),
+# one of them refused: the HTML balances and refers to no other host, it
+# has a viewport and refreshes itself, its standings equal chainwatch
+# standings --json for every window and its status chainwatch status;
+# headless Chromium renders it (screenshots kept as tests/status_page.png
+# and tests/status_page_phone.png in the build directory); and strings
+# from the store are escaped (a crafted copy of the store with hostile
+# names, served by chainwatch-metrics alone).
+. "$top_srcdir/tests/integration/lib.sh"
+command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
+command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+CHROMIUM=$(command -v chromium || command -v chromium-browser) ||
+    { echo "SKIP: no chromium (Debian package chromium)"; exit 77; }
+PYTHONDONTWRITEBYTECODE=1
+export PYTHONDONTWRITEBYTECODE
+
+METRICS=$top_builddir/metrics/chainwatch-metrics
+CHAINWATCH=$top_builddir/cli/chainwatch
+PAGECHECK=$top_srcdir/tests/integration/pagecheck.py
+SHOT=$top_builddir/tests/status_page.png
+SHOT_PHONE=$top_builddir/tests/status_page_phone.png
+BT=5000
+START=$(python3 -c "import time; print((int(time.time()) - 3 * 3600) * 1000 // $BT * $BT)")
+
+for n in d1 d2 d3; do
+	devnode $n --seed page --block-time $BT --start-time "$START" \
+	    --backlog 10 --miner-weights 5,3,2
+done
+write_conf "$T/chainwatch.conf"
+sed -i -e '/^metrics_listen/d' -e '/^metrics_server/d' \
+    -e "/^\\[daemon\\]\$/a metrics_listen = 127.0.0.1:0\\
+metrics_server = $METRICS" \
+    -e "s/^block_time = .*/block_time = ${BT}ms/" "$T/chainwatch.conf"
+cat >>"$T/chainwatch.conf" <<CONF
+request_timeout = 1s
+connect_timeout = 1s
+breaker_consecutive = 3
+breaker_min_span = 1s
+breaker_cooldown = 30s
+endpoint = d1 http://127.0.0.1:$d1_port ws://127.0.0.1:$d1_port
+endpoint = d2 http://127.0.0.1:$d2_port ws://127.0.0.1:$d2_port
+endpoint = d3 http://127.0.0.1:$d3_port ws://127.0.0.1:$d3_port
+CONF
+start_daemon
+mport() {
+	sed -n 's/.* metrics: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' \
+	    "$T/log" | tail -n 1
+}
+wait_for 20 'test -n "$(mport)"' || fail "no metrics server"
+PORT=$(mport)
+wait_for 300 'test "$(sql "SELECT count(*) FROM queue")" = 0 && test "$(sql "SELECT count(*) FROM blocks WHERE canonical = 1 AND timestamp IS NOT NULL")" -gt 2000' ||
+    fail "not caught up: $(sql "SELECT count(*) FROM blocks") blocks"
+ok "caught up: $(sql "SELECT count(*) FROM blocks WHERE canonical = 1") blocks"
+
+# d3 refuses connections: its breaker opens, an event for its timeline.
+curl -s -m 5 -o /dev/null -d '{"clear":true,"enable":"refuse"}' \
+    "http://127.0.0.1:$d3_cport/control" || fail "devnode control port"
+wait_for 60 "test \"\$(sql \"SELECT state FROM endpoints WHERE name = 'd3'\")\" != closed" ||
+    fail "d3 stays closed"
+ok "d3 refused: $(sql "SELECT state FROM endpoints WHERE name = 'd3'")"
+
+page() {
+	curl -s -m 20 -o "$1" -w '%{http_code} %{content_type}' \
+	    "http://127.0.0.1:$PORT/"
+}
+got=$(page "$T/page.html") || fail "GET /"
+[ "$got" = "200 text/html; charset=utf-8" ] || fail "GET /: $got"
+python3 "$PAGECHECK" lint "$T/page.html" || fail "the page does not lint"
+! grep -i -o 'https\?://[^ "<]*' "$T/page.html" ||
+    fail "the page names a URL"
+grep -q '<span class="status s-degraded" data-status="degraded">' \
+    "$T/page.html" || fail "the chain is not shown degraded"
+grep -q 'Forks' "$T/page.html" && grep -q 'Reorganisations' "$T/page.html" &&
+    grep -q '<h4>Hashrate</h4><svg' "$T/page.html" &&
+    grep -q '<h4>Difficulty</h4><svg' "$T/page.html" &&
+    grep -q '<h4>Block time</h4><svg' "$T/page.html" ||
+    fail "a section or chart is missing"
+ok "GET / is HTML that balances, refers to no other host, and refreshes"
+
+# The page's standings and status against the CLI's, read between two
+# fetches that agree (a block may come, or leave a window, meanwhile).
+same() {
+	page "$T/p1.html" >/dev/null &&
+	python3 "$PAGECHECK" standings "$T/p1.html" devchain >"$T/p1.json" &&
+	for w in 1h 24h 7d all; do
+		"$CHAINWATCH" -d "$T/chainwatch.db" -s "$T/chainwatchd.sock" \
+		    standings devchain --window $w --json >"$T/cli-$w.json" ||
+		    return 1
+	done &&
+	"$CHAINWATCH" -d "$T/chainwatch.db" -s "$T/chainwatchd.sock" \
+	    status devchain --json >"$T/status.json"
+	page "$T/p2.html" >/dev/null &&
+	python3 "$PAGECHECK" standings "$T/p2.html" devchain >"$T/p2.json" &&
+	cmp -s "$T/p1.json" "$T/p2.json" &&
+	python3 - "$T/p1.json" "$T" <<'PY'
+import json, sys
+page = json.load(open(sys.argv[1]))
+st = json.load(open(sys.argv[2] + "/status.json"))["chains"][0]["status"]
+if page["status"] != st:
+    sys.exit("status: page %r, chainwatch status %r" % (page["status"], st))
+for w in ("1h", "24h", "7d", "all"):
+    cli = json.load(open("%s/cli-%s.json" % (sys.argv[2], w)))
+    p = page["windows"].get(w)
+    if p is None:
+        sys.exit("%s: no table" % w)
+    def rel(a, b):
+        return a is None and b is None or (a is not None and b is not None
+                                           and abs(a - b) <= 1e-12 * abs(b))
+    if p["blocks"] != cli["blocks"] or not rel(p["hashrate"], cli["hashrate"]):
+        sys.exit("%s: page %r/%r, cli %r/%r" % (w, p["blocks"], p["hashrate"],
+                 cli["blocks"], cli["hashrate"]))
+    if len(p["rows"]) != len(cli["rows"]):
+        sys.exit("%s: %d rows, cli %d" % (w, len(p["rows"]), len(cli["rows"])))
+    for a, b in zip(p["rows"], cli["rows"]):
+        if (a["miner"], a["blocks"], a["share"]) != \
+                (b["miner"], b["blocks"], "%.1f%%" % b["share"]) or \
+                not rel(a["hashrate"], b["hashrate"]):
+            sys.exit("%s: page %r, cli %r" % (w, a, b))
+print("windows:", ", ".join("%s %d blocks" % (w, page["windows"][w]["blocks"])
+      for w in ("1h", "24h", "7d", "all")))
+PY
+}
+wait_for 60 same >"$T/same.log" 2>&1 || { cat "$T/same.log"; fail "the page's standings differ from chainwatch standings"; }
+tail -n 1 "$T/same.log"
+ok "standings and status equal chainwatch standings --json and status"
+
+# Headless Chromium: the page renders (its DOM has the tables) and the
+# screenshots are kept.  No network beyond 127.0.0.1 is needed.
+chrome() {
+	HOME=$T/chrome timeout 120 "$CHROMIUM" --headless --no-sandbox \
+	    --disable-gpu --disable-dev-shm-usage --no-first-run \
+	    --user-data-dir="$T/chrome" --hide-scrollbars "$@" \
+	    "http://127.0.0.1:$PORT/" 2>>"$T/chrome.log"
+}
+mkdir -p "$T/chrome" "$top_builddir/tests"
+chrome --dump-dom >"$T/dom.html" || fail "chromium --dump-dom"
+grep -q '<table class="standings" data-window="24h"' "$T/dom.html" ||
+    fail "the rendered DOM has no standings"
+rm -f "$SHOT" "$SHOT_PHONE"
+chrome --window-size=1000,2600 --screenshot="$SHOT" >/dev/null ||
+    fail "chromium --screenshot"
+chrome --window-size=412,3200 --screenshot="$SHOT_PHONE" >/dev/null ||
+    fail "chromium --screenshot, phone"
+python3 - "$SHOT" "$SHOT_PHONE" <<'PY' || fail "the screenshots"
+import struct, sys
+for path, want_w in ((sys.argv[1], 1000), (sys.argv[2], 412)):
+    head = open(path, "rb").read(24)
+    if head[:8] != b"\x89PNG\r\n\x1a\n":
+        sys.exit("%s: not a PNG" % path)
+    w, h = struct.unpack(">II", head[16:24])
+    if w != want_w or h < 1000:
+        sys.exit("%s: %dx%d" % (path, w, h))
+PY
+ok "chromium renders it: $SHOT, $SHOT_PHONE"
+
+# Hostile strings in a copy of the store, served by chainwatch-metrics
+# alone (no daemon behind its socket): all escaped.
+sqlite3 "$T/chainwatch.db" ".backup '$T/crafted.db'" || fail "backup"
+sqlite3 "$T/crafted.db" "UPDATE chains SET name = 'dev<script>alert(1)</script>&\"q''s';
+    UPDATE endpoints SET state_reason = '<img src=x onerror=alert(2)>' WHERE name = 'd3';
+    UPDATE miners SET ss58 = '<b>\"miner\"</b>&amp;' WHERE account = (SELECT min(account) FROM miners WHERE ss58 != 'unknown');
+    INSERT INTO endpoint_events (endpoint_id, at, kind, detail)
+      SELECT id, CAST(strftime('%s', 'now') AS INTEGER) * 1000, 'died',
+        '</svg></div><a href=\"https://example.org/\">x</a>' FROM endpoints WHERE name = 'd3';" ||
+    fail "crafting the store"
+"$METRICS" -f -l 127.0.0.1:0 -d "$T/crafted.db" -s "$T/none.sock" \
+    -p "$T/mport" >>"$T/crafted.log" 2>&1 &
+CW_PIDS="$CW_PIDS $!"
+wait_for 10 "test -s '$T/mport'" || fail "chainwatch-metrics alone did not start"
+curl -s -f -m 20 -o "$T/crafted.html" "http://127.0.0.1:$(cat "$T/mport")/" ||
+    fail "GET / of the crafted store"
+python3 "$PAGECHECK" lint "$T/crafted.html" ||
+    fail "the crafted store's page does not lint"
+grep -q 'dev&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;q&#39;s' \
+    "$T/crafted.html" || fail "the chain name is not escaped"
+grep -q '&lt;img src=x onerror=alert(2)&gt;' "$T/crafted.html" ||
+    fail "the reason is not escaped"
+grep -q '&lt;/svg&gt;&lt;/div&gt;&lt;a href=&quot;https://example.org/' \
+    "$T/crafted.html" || fail "the event detail is not escaped"
+grep -q 'title="&lt;b&gt;&quot;miner&quot;&lt;/b&gt;&amp;amp;"' \
+    "$T/crafted.html" || fail "the miner is not escaped"
+ok "strings from the store are escaped"
