@@ -10,6 +10,6 @@ metrics_chainwatch_metrics_SOURCES = metrics/mtr.h \
 	metrics/mtr_page.c \
 	metrics/mtr_http.c
 metrics_chainwatch_metrics_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) \
-	$(SQLITE_CFLAGS) $(JANSSON_CFLAGS)
+	$(SQLITE_CFLAGS) $(JANSSON_CFLAGS) $(MSGPACK_CFLAGS) $(SECCOMP_CFLAGS)
 metrics_chainwatch_metrics_LDADD = src/libcwhttp.a $(VIEW_LIBS) $(MHD_LIBS) \
-	-lpthread -lm
+	$(SECCOMP_LIBS) $(MSGPACK_LIBS) -lpthread -lm

@@ -15,9 +15,11 @@ src_libcw_a_SOURCES = \
 	src/hashrate.c src/hashrate.h \
 	src/forks.c src/forks.h \
 	src/sha1.c src/sha1.h \
-	src/wskey.c src/wskey.h
+	src/wskey.c src/wskey.h \
+	src/sandbox.c src/sandbox.h
 src_libcw_a_CFLAGS = $(AM_CFLAGS) $(MSGPACK_CFLAGS) $(INIH_CFLAGS) \
-	$(JANSSON_CFLAGS) $(SODIUM_CFLAGS) $(XXHASH_CFLAGS)
+	$(JANSSON_CFLAGS) $(SODIUM_CFLAGS) $(XXHASH_CFLAGS) \
+	$(SECCOMP_CFLAGS)
 
 include src/codec.mk
 include src/view.mk

@@ -34,6 +34,7 @@ static const char *const type_names[MSG_TYPE_MAX] = {
 	[MSG_RES_RUNTIME] = "res_runtime",
 	[MSG_REQ_GENESIS] = "req_genesis",
 	[MSG_RES_GENESIS] = "res_genesis",
+	[MSG_SANDBOX] = "sandbox",
 };
 
 const char *

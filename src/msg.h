@@ -32,6 +32,8 @@ enum msg_type {
 	MSG_RES_RUNTIME,
 	MSG_REQ_GENESIS,	/* sup -> wrk: the genesis hash */
 	MSG_RES_GENESIS,
+	MSG_SANDBOX,		/* wrk -> sup: its seccomp filter stopped it at
+				 * this system call (src/sandbox.h) */
 	MSG_TYPE_MAX
 };
 

@@ -294,6 +294,7 @@ main(int argc, char *argv[])
 	pidfile_write(conf->daemon.pidfile);
 	if ((sup_loop = ev_default_loop(EVFLAG_AUTO)) == NULL)
 		fatalx(CW_EXIT_SYSTEM, "libev: no default loop");
+	store_set_group(sup_control_gid(conf));
 	if (store_open(conf->daemon.database, conf->daemon.synchronous,
 	    sup_loop) == -1) {
 		pidfile_remove();

@@ -35,4 +35,5 @@ supervisor_chainwatchd_SOURCES = \
 supervisor_chainwatchd_CFLAGS = $(AM_CFLAGS) $(MSGPACK_CFLAGS) \
 	$(SQLITE_CFLAGS) $(INIH_CFLAGS) $(JANSSON_CFLAGS)
 supervisor_chainwatchd_LDADD = src/libcw.a $(MSGPACK_LIBS) $(SQLITE_LIBS) \
-	$(INIH_LIBS) $(EV_LIBS) $(JANSSON_LIBS) $(SODIUM_LIBS) $(XXHASH_LIBS)
+	$(INIH_LIBS) $(EV_LIBS) $(JANSSON_LIBS) $(SODIUM_LIBS) $(XXHASH_LIBS) \
+	$(SECCOMP_LIBS)

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 #include <sqlite3.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,6 @@
 #include "u512.h"
 #include "util.h"
 
-#define QUANTUS_FINALITY	100
 
 struct standing {
 	uint8_t		miner[32];
@@ -75,7 +75,8 @@ static struct store_stmt s_unfinal = { "SELECT hash, parent, number, miner, "
     "WHERE chain_id = ? AND canonical = 1 AND final = 0 AND number > ? AND "
     "number <= ? ORDER BY number", NULL, NULL };
 static struct store_stmt s_chain_get = { "SELECT id, genesis, best_number, "
-    "best_hash, final_number FROM chains WHERE name = ?", NULL, NULL };
+    "best_hash, final_number, updated_at FROM chains WHERE name = ?",
+    NULL, NULL };
 static struct store_stmt s_chain_insert = { "INSERT INTO chains (name, "
     "format, block_time, backfill_from, finality_depth) VALUES "
     "(?, ?, ?, ?, ?)", NULL, NULL };
@@ -329,19 +330,122 @@ unmake_canonical(struct chain *ch, struct sblock *b)
 	s->dirty = 1;
 }
 
-/* The chain lacks this block: the queue fetches it, and the hole below. */
-static void
-want_block(struct chain *ch, const uint8_t hash[32], int64_t number)
+/* ---- what the chain concludes about endpoints ---- */
+
+/* A short form of a hash for people: 0x1234abcd... */
+static const char *
+short_hash(const uint8_t h[32], char buf[24])
 {
-	queue_missing(ch->id, ch->name, (int64_t)ch->backfill_from, hash,
-	    number);
+	char	full[67];
+
+	hex_encode(h, 32, full);
+	snprintf(buf, 24, "%.10s...", full);
+	return buf;
+}
+
+/*
+ * A verdict on an endpoint, for the layer above to apply (sup_sched.c
+ * drains them).  If they are not drained, the oldest are kept: a lie
+ * already told does not need telling twice, and an agreement gives way
+ * to a lie.
+ */
+static void __attribute__((format(printf, 4, 5)))
+verdict(struct chain *ch, int64_t endpoint_id, enum chain_verdict_kind k,
+    const char *fmt, ...)
+{
+	struct chain_verdict	*v;
+	va_list			 ap;
+
+	for (size_t i = 0; k == CV_AGREES && i < ch->n_verdicts; i++)
+		if (ch->verdicts[i].kind == CV_AGREES &&
+		    ch->verdicts[i].endpoint_id == endpoint_id)
+			return;		/* said already */
+	if (ch->n_verdicts == CHAIN_VERDICTS_MAX) {
+		size_t i;
+
+		for (i = 0; i < ch->n_verdicts; i++)
+			if (ch->verdicts[i].kind == CV_AGREES)
+				break;
+		if (k == CV_AGREES || i == ch->n_verdicts)
+			return;
+		memmove(&ch->verdicts[i], &ch->verdicts[i + 1],
+		    (ch->n_verdicts - i - 1) * sizeof(*v));
+		ch->n_verdicts--;
+	}
+	v = &ch->verdicts[ch->n_verdicts++];
+	v->endpoint_id = endpoint_id;
+	v->kind = k;
+	va_start(ap, fmt);
+	vsnprintf(v->reason, sizeof(v->reason), fmt, ap);
+	va_end(ap);
+}
+
+/* The next verdict of any chain, oldest first; 0 when none. */
+int
+sup_chains_verdict(struct chain_verdict *out)
+{
+	for (size_t i = 0; i < n_chains; i++) {
+		struct chain *ch = chains[i];
+
+		if (ch->n_verdicts == 0)
+			continue;
+		*out = ch->verdicts[0];
+		memmove(&ch->verdicts[0], &ch->verdicts[1],
+		    (ch->n_verdicts - 1) * sizeof(ch->verdicts[0]));
+		ch->n_verdicts--;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The highest number the chain could have reached by now: the last
+ * accepted best, plus four times the blocks expected since, plus a
+ * margin.  A head above it is far: held, nothing fetched below it.
+ */
+int64_t
+sup_chain_reach(const struct chain *ch, uint64_t now)
+{
+	uint64_t	bt = ch->block_time > 0 ? ch->block_time : 1000;
+	uint64_t	expected;
+
+	if (!ch->have_best)
+		return INT64_MAX;
+	expected = now > ch->best_at ? (now - ch->best_at) / bt : 0;
+	if (expected > (UINT64_C(1) << 40))
+		expected = UINT64_C(1) << 40;
+	return ch->best_number + CHAIN_FINALITY + 4 * (int64_t)expected;
+}
+
+/* ---- stored blocks that link ---- */
+
+static struct store_stmt s_child_at = { "SELECT hash, parent, number, miner, "
+    "difficulty, canonical, final, runtime_updated FROM blocks INDEXED BY "
+    "blocks_number WHERE chain_id = ? AND number = ? AND parent = ? "
+    "ORDER BY first_seen LIMIT 1", NULL, NULL };
+static struct store_stmt s_lowest = { "SELECT min(number) FROM blocks "
+    "WHERE chain_id = ? AND canonical = 1", NULL, NULL };
+
+static int
+child_at(struct chain *ch, int64_t number, const uint8_t parent[32],
+    struct sblock *b)
+{
+	sqlite3_stmt	*st = store_bind(&s_child_at, "iib", ch->id, number,
+			    parent);
+	int		 found = store_row(st);
+
+	if (found)
+		row_block(st, b);
+	sqlite3_reset(st);
+	return found;
 }
 
 /*
  * b has just become canonical: make its ancestors canonical down to where
  * the canonical chain already links, displacing what conflicts.  Returns
- * the number of blocks that left the chain.  A missing ancestor becomes
- * catch-up work.
+ * the number of blocks that left the chain; *linked_at the number where
+ * it links, -1 if it does not (the bottom of the chain: the ranges below
+ * come from sup_chains_tick).
  */
 static unsigned
 link_down(struct chain *ch, struct sblock *b, int64_t *linked_at)
@@ -363,16 +467,18 @@ link_down(struct chain *ch, struct sblock *b, int64_t *linked_at)
 			unmake_canonical(ch, &c);
 			displaced++;
 		}
-		if (!block_get(ch, cur.parent, &p)) {
-			want_block(ch, cur.parent, n);
+		if (!block_get(ch, cur.parent, &p))
 			return displaced;
-		}
 		make_canonical(ch, &p);
 		cur = p;
 	}
 }
 
-/* Blocks deeper than finality become final, standings with them. */
+/*
+ * Blocks deeper than finality become final, standings with them.  Only
+ * canonical blocks are marked, and only up to the first hole: a block
+ * not linked to the chain below it is never final.
+ */
 static void
 advance_finality(struct chain *ch)
 {
@@ -382,7 +488,7 @@ advance_finality(struct chain *ch)
 	size_t		 n = 0;
 
 	if (ch->format == FORMAT_QUANTUS)
-		target = ch->best_number - QUANTUS_FINALITY;
+		target = ch->best_number - CHAIN_FINALITY;
 	else
 		target = ch->finalized_reported < ch->best_number ?
 		    ch->finalized_reported : ch->best_number;
@@ -396,8 +502,15 @@ advance_finality(struct chain *ch)
 	}
 	sqlite3_reset(st);
 	for (size_t i = 0; i < n; i++) {
-		struct standing *s = standing(ch, &v[i]);
+		struct standing *s;
 
+		/* A hole: what lies above it waits for it. */
+		if (i > 0 && (v[i].number != v[i - 1].number + 1 ||
+		    memcmp(v[i].parent, v[i - 1].hash, 32) != 0)) {
+			target = v[i - 1].number;
+			break;
+		}
+		s = standing(ch, &v[i]);
 		set_flags(ch, &v[i], 1, 1);
 		s->final_blocks++;
 		work_add(&s->final_work, &v[i], 1);
@@ -414,49 +527,80 @@ save_best(struct chain *ch)
 	    ch->best_hash, ch->final_number, (int64_t)now_wall_ms(), ch->id));
 }
 
+static void
+write_reorg(struct chain *ch, unsigned depth, int64_t ancestor,
+    const uint8_t old_tip[32], const struct sblock *tip, int64_t endpoint_id)
+{
+	sqlite3_stmt	*st;
+	char		 ho[24], hn[24];
+
+	st = store_bind(&s_reorg, "iiiibbi", ch->id, (int64_t)now_wall_ms(),
+	    (int64_t)depth, ancestor, old_tip, tip->hash, endpoint_id);
+	if (endpoint_id <= 0)
+		sqlite3_bind_null(st, 7);
+	store_run(st);
+	log_info("chain %s: reorg of %u block%s above #%lld: best %s -> #%lld "
+	    "%s (endpoint %lld)", ch->name, depth, depth == 1 ? "" : "s",
+	    (long long)ancestor, short_hash(old_tip, ho),
+	    (long long)tip->number, short_hash(tip->hash, hn),
+	    (long long)endpoint_id);
+}
+
 /* A stored block that is the parent of a canonical block is canonical. */
 static void
 link_up(struct chain *ch, struct sblock *b, int64_t endpoint_id)
 {
-	struct sblock	child;
+	struct sblock	child, old;
 	unsigned	displaced = 0;
 	int64_t		linked;
+	uint8_t		old_hash[32];
 
 	if (b->canonical || !block_at(ch, b->number + 1, &child) ||
 	    memcmp(child.parent, b->hash, 32) != 0)
 		return;
-	if (block_at(ch, b->number, &child)) {
-		unmake_canonical(ch, &child);
+	memcpy(old_hash, b->hash, 32);
+	if (block_at(ch, b->number, &old)) {
+		memcpy(old_hash, old.hash, 32);
+		unmake_canonical(ch, &old);
 		displaced++;
 	}
 	make_canonical(ch, b);
 	displaced += link_down(ch, b, &linked);
+	/* One reorg, whatever path found it. */
 	if (displaced > 0)
-		log_info("chain %s: %u block%s replaced below #%lld while "
-		    "catching up", ch->name, displaced, displaced == 1 ? "" :
-		    "s", (long long)b->number + 1);
+		write_reorg(ch, displaced, linked, old_hash, b, endpoint_id);
 }
 
 /*
- * Where the new best's branch meets the canonical chain, looking only at
- * stored blocks.  0 if it does (or reaches backfill_from); else -1 with
- * the first missing parent.
+ * Where tip's branch meets the canonical chain, looking only at stored
+ * blocks: 0 with *ancestor the number of the common block (-1 below the
+ * chain's start), or -1 with the first missing parent.  The walk stops
+ * below finality: a branch that meets the chain there is reported with
+ * its ancestor as it is.
  */
-static void	switch_to(struct chain *, struct sblock *, int64_t);
-
 static int
-branch_complete(struct chain *ch, const struct sblock *tip, uint8_t *missing,
-    int64_t *missing_number)
+branch_walk(struct chain *ch, const struct sblock *tip, int64_t *ancestor,
+    uint8_t *missing, int64_t *missing_number)
 {
 	struct sblock	cur = *tip, c;
 
 	for (;;) {
 		int64_t n = cur.number - 1;
 
-		if (cur.number == 0 || n < (int64_t)ch->backfill_from)
+		if (cur.number == 0 || n < (int64_t)ch->backfill_from) {
+			*ancestor = n;
 			return 0;
-		if (block_at(ch, n, &c) && memcmp(c.hash, cur.parent, 32) == 0)
-			return 0;
+		}
+		if (block_at(ch, n, &c)) {
+			if (memcmp(c.hash, cur.parent, 32) == 0) {
+				*ancestor = n;
+				return 0;
+			}
+			if (ch->final_number >= 0 && n <= ch->final_number) {
+				*ancestor = n - 1;	/* at most */
+				return 0;
+			}
+		}
 		if (!block_get(ch, cur.parent, &c)) {
 			memcpy(missing, cur.parent, 32);
 			*missing_number = n;
@@ -467,36 +611,137 @@ branch_complete(struct chain *ch, const struct sblock *tip, uint8_t *missing,
 }
 
 /*
- * A new best: it and its ancestry become the canonical chain; blocks of
- * the old branch leave it, all in the current transaction.  If the new
- * branch lacks a block at a height where the chain has one, that is a
- * reorg we cannot finish yet: it waits for the missing parent, so that
- * readers never see half of it.  (A gap above our best, after an outage,
- * is only a hole: the best moves at once and the hole is backfilled.)
+ * Is tip's branch better than the canonical one above their ancestor?
+ * A branch that extends the best is.  Quantus: heavier by summed
+ * difficulty; *unknown is set when a difficulty of either side is not
+ * known yet (the caller asks for it and waits, then falls back to the
+ * longer).  Substrate: longer.  Ties keep the first seen, the canonical
+ * one.
  */
-static void
-adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
+static int
+better(struct chain *ch, const struct sblock *tip, int64_t ancestor,
+    int *unknown)
 {
-	uint8_t		missing_hash[32];
-	int64_t		missing_number;
+	struct u512	wn, wo, d;
+	struct sblock	cur = *tip, c;
+	int		known = ch->format == FORMAT_QUANTUS &&
+			    tip->number - ancestor <= 2 * CHAIN_FINALITY &&
+			    ch->best_number - ancestor <= 2 * CHAIN_FINALITY;
 
-	if (ch->have_best && branch_complete(ch, tip, missing_hash,
-	    &missing_number) == -1 && missing_number <= ch->best_number) {
-		if (!ch->have_pending ||
-		    memcmp(ch->pending_tip, tip->hash, 32) != 0)
-			log_info("chain %s: #%lld is on another branch; waiting "
-			    "for its block #%lld before switching", ch->name,
-			    (long long)tip->number, (long long)missing_number);
-		ch->have_pending = 1;
-		memcpy(ch->pending_tip, tip->hash, 32);
-		want_block(ch, missing_hash, missing_number);
-		return;
+	*unknown = 0;
+	if (ancestor >= ch->best_number)
+		return 1;
+	if (!known)
+		return tip->number > ch->best_number;
+	u512_zero(&wn);
+	u512_zero(&wo);
+	for (;;) {
+		if (!cur.has_diff) {
+			known = 0;
+			break;
+		}
+		u512_from_le(&d, cur.diff);
+		(void)u512_add(&wn, &d);
+		if (cur.number - 1 <= ancestor)
+			break;
+		if (!block_get(ch, cur.parent, &c)) {
+			known = 0;
+			break;
+		}
+		cur = c;
 	}
-	ch->have_pending = 0;
-	switch_to(ch, tip, endpoint_id);
+	for (int64_t n = ancestor + 1; known && n <= ch->best_number; n++) {
+		if (!block_at(ch, n, &c) || !c.has_diff)
+			known = 0;
+		else {
+			u512_from_le(&d, c.diff);
+			(void)u512_add(&wo, &d);
+		}
+	}
+	if (known)
+		return u512_cmp(&wn, &wo) > 0;
+	*unknown = 1;
+	return tip->number > ch->best_number;
 }
 
-/* The new best and its ancestry become the canonical chain. */
+/* How long a branch waits for its difficulties: 2 block times, >= 2 s. */
+static uint64_t
+work_wait(const struct chain *ch)
+{
+	return 2 * ch->block_time > 2000 ? 2 * ch->block_time : 2000;
+}
+
+/* Is the block hash at number an ancestor of tip (a few blocks down)? */
+static int
+descends(struct chain *ch, const struct sblock *tip, const uint8_t hash[32],
+    int64_t number)
+{
+	struct sblock	cur = *tip;
+
+	if (number >= tip->number || tip->number - number > CHAIN_FINALITY)
+		return 0;
+	while (cur.number > number + 1)
+		if (!block_get(ch, cur.parent, &cur))
+			return 0;
+	return memcmp(cur.parent, hash, 32) == 0;
+}
+
+/*
+ * The work of tip's branch or of the canonical one is not known: the
+ * difficulties of both above the ancestor are asked for (a state item;
+ * the scheduler reads the candidate's blocks with the canonical ones,
+ * sup_chain_candidate).  1 once the wait is over: the longer wins.
+ */
+static int
+work_waited(struct chain *ch, const struct sblock *tip, int64_t ancestor,
+    int64_t endpoint_id)
+{
+	uint64_t	now = now_wall_ms();
+	int64_t		top = tip->number > ch->best_number ? tip->number :
+			    ch->best_number;
+
+	if (ch->have_cand && memcmp(ch->cand_tip, tip->hash, 32) == 0)
+		return ch->cand_over || now >= ch->cand_since + work_wait(ch);
+	/*
+	 * A child of the branch waiting: that one is decided first (its
+	 * reads are out), this one when it comes again.
+	 */
+	if (ch->have_cand && descends(ch, tip, ch->cand_tip, ch->cand_number)) {
+		queue_state(ch->id, ancestor + 1, top);
+		return 0;
+	}
+	ch->have_cand = 1;
+	ch->cand_number = tip->number;
+	ch->cand_over = 0;
+	ch->cand_ep = endpoint_id;
+	memcpy(ch->cand_tip, tip->hash, 32);
+	ch->cand_from = ancestor + 1;
+	ch->cand_since = now;
+	queue_state(ch->id, ancestor + 1, top);
+	log_debug("chain %s: branch of #%lld forks at #%lld; its work is not "
+	    "known yet: difficulties asked for", ch->name,
+	    (long long)tip->number, (long long)ancestor);
+	return 0;
+}
+
+/* Is hash the branch waiting for its work?  The scheduler asks. */
+int
+sup_chain_candidate(const struct chain *ch, uint8_t tip[32])
+{
+	if (!ch->have_cand)
+		return 0;
+	memcpy(tip, ch->cand_tip, 32);
+	return 1;
+}
+
+static void	final_check(struct chain *);
+static void	climb(struct chain *, const struct sblock *, int64_t);
+
+/*
+ * The new best and its ancestry become the canonical chain, the old
+ * branch leaves it, in the current transaction: one reorg row for the
+ * whole switch.
+ */
 static void
 switch_to(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
 {
@@ -504,10 +749,15 @@ switch_to(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
 	uint8_t		 old_tip[32];
 	int		 had_best = ch->have_best;
 	unsigned	 depth = 0;
-	int64_t		 ancestor;
+	int64_t		 linked;
 
 	memcpy(old_tip, ch->best_hash, 32);
-	/* Nothing canonical lies above a new best; its own height may. */
+	/* The old branch above the new tip (a shorter, heavier branch). */
+	for (int64_t n = ch->best_number; had_best && n > tip->number; n--)
+		if (block_at(ch, n, &old)) {
+			unmake_canonical(ch, &old);
+			depth++;
+		}
 	if (block_at(ch, tip->number, &old)) {
 		unmake_canonical(ch, &old);
 		depth++;
@@ -516,26 +766,108 @@ switch_to(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
 	ch->have_best = 1;
 	ch->best_number = tip->number;
 	memcpy(ch->best_hash, tip->hash, 32);
-	depth += link_down(ch, tip, &ancestor);
-	if (depth > 0 && had_best) {
-		sqlite3_stmt *st = store_bind(&s_reorg, "iiiibbi", ch->id,
-		    (int64_t)now_wall_ms(), (int64_t)depth, ancestor, old_tip,
-		    tip->hash, endpoint_id);
-
-		if (endpoint_id <= 0)
-			sqlite3_bind_null(st, 7);
-		store_run(st);
-		log_info("chain %s: reorg of %u block%s at #%lld, new best "
-		    "#%lld", ch->name, depth, depth == 1 ? "" : "s",
-		    (long long)ancestor, (long long)tip->number);
-	}
+	ch->best_at = now_wall_ms();
+	depth += link_down(ch, tip, &linked);
+	if (depth > 0 && had_best)
+		write_reorg(ch, depth, linked, old_tip, tip, endpoint_id);
+	if (ch->have_pending && tip->number >= ch->pending_number)
+		ch->have_pending = 0;
+	final_check(ch);
 	advance_finality(ch);
 	save_best(ch);
 }
 
 /*
+ * A stored block that may become the best: its branch must link to the
+ * canonical chain through stored blocks, fork above finality and be
+ * better.  A branch that lacks a block waits for it (one parent fetched
+ * by hash, the ranges below by sup_chains_tick), so that a reorg is one
+ * transaction and readers never see half of it.
+ */
+static void
+adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
+{
+	uint8_t		missing[32];
+	int64_t		missing_number, ancestor;
+	char		hb[24];
+	int		is_better, unknown, was_cand = 0;
+	struct sblock	child;
+
+	if (!ch->have_best) {
+		switch_to(ch, tip, endpoint_id);	/* nothing to link to */
+		return;
+	}
+	if (tip->canonical)
+		return;
+	if (branch_walk(ch, tip, &ancestor, missing, &missing_number) == -1) {
+		if (tip->number <= ch->best_number &&
+		    ch->format != FORMAT_QUANTUS)
+			return;
+		if (!ch->have_pending ||
+		    memcmp(ch->pending_tip, tip->hash, 32) != 0)
+			log_info("chain %s: #%lld is on a branch not linked yet; "
+			    "waiting for its block #%lld before switching",
+			    ch->name, (long long)tip->number,
+			    (long long)missing_number);
+		ch->have_pending = 1;
+		memcpy(ch->pending_tip, tip->hash, 32);
+		ch->pending_number = missing_number;
+		queue_missing(ch->id, missing, missing_number);
+		return;
+	}
+	/* Below finality: never; a longer one is a lie. */
+	if (ch->final_number >= 0 && ancestor < ch->final_number) {
+		if (tip->number <= ch->best_number)
+			return;
+		verdict(ch, endpoint_id, CV_CONTRADICTED, "branch of #%lld %s "
+		    "would replace final block #%lld", (long long)tip->number,
+		    short_hash(tip->hash, hb), (long long)ancestor + 1);
+		log_warnx("chain %s: branch of #%lld %s forks at or below "
+		    "#%lld, below finality #%lld: not applied", ch->name,
+		    (long long)tip->number, hb, (long long)ancestor,
+		    (long long)ch->final_number);
+		return;
+	}
+	is_better = better(ch, tip, ancestor, &unknown);
+	if (unknown && !work_waited(ch, tip, ancestor, endpoint_id))
+		return;
+	if (ch->have_cand && memcmp(ch->cand_tip, tip->hash, 32) == 0) {
+		ch->have_cand = 0;
+		was_cand = 1;
+		if (unknown)
+			log_info("chain %s: work of the branch of #%lld not known "
+			    "after %llu ms; %s", ch->name,
+			    (long long)tip->number,
+			    (unsigned long long)work_wait(ch), is_better ?
+			    "the longer one wins" : "the canonical one stays");
+	}
+	if (!is_better)
+		return;
+	switch_to(ch, tip, endpoint_id);
+	/* Its children, which came while it waited, extend it now. */
+	if (was_cand && child_at(ch, tip->number + 1, tip->hash, &child))
+		climb(ch, &child, endpoint_id);
+}
+
+/*
+ * A stored block b not canonical, whose parent is: the stored blocks
+ * above it (fetched before it, by number) link now; the highest may
+ * become the best.
+ */
+static void
+climb(struct chain *ch, const struct sblock *b, int64_t endpoint_id)
+{
+	struct sblock	cur = *b, c;
+
+	while (child_at(ch, cur.number + 1, cur.hash, &c))
+		cur = c;
+	adopt(ch, &cur, endpoint_id);
+}
+
+/*
  * Store a header once.  Returns 1 if it was new.  *b gets the stored row
- * and *first_seen when the block was first stored.
+ * and *first_seen when the block was first stored.  The caller checked
+ * its number against its parent's, when the parent is stored.
  */
 static int
 store_header(struct chain *ch, const struct proto_header *h,
@@ -567,61 +899,496 @@ store_header(struct chain *ch, const struct proto_header *h,
 	return inserted;
 }
 
+/*
+ * Every stored header's number is its parent's + 1.  -1, with the
+ * verdict against the endpoint that brought it, if not.
+ */
+static int
+check_number(struct chain *ch, int64_t endpoint_id,
+    const struct proto_header *h, const struct sblock *parent)
+{
+	char	hb[24];
+
+	if (parent->number + 1 == (int64_t)h->number)
+		return 0;
+	verdict(ch, endpoint_id, CV_CONTRADICTED, "header #%llu %s is not "
+	    "its parent's + 1 (#%lld)", (unsigned long long)h->number,
+	    short_hash(h->hash, hb), (long long)parent->number);
+	return -1;
+}
+
+/* ---- claims: heads that do not connect yet ---- */
+
+static int
+claim_index(struct chain *ch, int64_t endpoint_id)
+{
+	for (size_t i = 0; i < ch->n_claims; i++)
+		if (ch->claims[i].endpoint_id == endpoint_id)
+			return (int)i;
+	return -1;
+}
+
+static void
+claim_free(struct chain *ch, size_t i)
+{
+	struct claim	*c = &ch->claims[i];
+	const uint8_t	*want = c->h[c->n - 1].parent;
+	int		 shared = 0;
+
+	for (size_t j = 0; j < ch->n_claims; j++)
+		if (j != i && memcmp(ch->claims[j].h[ch->claims[j].n - 1].parent,
+		    want, 32) == 0)
+			shared = 1;
+	if (!shared)
+		queue_drop_parent(ch->id, want);
+	free(c->h);
+	ch->claims[i] = ch->claims[--ch->n_claims];
+	memset(&ch->claims[ch->n_claims], 0, sizeof(*c));
+}
+
+/*
+ * Ask for the claim's next parent by hash, within its steps; beyond them,
+ * or far, nothing: the ranges come up to it (sup_chains_tick).
+ */
+static void
+claim_fetch(struct chain *ch, struct claim *c)
+{
+	const struct proto_header	*low = &c->h[c->n - 1];
+	struct sblock			 p;
+
+	if (c->far || (int64_t)low->number - 1 < (int64_t)ch->backfill_from ||
+	    c->steps >= CHAIN_CLAIM_STEPS || block_get(ch, low->parent, &p))
+		return;
+	queue_missing(ch->id, low->parent, (int64_t)low->number - 1);
+}
+
+/*
+ * The claim's lowest header has a stored parent: its headers are stored,
+ * bottom up, and its head may become the best.  1 if the claim is gone.
+ */
+static int
+claim_connect(struct chain *ch, size_t i)
+{
+	struct claim			*c = &ch->claims[i];
+	const struct proto_header	*low = &c->h[c->n - 1];
+	struct sblock			 p, b;
+	int64_t				 ep = c->endpoint_id, first_seen;
+	uint64_t			 now = now_wall_ms();
+
+	if (!block_get(ch, low->parent, &p))
+		return 0;
+	if (check_number(ch, ep, low, &p) == -1) {
+		claim_free(ch, i);
+		return 1;
+	}
+	for (size_t k = c->n; k-- > 0;)
+		store_header(ch, &c->h[k], ep, now, &b, &first_seen);
+	claim_free(ch, i);
+	verdict(ch, ep, CV_AGREES, "connected");
+	adopt(ch, &b, ep);
+	return 1;
+}
+
+/* Claims whose lowest header links now are stored. */
+static void
+claims_sweep(struct chain *ch)
+{
+	for (size_t i = 0; i < ch->n_claims; )
+		if (!claim_connect(ch, i))
+			i++;
+}
+
+/*
+ * A head whose parent is not stored: held as the claim of its endpoint,
+ * replacing the one before (or growing it, when it is that one's child).
+ * A replaced claim hands on its age: an endpoint that keeps announcing
+ * heads that do not connect is judged from the first.
+ */
+static void
+hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h)
+{
+	struct claim	*c;
+	uint64_t	 now = now_wall_ms(), since = now;
+	int		 i = claim_index(ch, endpoint_id);
+	char		 hb[24];
+
+	if (i >= 0) {
+		c = &ch->claims[i];
+		if (memcmp(c->h[0].hash, h->hash, 32) == 0)
+			return;
+		if (memcmp(h->parent, c->h[0].hash, 32) == 0 &&
+		    h->number == c->h[0].number + 1 &&
+		    c->n < 2 * CHAIN_CLAIM_STEPS) {
+			c->h = xrealloc(c->h, (c->n + 1) * sizeof(*c->h));
+			memmove(&c->h[1], &c->h[0], c->n * sizeof(*c->h));
+			c->h[0] = *h;
+			c->n++;
+			return;
+		}
+		/* Unconnected since the first: a new lie does not reset it. */
+		since = ch->claims[i].since;
+		claim_free(ch, (size_t)i);
+	}
+	if (ch->n_claims == CHAIN_CLAIMS_MAX) {
+		size_t oldest = 0;
+
+		for (size_t j = 1; j < ch->n_claims; j++)
+			if (ch->claims[j].since < ch->claims[oldest].since)
+				oldest = j;
+		claim_free(ch, oldest);
+	}
+	c = &ch->claims[ch->n_claims++];
+	memset(c, 0, sizeof(*c));
+	c->endpoint_id = endpoint_id;
+	c->since = since;
+	c->gap_seen = (int64_t)h->number - 1 - ch->best_number;
+	c->far = (int64_t)h->number > sup_chain_reach(ch, now);
+	c->h = xmalloc(sizeof(*c->h));
+	c->h[0] = *h;
+	c->n = 1;
+	/* A second endpoint reporting the same head confirms it. */
+	for (size_t j = 0; j + 1 < ch->n_claims; j++)
+		if (memcmp(ch->claims[j].h[0].hash, h->hash, 32) == 0 &&
+		    (ch->claims[j].far || c->far)) {
+			ch->claims[j].far = c->far = 0;
+			claim_fetch(ch, &ch->claims[j]);
+		}
+	if (c->far)
+		log_info("chain %s: head #%llu %s from endpoint %lld is beyond "
+		    "#%lld, what the chain can have made; held, nothing fetched "
+		    "below it", ch->name, (unsigned long long)h->number,
+		    short_hash(h->hash, hb), (long long)endpoint_id,
+		    (long long)sup_chain_reach(ch, now));
+	claim_fetch(ch, c);
+}
+
+/* A header fetched by hash for claims: 1 if one waited for it. */
+static int
+claim_parent(struct chain *ch, const struct proto_header *h)
+{
+	int	held = 0;
+
+	for (size_t i = 0; i < ch->n_claims; ) {
+		struct claim	*c = &ch->claims[i];
+		struct sblock	 p;
+
+		if (memcmp(c->h[c->n - 1].parent, h->hash, 32) != 0) {
+			i++;
+			continue;
+		}
+		held = 1;
+		/* The claim's header said this parent had another number. */
+		p.number = (int64_t)h->number;
+		if (check_number(ch, c->endpoint_id, &c->h[c->n - 1], &p) ==
+		    -1) {
+			claim_free(ch, i);
+			continue;
+		}
+		c->h = xrealloc(c->h, (c->n + 1) * sizeof(*c->h));
+		c->h[c->n++] = *h;
+		c->steps++;		/* no more time: a liar has parents */
+		claim_fetch(ch, c);
+		i++;
+	}
+	return held;
+}
+
+/* The number of the endpoint's head as the endpoints table keeps it. */
+static void
+head_seen(struct chain *ch, int64_t endpoint_id, const struct proto_head *hd,
+    int inserted, int64_t first_seen)
+{
+	store_run(store_bind(&s_ep_head, "iiiii", (int64_t)inserted,
+	    (int64_t)hd->h.number, (int64_t)hd->seen_ms,
+	    (int64_t)hd->seen_ms - first_seen, endpoint_id));
+}
+
+/* ---- finality reported (substrate) ---- */
+
+static void
+final_accept(struct chain *ch, int64_t number)
+{
+	if (number > ch->finalized_reported)
+		ch->finalized_reported = number;
+	ch->have_final_claim = 0;
+	if (ch->have_best) {
+		advance_finality(ch);
+		save_best(ch);
+	}
+}
+
+static void
+final_contradicted(struct chain *ch, int64_t endpoint_id,
+    const uint8_t hash[32], int64_t number)
+{
+	char	hb[24];
+
+	verdict(ch, endpoint_id, CV_CONTRADICTED, "finalized #%lld %s is not "
+	    "on the canonical chain", (long long)number, short_hash(hash, hb));
+	log_warnx("chain %s: finalized #%lld %s from endpoint %lld is not on "
+	    "the canonical chain; finality stays at #%lld", ch->name,
+	    (long long)number, hb, (long long)endpoint_id,
+	    (long long)ch->final_number);
+}
+
+/* A finalized head waiting for its block: is it ours now? */
+static void
+final_check(struct chain *ch)
+{
+	struct sblock	b;
+
+	if (!ch->have_final_claim || ch->final_claim_number > ch->best_number)
+		return;
+	ch->have_final_claim = 0;
+	if (block_get(ch, ch->final_claim, &b) && b.canonical)
+		final_accept(ch, b.number);
+	else if (block_at(ch, ch->final_claim_number, &b))
+		final_contradicted(ch, ch->final_claim_ep, ch->final_claim,
+		    ch->final_claim_number);
+	else
+		ch->have_final_claim = 1;	/* a hole there: wait on */
+}
+
+/*
+ * Substrate: a finalized head moves finality only when it is on the
+ * canonical chain; one that contradicts it is reported, one above the
+ * best waits for it.  Quantus finality is by depth alone.
+ */
+static void
+finalized(struct chain *ch, int64_t endpoint_id, const struct proto_header *h)
+{
+	struct sblock	b;
+	int64_t		number = (int64_t)h->number;
+
+	if (ch->format == FORMAT_QUANTUS)
+		return;
+	if (block_get(ch, h->hash, &b) && b.canonical) {
+		if (number > ch->finalized_reported)
+			final_accept(ch, number);
+	} else if (block_at(ch, number, &b) || number <= ch->final_number)
+		final_contradicted(ch, endpoint_id, h->hash, number);
+	else if (number > ch->finalized_reported) {
+		ch->have_final_claim = 1;
+		memcpy(ch->final_claim, h->hash, 32);
+		ch->final_claim_number = number;
+		ch->final_claim_ep = endpoint_id;
+	}
+}
+
+/* ---- what arrives ---- */
+
+/*
+ * A head from an endpoint's subscription.  Stored when its parent is (or
+ * on an empty store: nothing to link to); else it is a claim, held.
+ */
 void
 sup_chain_head(struct chain *ch, int64_t endpoint_id,
     const struct proto_head *hd)
 {
-	struct sblock	b;
+	struct sblock	b, p;
 	int64_t		first_seen;
 	int		inserted;
 
 	if (hd->kind == HEAD_FINALIZED) {
-		if ((int64_t)hd->h.number > ch->finalized_reported)
-			ch->finalized_reported = (int64_t)hd->h.number;
-		if (ch->format != FORMAT_QUANTUS && ch->have_best) {
-			advance_finality(ch);
-			save_best(ch);
-		}
+		finalized(ch, endpoint_id, &hd->h);
 		return;
 	}
 	if ((int64_t)hd->h.number < (int64_t)ch->backfill_from)
 		return;
+	if (ch->have_best && memcmp(hd->h.parent, ch->best_hash, 32) == 0) {
+		/* The usual head: on the best, whose number we know. */
+		p.number = ch->best_number;
+		if (check_number(ch, endpoint_id, &hd->h, &p) == -1)
+			return;
+	} else if (!block_get(ch, hd->h.hash, &b)) {
+		int parent = hd->h.number > 0 &&
+		    block_get(ch, hd->h.parent, &p);
+
+		if (parent && check_number(ch, endpoint_id, &hd->h, &p) == -1)
+			return;
+		if (!parent && ch->have_best && hd->h.number > 0 &&
+		    (int64_t)hd->h.number - 1 >= (int64_t)ch->backfill_from) {
+			hold(ch, endpoint_id, &hd->h);
+			return;
+		}
+	}
 	inserted = store_header(ch, &hd->h, endpoint_id, hd->seen_ms, &b,
 	    &first_seen);
-	store_run(store_bind(&s_ep_head, "iiiii", (int64_t)inserted,
-	    (int64_t)hd->h.number, (int64_t)hd->seen_ms,
-	    (int64_t)hd->seen_ms - first_seen, endpoint_id));
-	if (!ch->have_best || b.number > ch->best_number)
+	head_seen(ch, endpoint_id, hd, inserted, first_seen);
+	/*
+	 * Its claim, if any, stays: a liar sends real heads between its
+	 * lies.  It agrees with the chain when it holds none.
+	 */
+	if (claim_index(ch, endpoint_id) < 0)
+		verdict(ch, endpoint_id, CV_AGREES, "connected");
+	if (!ch->have_best || !b.canonical)
 		adopt(ch, &b, endpoint_id);
-	else
-		link_up(ch, &b, endpoint_id);
+	link_up(ch, &b, endpoint_id);
+	claims_sweep(ch);
 	store_maybe_flush();
 }
 
-/* A header fetched as catch-up work. */
+/* A header fetched as catch-up work: by hash for a claim, or by number. */
 void
 sup_chain_fetched(struct chain *ch, int64_t endpoint_id,
     const struct proto_header *h)
 {
-	struct sblock	b;
+	struct sblock	b, p;
 	int64_t		first_seen;
 
 	if ((int64_t)h->number < (int64_t)ch->backfill_from)
+		return;
+	/* Asked for by hash too (a range answered first): not any more. */
+	queue_drop_parent(ch->id, h->hash);
+	if (claim_parent(ch, h)) {
+		claims_sweep(ch);
+		return;
+	}
+	if (h->number > 0 && block_get(ch, h->parent, &p) &&
+	    check_number(ch, endpoint_id, h, &p) == -1)
 		return;
 	store_header(ch, h, endpoint_id, now_wall_ms(), &b, &first_seen);
 	if (!ch->have_best)
 		adopt(ch, &b, endpoint_id);
 	else
 		link_up(ch, &b, endpoint_id);
+	/* Above the best, or beside it: what was fetched above links now. */
+	if (!b.canonical && ch->have_best && block_get(ch, b.hash, &b) &&
+	    !b.canonical && h->number > 0 && block_get(ch, h->parent, &p) &&
+	    p.canonical)
+		climb(ch, &b, endpoint_id);
 	/* A branch waiting for this block may switch now. */
 	if (ch->have_pending) {
 		struct sblock tip;
 
-		if (block_get(ch, ch->pending_tip, &tip) &&
-		    tip.number > ch->best_number)
+		if (block_get(ch, ch->pending_tip, &tip) && !tip.canonical)
 			adopt(ch, &tip, endpoint_id);
 		else
 			ch->have_pending = 0;
+	}
+	claims_sweep(ch);
+}
+
+/* ---- the clock: claims judged, ranges queued a window at a time ---- */
+
+static void
+claims_expire(struct chain *ch, uint64_t now)
+{
+	uint64_t	patience = 10 * ch->block_time;
+	char		hb[24];
+
+	if (patience < 10000)
+		patience = 10000;
+	for (size_t i = 0; i < ch->n_claims; ) {
+		struct claim *c = &ch->claims[i];
+
+		/*
+		 * Waiting for the ranges: progress is the gap below it
+		 * closing (not the best moving: a liar's claims move with it).
+		 */
+		int64_t gap = (int64_t)c->h[c->n - 1].number - 1 -
+		    ch->best_number;
+
+		if (!c->far && gap > 0 && gap < c->gap_seen)
+			c->since = now;
+		c->gap_seen = gap;
+		if (now < c->since || now - c->since < patience) {
+			i++;
+			continue;
+		}
+		verdict(ch, c->endpoint_id, CV_CONTRADICTED, "head #%llu %s "
+		    "never connected", (unsigned long long)c->h[0].number,
+		    short_hash(c->h[0].hash, hb));
+		log_info("chain %s: head #%llu %s from endpoint %lld did not "
+		    "connect in %llu ms (%zu parents fetched); dropped",
+		    ch->name, (unsigned long long)c->h[0].number, hb,
+		    (long long)c->endpoint_id,
+		    (unsigned long long)(now - c->since), c->n - 1);
+		claim_free(ch, i);
+	}
+}
+
+/*
+ * Between the best and the lowest claim not far (or a branch waiting for
+ * a block above the best): ranges, at most a window above the best.
+ */
+static void
+window_up(struct chain *ch)
+{
+	int64_t	top = -1, from, to;
+
+	for (size_t i = 0; i < ch->n_claims; i++) {
+		const struct claim *c = &ch->claims[i];
+
+		if (!c->far && (int64_t)c->h[c->n - 1].number - 1 > top)
+			top = (int64_t)c->h[c->n - 1].number - 1;
+	}
+	if (ch->have_pending && ch->pending_number > top)
+		top = ch->pending_number;
+	if (!ch->have_best || top <= ch->best_number)
+		return;
+	if (ch->queued_up > ch->best_number &&
+	    !queue_headers_within(ch->id, ch->best_number + 1, ch->queued_up))
+		ch->queued_up = ch->best_number;	/* fetched, not linked */
+	from = ch->queued_up + 1 > ch->best_number + 1 ? ch->queued_up + 1 :
+	    ch->best_number + 1;
+	to = top < ch->best_number + CHAIN_WINDOW ? top :
+	    ch->best_number + CHAIN_WINDOW;
+	if (from > to)
+		return;
+	log_info("chain %s: blocks #%lld to #%lld missing above the best; "
+	    "queued", ch->name, (long long)from, (long long)to);
+	queue_ranges(ch->id, from, to);
+	ch->queued_up = to;
+}
+
+/* Below the lowest canonical block, down to backfill_from: a window. */
+static void
+window_down(struct chain *ch)
+{
+	sqlite3_stmt	*st;
+	int64_t		 low = -1, from, to;
+
+	if (!ch->have_best)
+		return;
+	st = store_bind(&s_lowest, "i", ch->id);
+	if (store_row(st) && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		low = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (low <= (int64_t)ch->backfill_from)
+		return;
+	if (ch->queued_down < 0 || ch->queued_down > low ||
+	    !queue_headers_within(ch->id, ch->queued_down, low - 1))
+		ch->queued_down = low;
+	from = low - CHAIN_WINDOW > (int64_t)ch->backfill_from ?
+	    low - CHAIN_WINDOW : (int64_t)ch->backfill_from;
+	to = ch->queued_down - 1;
+	if (from > to)
+		return;
+	if (ch->queued_down == low)
+		log_info("chain %s: blocks #%lld to #%lld missing below the "
+		    "chain; queued", ch->name, (long long)from, (long long)to);
+	queue_ranges(ch->id, from, to);
+	ch->queued_down = from;
+}
+
+/* Every tick of the scheduler: bounded work per chain. */
+void
+sup_chains_tick(uint64_t now)
+{
+	for (size_t i = 0; i < n_chains; i++) {
+		struct chain	*ch = chains[i];
+		struct sblock	 tip;
+
+		if (ch->have_cand && now >= ch->cand_since + work_wait(ch)) {
+			ch->cand_over = 1;
+			if (block_get(ch, ch->cand_tip, &tip) && !tip.canonical)
+				adopt(ch, &tip, ch->cand_ep);
+			ch->have_cand = 0;
+		}
+		claims_expire(chains[i], now);
+		window_up(chains[i]);
+		window_down(chains[i]);
 	}
 }
 
@@ -661,6 +1428,15 @@ sup_chain_state(struct chain *ch, const uint8_t hash[32],
 		if (b.final)
 			work_add(&s->final_work, &b, 1);
 		s->dirty = 1;
+	}
+	/* The branch waiting for its work may be decided now. */
+	if (difficulty != NULL && ch->have_cand && b.number >= ch->cand_from) {
+		struct sblock tip;
+
+		if (block_get(ch, ch->cand_tip, &tip) && !tip.canonical)
+			adopt(ch, &tip, ch->cand_ep);
+		else
+			ch->have_cand = 0;
 	}
 }
 
@@ -725,7 +1501,7 @@ sup_chains_load(const struct conf *conf)
 		struct chain	*ch = sup_chain_find(cc->name);
 		sqlite3_stmt	*st;
 		int64_t		 depth = cc->format == FORMAT_QUANTUS ?
-				    QUANTUS_FINALITY : 0;
+				    CHAIN_FINALITY : 0;
 
 		if (ch == NULL) {
 			chains = xrealloc(chains, (n_chains + 1) *
@@ -735,6 +1511,8 @@ sup_chains_load(const struct conf *conf)
 			ch->final_number = -1;
 			ch->finalized_reported = -1;
 			ch->owed.from = ch->owed.to = -1;
+			ch->queued_up = ch->queued_down = -1;
+			ch->best_at = now_wall_ms();
 			st = store_bind(&s_chain_get, "t", cc->name);
 			if (store_row(st)) {
 				ch->id = sqlite3_column_int64(st, 0);
@@ -749,6 +1527,10 @@ sup_chains_load(const struct conf *conf)
 				if (sqlite3_column_type(st, 4) != SQLITE_NULL)
 					ch->final_number =
 					    sqlite3_column_int64(st, 4);
+				/* Reach counts from when the best was taken. */
+				if (sqlite3_column_type(st, 5) != SQLITE_NULL)
+					ch->best_at = (uint64_t)
+					    sqlite3_column_int64(st, 5);
 				sqlite3_reset(st);
 			} else {
 				sqlite3_reset(st);
@@ -843,6 +1625,8 @@ void
 sup_chains_free(void)
 {
 	for (size_t i = 0; i < n_chains; i++) {
+		for (size_t j = 0; j < chains[i]->n_claims; j++)
+			free(chains[i]->claims[j].h);
 		free(chains[i]->st);
 		free(chains[i]);
 	}

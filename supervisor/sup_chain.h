@@ -14,6 +14,43 @@
 #include "sup_queue.h"
 #include "sup_route.h"
 
+#define CHAIN_FINALITY		100	/* quantus: blocks below best */
+#define CHAIN_CLAIMS_MAX	16	/* heads held per chain */
+#define CHAIN_CLAIM_STEPS	128	/* parents of a claim fetched by hash */
+#define CHAIN_WINDOW		2000	/* blocks of ranges queued ahead */
+#define CHAIN_VERDICTS_MAX	64
+
+/*
+ * A head that does not connect to the stored chain yet: held in memory,
+ * with the parents fetched for it (h[0] the head, h[n - 1] the lowest,
+ * whose parent is wanted).  far: beyond what the chain could have made
+ * since the last accepted best; nothing is fetched below it until a
+ * second endpoint reports the same head.
+ */
+struct claim {
+	int64_t			 endpoint_id;
+	uint64_t		 since;		/* wall ms: made, or gap closing */
+	int			 far;
+	unsigned		 steps;		/* parents fetched by hash */
+	int64_t			 gap_seen;	/* below it, last tick */
+	size_t			 n;
+	struct proto_header	*h;
+};
+
+/*
+ * What the chain concluded about an endpoint; drained by the layer above
+ * (sup_sched.c), which tells sup_health.c.
+ */
+enum chain_verdict_kind {
+	CV_AGREES,		/* its head connected, no claim of it held */
+	CV_CONTRADICTED		/* a lie: reason says which */
+};
+struct chain_verdict {
+	int64_t			 endpoint_id;
+	enum chain_verdict_kind	 kind;
+	char			 reason[160];
+};
+
 struct standing;
 struct chain {
 	int64_t			 id;
@@ -38,9 +75,30 @@ struct chain {
 	 * switch waits for it, so that a reorg is one transaction. */
 	int			 have_pending;
 	uint8_t			 pending_tip[32];
+	int64_t			 pending_number;	/* its missing block */
 	struct queue_owed	 owed;		/* sup_queue.c's */
 	struct hedging		 hedging;	/* sup_route.c's */
 	uint64_t		 blocks_ingested;	/* for monitoring */
+	uint64_t		 best_at;	/* wall ms: best last accepted */
+	struct claim		 claims[CHAIN_CLAIMS_MAX];
+	size_t			 n_claims;
+	int64_t			 queued_up;	/* ranges queued up to; -1 */
+	int64_t			 queued_down;	/* and down to; -1 */
+	/* substrate: a finalized head above our best, until it is ours */
+	int			 have_final_claim;
+	uint8_t			 final_claim[32];
+	int64_t			 final_claim_number;
+	int64_t			 final_claim_ep;
+	/* quantus: a branch whose work is being read before it is chosen */
+	int			 have_cand;
+	uint8_t			 cand_tip[32];
+	int64_t			 cand_number;
+	int64_t			 cand_from;
+	uint64_t		 cand_since;	/* wall ms */
+	int			 cand_over;	/* waited: the longer wins */
+	int64_t			 cand_ep;	/* the endpoint that brought it */
+	struct chain_verdict	 verdicts[CHAIN_VERDICTS_MAX];
+	size_t			 n_verdicts;
 };
 
 void		 sup_chains_load(const struct conf *);
@@ -59,6 +117,10 @@ void		 sup_chain_runtime(struct chain *, const char *spec_name,
 		    uint64_t spec_version, const uint8_t *at, int64_t number);
 int		 sup_chain_genesis(struct chain *, const uint8_t genesis[32]);
 int		 sup_chain_canonical(struct chain *, const uint8_t hash[32]);
+void		 sup_chains_tick(uint64_t now);
+int		 sup_chains_verdict(struct chain_verdict *);
+int64_t		 sup_chain_reach(const struct chain *, uint64_t now);
+int		 sup_chain_candidate(const struct chain *, uint8_t tip[32]);
 
 struct json_t;
 struct json_t	*sup_chains_json(void);

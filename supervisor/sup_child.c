@@ -15,6 +15,7 @@
 
 #include "chainwatchd.h"
 #include "log.h"
+#include "sandbox.h"
 #include "sup_child.h"
 #include "util.h"
 
@@ -88,7 +89,8 @@ child_log_exit(const struct child *c, int status)
 		else
 			log_warnx("%s: pid %d exited with status %d%s", c->tag,
 			    (int)c->pid, code, code == CW_EXIT_SETUP ?
-			    " (setup failed)" : "");
+			    " (setup failed)" : code == CW_EXIT_SANDBOX ?
+			    " (killed by its sandbox)" : "");
 	} else if (WIFSIGNALED(status)) {
 		if (stopping && WTERMSIG(status) == SIGTERM)
 			log_info("%s: pid %d stopped by signal %d", c->tag,

@@ -176,16 +176,38 @@ ctl_clear(const char *path)
 	return 0;
 }
 
-/* Give the socket to control_owner and control_group, when set. */
+long
+sup_control_gid(const struct conf *conf)
+{
+	const struct conf_daemon	*d = &conf->daemon;
+	struct passwd			*pw;
+	unsigned			 gid;
+
+	if (d->control_group[0] != '\0')
+		return ctl_id(d->control_group, 1, &gid) == -1 ? -1 :
+		    (long)gid;
+	if (geteuid() != 0 || d->user[0] == '\0' ||
+	    (pw = getpwnam(d->user)) == NULL)
+		return -1;
+	return (long)pw->pw_gid;
+}
+
+/*
+ * Give the socket to control_owner and the operators' group
+ * (sup_control_gid), when set.
+ */
 static int
 ctl_chown(const struct conf *conf)
 {
 	const struct conf_daemon	*d = &conf->daemon;
 	const char			*path = ctl_sun.sun_path;
 	unsigned			 uid = (unsigned)-1, gid = (unsigned)-1;
+	long				 ogid = sup_control_gid(conf);
 
-	if (d->control_owner[0] == '\0' && d->control_group[0] == '\0')
+	if (d->control_owner[0] == '\0' && ogid == -1)
 		return 0;
+	if (d->control_group[0] == '\0' && ogid != -1)
+		gid = (unsigned)ogid;
 	if (d->control_owner[0] != '\0' &&
 	    ctl_id(d->control_owner, 0, &uid) == -1) {
 		log_warnx("control_owner: no user '%s'", d->control_owner);

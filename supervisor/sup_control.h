@@ -13,5 +13,12 @@
 int		 sup_control_check(const struct conf *);
 int		 sup_control_init(const struct conf *);
 void		 sup_control_stop(void);
+/*
+ * The operators' group, which the control socket and the store belong
+ * to: control_group, or for a root daemon with a user and no
+ * control_group, that user's group (the metrics server runs as the user).
+ * -1 when there is none: the files keep the daemon's group.
+ */
+long		 sup_control_gid(const struct conf *);
 
 #endif

@@ -146,7 +146,6 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 	} u;
 	struct chain	*ch;
 	char		 hb[16];
-	int		 connects;
 
 	switch (m->type) {
 	case MSG_INFO:
@@ -180,17 +179,10 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 		if (!health_heard(w->ep) ||
 		    (ch = sup_chain_find(w->ep->chain)) == NULL)
 			return 0;
-		/*
-		 * Until sup_chain.c judges heads as claims (branch core,
-		 * whose verdicts call sup_health_agrees), a head agrees when
-		 * its parent is on the canonical chain: drop this then.
-		 */
-		connects = u.head.kind == HEAD_NEW &&
-		    sup_chain_canonical(ch, u.head.h.parent);
+		/* Its verdicts (agrees, contradicted) go out through the
+		 * scheduler's sched_verdicts. */
 		sup_chain_head(ch, w->ep->id, &u.head);
 		sup_forks_head(w->ep->id, &u.head);
-		if (connects)
-			sup_health_agrees(w->ep);
 		return 0;
 	case MSG_SUB:
 		if (proto_unpack_sub(m, &u.sub, err, errlen) == -1)

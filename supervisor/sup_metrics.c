@@ -37,9 +37,10 @@ struct mproc {
 static struct mproc	*mprocs;
 
 /*
- * Its command line from the configuration.  The user and group go only to
- * a root daemon with a control_group: then the server drops to the user
- * and keeps that group, which the control socket belongs to.
+ * Its command line from the configuration.  A root daemon gives it its
+ * user, which the server drops to (it never runs as root), and its
+ * control_group, which it keeps; without one, the control socket and the
+ * store belong to the user's own group (sup_control_gid).
  */
 static void
 mproc_args(struct mproc *m, const struct conf *conf)
@@ -60,10 +61,12 @@ mproc_args(struct mproc *m, const struct conf *conf)
 	    (enum log_level)d->log_level);
 	if (log_tostderr())
 		v[n++] = "-f";
-	if (geteuid() == 0 && d->user[0] != '\0' &&
-	    d->control_group[0] != '\0') {
+	if (geteuid() == 0 && d->user[0] != '\0') {
 		v[n++] = "-u";
 		v[n++] = d->user;
+	}
+	if (geteuid() == 0 && d->user[0] != '\0' &&
+	    d->control_group[0] != '\0') {
 		v[n++] = "-g";
 		v[n++] = d->control_group;
 	}

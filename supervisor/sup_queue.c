@@ -40,7 +40,8 @@ static struct store_stmt s_retry_now = { "UPDATE queue SET next_attempt = ? "
     "WHERE chain_id = ? AND state = 'pending' AND next_attempt > ?",
     NULL, NULL };
 static struct store_stmt s_child = { "SELECT max(canonical), max(number) "
-    "FROM blocks WHERE chain_id = ? AND parent = ?", NULL, NULL };
+    "FROM blocks INDEXED BY blocks_number WHERE chain_id = ? AND "
+    "number = ? AND parent = ?", NULL, NULL };
 static struct store_stmt s_extend = { "UPDATE queue SET lease_deadline = "
     "max(lease_deadline, ?) WHERE id = ? AND state = 'leased'", NULL, NULL };
 static struct store_stmt s_lease = { "UPDATE queue SET state = 'leased', "
@@ -63,6 +64,9 @@ static struct store_stmt s_covered = { "SELECT 1 FROM queue WHERE "
 static struct store_stmt s_overlap = { "SELECT range_from, range_to FROM "
     "queue WHERE chain_id = ? AND kind = 'headers' AND range_to >= ? AND "
     "range_from <= ? ORDER BY range_from", NULL, NULL };
+static struct store_stmt s_overlap_state = { "SELECT range_from, range_to "
+    "FROM queue WHERE chain_id = ? AND kind = 'state' AND range_to >= ? AND "
+    "range_from <= ? ORDER BY range_from", NULL, NULL };
 static struct store_stmt s_insert_range = { "INSERT INTO queue (chain_id, "
     "kind, range_from, range_to, created_at) VALUES (?, ?, ?, ?, ?)",
     NULL, NULL };
@@ -74,11 +78,22 @@ static struct store_stmt s_owed_blocks = { "SELECT hash, number FROM "
     "chain_id = ? AND canonical = 1 AND number BETWEEN ? AND ? AND "
     "(timestamp IS NULL OR (? AND difficulty IS NULL)) ORDER BY number",
     NULL, NULL };
+/* The same, and the blocks of a candidate branch, from its tip down. */
+static struct store_stmt s_owed_cand = { "WITH RECURSIVE br(hash, parent, "
+    "number) AS (SELECT hash, parent, number FROM blocks WHERE "
+    "chain_id = ?1 AND hash = ?5 AND number >= ?2 UNION ALL "
+    "SELECT b.hash, b.parent, b.number FROM blocks b, br WHERE "
+    "b.chain_id = ?1 AND b.hash = br.parent AND b.number >= ?2) "
+    "SELECT hash, number FROM blocks WHERE chain_id = ?1 AND number "
+    "BETWEEN ?2 AND ?3 AND (canonical = 1 OR hash IN (SELECT hash FROM br)) "
+    "AND (timestamp IS NULL OR (?4 AND difficulty IS NULL)) ORDER BY number",
+    NULL, NULL };
 static struct store_stmt s_drop_runtime = { "DELETE FROM queue WHERE "
     "chain_id = ? AND kind = 'runtime' AND block_hash = ? AND "
     "state = 'pending'", NULL, NULL };
-static struct store_stmt s_below = { "SELECT max(number) FROM blocks WHERE "
-    "chain_id = ? AND canonical = 1 AND number < ?", NULL, NULL };
+static struct store_stmt s_drop_parent = { "DELETE FROM queue WHERE "
+    "chain_id = ? AND kind = 'parent' AND block_hash = ? AND "
+    "state = 'pending'", NULL, NULL };
 
 const char *
 queue_kind_name(enum item_kind k)
@@ -111,9 +126,9 @@ insert_range(int64_t chain, enum item_kind kind, int64_t from, int64_t to)
 	added = 1;
 }
 
-/* Header ranges for [from, to] that no item covers yet. */
+/* Ranges of kind for [from, to] that no item covers yet. */
 static void
-cover(int64_t chain, int64_t from, int64_t to)
+cover(int64_t chain, enum item_kind kind, int64_t from, int64_t to)
 {
 	sqlite3_stmt	*st;
 	int64_t		 next = from, (*have)[2] = NULL;
@@ -121,7 +136,8 @@ cover(int64_t chain, int64_t from, int64_t to)
 
 	if (to < from)
 		return;
-	st = store_bind(&s_overlap, "iii", chain, from, to);
+	st = store_bind(kind == K_STATE ? &s_overlap_state : &s_overlap,
+	    "iii", chain, from, to);
 	while (store_row(st)) {
 		have = xrealloc(have, (n + 1) * sizeof(*have));
 		have[n][0] = sqlite3_column_int64(st, 0);
@@ -131,25 +147,24 @@ cover(int64_t chain, int64_t from, int64_t to)
 	sqlite3_reset(st);
 	for (size_t i = 0; i < n; i++) {
 		if (have[i][0] > next)
-			insert_range(chain, K_HEADERS, next, have[i][0] - 1);
+			insert_range(chain, kind, next, have[i][0] - 1);
 		if (have[i][1] + 1 > next)
 			next = have[i][1] + 1;
 	}
 	if (next <= to)
-		insert_range(chain, K_HEADERS, next, to);
+		insert_range(chain, kind, next, to);
 	free(have);
 }
 
 /*
- * The canonical chain needs the block hash at number: fetch that block by
- * hash, and the hole below it by number, unless queued already.
+ * The chain needs the block hash at number: fetch it by hash, unless it
+ * is queued already.  One row: what lies below comes in ranges, a window
+ * at a time (queue_ranges).
  */
 void
-queue_missing(int64_t chain, const char *name, int64_t backfill_from,
-    const uint8_t hash[32], int64_t number)
+queue_missing(int64_t chain, const uint8_t hash[32], int64_t number)
 {
 	sqlite3_stmt	*st;
-	int64_t		 low = backfill_from;
 	int		 covered;
 
 	st = store_bind(&s_covered, "iib", chain, number, hash);
@@ -157,18 +172,45 @@ queue_missing(int64_t chain, const char *name, int64_t backfill_from,
 	sqlite3_reset(st);
 	if (covered)
 		return;
-	st = store_bind(&s_below, "ii", chain, number);
-	if (store_row(st) && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		low = sqlite3_column_int64(st, 0) + 1;
-	sqlite3_reset(st);
 	store_run(store_bind(&s_insert_at, "itbii", chain,
 	    kind_names[K_PARENT], hash, number, (int64_t)now_wall_ms()));
 	added = 1;
-	if (number - 1 >= low) {
-		log_info("chain %s: blocks #%lld to #%lld missing; queued",
-		    name, (long long)low, (long long)number - 1);
-		cover(chain, low, number - 1);
-	}
+}
+
+/* Headers of [from, to] by number, what no item covers yet. */
+void
+queue_ranges(int64_t chain, int64_t from, int64_t to)
+{
+	cover(chain, K_HEADERS, from, to);
+}
+
+/* Is any header range queued that overlaps [from, to]? */
+int
+queue_headers_within(int64_t chain, int64_t from, int64_t to)
+{
+	sqlite3_stmt	*st = store_bind(&s_overlap, "iii", chain, from, to);
+	int		 any = store_row(st);
+
+	sqlite3_reset(st);
+	return any;
+}
+
+/*
+ * State reads for [from, to], canonical or candidate (a fork's work):
+ * what no state item covers yet (one pending then reads the candidate's
+ * blocks too).
+ */
+void
+queue_state(int64_t chain, int64_t from, int64_t to)
+{
+	cover(chain, K_STATE, from, to);
+}
+
+/* Nobody waits for that block any more: a claim connected or was dropped. */
+void
+queue_drop_parent(int64_t chain, const uint8_t hash[32])
+{
+	store_run(store_bind(&s_drop_parent, "ib", chain, hash));
 }
 
 /* Reads owed for new canonical blocks gather into ranges. */
@@ -266,14 +308,17 @@ queue_has_due(int64_t chain, uint64_t now)
 
 /*
  * A missing parent is needed while a canonical block, or one that may
- * still become canonical (at or above live_from), waits for it.  A block
+ * still become canonical (at or above live_from), waits for it (a child
+ * is at number + 1: the index on numbers finds it).  A block
  * whose parent no endpoint has (a head of another chain that slipped in,
  * a branch every node dropped) would otherwise be asked for forever.
  */
 int
-queue_parent_needed(int64_t chain, const uint8_t hash[32], int64_t live_from)
+queue_parent_needed(int64_t chain, const uint8_t hash[32], int64_t number,
+    int64_t live_from)
 {
-	sqlite3_stmt	*st = store_bind(&s_child, "ib", chain, hash);
+	sqlite3_stmt	*st = store_bind(&s_child, "iib", chain, number + 1,
+			    hash);
 	int		 needed = 1;
 
 	if (store_row(st) && live_from != INT64_MAX &&
@@ -286,17 +331,23 @@ queue_parent_needed(int64_t chain, const uint8_t hash[32], int64_t live_from)
 
 /*
  * The canonical blocks of [from, to] whose state is still owed, at most
- * max: what a state item asks for now.
+ * max: what a state item asks for now.  With a candidate (a branch tip
+ * whose work decides a fork), its blocks in [from, to] too.
  */
 size_t
 queue_owed_blocks(int64_t chain, int64_t from, int64_t to,
-    int with_difficulty, uint8_t (*hashes)[32], int64_t *numbers, size_t max)
+    int with_difficulty, const uint8_t *candidate, uint8_t (*hashes)[32],
+    int64_t *numbers, size_t max)
 {
 	sqlite3_stmt	*st;
 	size_t		 n = 0;
 
-	st = store_bind(&s_owed_blocks, "iiii", chain, from, to,
-	    (int64_t)with_difficulty);
+	if (candidate != NULL)
+		st = store_bind(&s_owed_cand, "iiiib", chain, from, to,
+		    (int64_t)with_difficulty, candidate);
+	else
+		st = store_bind(&s_owed_blocks, "iiii", chain, from, to,
+		    (int64_t)with_difficulty);
 	while (n < max && store_row(st)) {
 		store_col_blob(st, 0, hashes[n], 32);
 		numbers[n++] = sqlite3_column_int64(st, 1);

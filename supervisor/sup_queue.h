@@ -56,9 +56,13 @@ const char	*queue_kind_name(enum item_kind);
 void		 queue_init(void);
 
 /* What the chains ask for. */
-void		 queue_missing(int64_t chain, const char *name,
-		    int64_t backfill_from, const uint8_t hash[32],
+void		 queue_missing(int64_t chain, const uint8_t hash[32],
 		    int64_t number);
+void		 queue_ranges(int64_t chain, int64_t from, int64_t to);
+int		 queue_headers_within(int64_t chain, int64_t from,
+		    int64_t to);
+void		 queue_state(int64_t chain, int64_t from, int64_t to);
+void		 queue_drop_parent(int64_t chain, const uint8_t hash[32]);
 void		 queue_block_canonical(int64_t chain, struct queue_owed *,
 		    const uint8_t hash[32], int64_t number,
 		    int runtime_updated);
@@ -71,10 +75,10 @@ int		 queue_next(int64_t chain, uint64_t now,
 		    const struct queue_filter *, struct qitem *);
 int		 queue_has_due(int64_t chain, uint64_t now);
 int		 queue_parent_needed(int64_t chain, const uint8_t hash[32],
-		    int64_t live_from);
+		    int64_t number, int64_t live_from);
 size_t		 queue_owed_blocks(int64_t chain, int64_t from, int64_t to,
-		    int with_difficulty, uint8_t (*hashes)[32],
-		    int64_t *numbers, size_t max);
+		    int with_difficulty, const uint8_t *candidate,
+		    uint8_t (*hashes)[32], int64_t *numbers, size_t max);
 void		 queue_lease(int64_t item, int64_t endpoint, uint64_t until);
 void		 queue_extend(int64_t item, uint64_t until);
 void		 queue_done(int64_t item);

@@ -229,6 +229,7 @@ item_send(struct worker *w, struct chain *ch, const struct qitem *it,
 		static struct proto_req_storage q;
 		int quantus = ch->format == FORMAT_QUANTUS;
 		size_t max = PROTO_READS_MAX / (quantus ? 2 : 1);
+		uint8_t cand[32];
 
 		memset(&q, 0, sizeof(q));
 		q.id = r->id;
@@ -236,7 +237,8 @@ item_send(struct worker *w, struct chain *ch, const struct qitem *it,
 		r->hashes = xcalloc(max, 32);
 		r->numbers = xcalloc(max, sizeof(*r->numbers));
 		r->n = queue_owed_blocks(ch->id, it->from, it->to, quantus,
-		    r->hashes, r->numbers, max);
+		    sup_chain_candidate(ch, cand) ? cand : NULL, r->hashes,
+		    r->numbers, max);
 		if (r->n == 0) {
 			request_free(r);
 			return NULL;
@@ -306,7 +308,8 @@ lease_one(struct worker *w, struct chain *ch, const struct queue_filter *f,
 	if (!queue_next(ch->id, now_wall_ms(), f, &it))
 		return 0;
 	if (it.kind == K_PARENT &&
-	    !queue_parent_needed(ch->id, it.hash, f->live_from)) {
+	    !queue_parent_needed(ch->id, it.hash, it.number,
+	    f->live_from)) {
 		char	hx[67];
 
 		hex_encode(it.hash, 32, hx);
@@ -666,6 +669,36 @@ overdue_check(void)
 	}
 }
 
+/*
+ * What the chains concluded about endpoints goes to their health: a lie
+ * (a head that never connected, a header whose number is not its
+ * parent's + 1, a branch below finality, a finalized head off the chain)
+ * or an agreement.
+ */
+void
+sched_verdicts(void)
+{
+	struct chain_verdict	v;
+
+	while (sup_chains_verdict(&v)) {
+		struct worker *w;
+
+		for (w = sup_workers; w != NULL; w = w->next)
+			if (w->ep->id == v.endpoint_id)
+				break;
+		if (w == NULL) {
+			if (v.kind == CV_CONTRADICTED)
+				log_warnx("endpoint %lld (gone): contradicted: "
+				    "%s", (long long)v.endpoint_id, v.reason);
+			continue;
+		}
+		if (v.kind == CV_CONTRADICTED)
+			sup_health_contradicted(w->ep, v.reason);
+		else
+			sup_health_agrees(w->ep);
+	}
+}
+
 static void
 tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
 {
@@ -676,6 +709,8 @@ tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
 		queue_release_leases();
 		reset_owed = 0;
 	}
+	sup_chains_tick(now_wall_ms());
+	sched_verdicts();
 	overdue_check();
 	release_unusable();
 	expire();
@@ -935,9 +970,17 @@ answer_storage(struct request *r, const struct proto_res_storage *rs,
 			for (int b = 7; b >= 0; b--)
 				ts = ts << 8 | t->value[b];
 		}
-		if (((d != NULL && discarded(d)) || discarded(t)) &&
-		    r->numbers[i] > pruned)
-			pruned = r->numbers[i];
+		/*
+		 * Discarded state of a block off our chain (a branch whose
+		 * work is read to choose) says only that the endpoint dropped
+		 * that branch, not that it prunes.
+		 */
+		if ((d != NULL && discarded(d)) || discarded(t)) {
+			if (!sup_chain_canonical(r->ch, r->hashes[i]))
+				a->at_once = 1;
+			else if (r->numbers[i] > pruned)
+				pruned = r->numbers[i];
+		}
 		if (d != NULL && d->outcome != OUTCOME_OK &&
 		    a->worst == OUTCOME_OK) {
 			a->worst = d->outcome;
@@ -955,8 +998,12 @@ answer_storage(struct request *r, const struct proto_res_storage *rs,
 	/* Pruned here is an answer, not a failure: the bound is noted. */
 	if (pruned >= 0)
 		health_pruned(r->w->ep, pruned);
-	/* A pruned read goes to another endpoint at once. */
-	a->at_once = a->worst == OUTCOME_ABSENT && pruned >= 0;
+	if (rs->n != r->n * per && a->worst == OUTCOME_OK) {
+		a->worst = OUTCOME_MALFORMED;
+		a->why = "wrong number of values";
+	}
+	/* A pruned or dropped read goes to another endpoint at once. */
+	a->at_once = a->worst == OUTCOME_ABSENT && (pruned >= 0 || a->at_once);
 }
 
 /*

@@ -65,5 +65,6 @@ void	sched_health(struct worker *, unsigned health_act);
 int	sched_answer(struct worker *, const struct msg *,
 	    struct sched_answer *, char *err, size_t errlen);
 void	sched_settle(struct sched_answer *);
+void	sched_verdicts(void);
 
 #endif

@@ -20,6 +20,7 @@
 #include "chainwatchd.h"
 #include "log.h"
 #include "proto.h"
+#include "sandbox.h"
 #include "sup_backlog.h"
 #include "sup_dispatch.h"
 #include "sup_health.h"
@@ -217,6 +218,7 @@ worker_spawn(struct child *c)
 		warned_sockbuf = 1;
 	}
 	w->gen = ++sup_generation;
+	w->sandbox_nr = -1;
 	health_spawned(w->ep);
 	switch (pid = fork()) {
 	case -1:
@@ -361,6 +363,7 @@ worker_read_cb(struct ev_loop *loop, ev_io *io, int revents)
 	static char	 buf[MSG_MAX];
 	struct worker	*w = io->data;
 	long		 n;
+	int		 nr;
 
 	/* A bounded number per wakeup, so that one worker cannot starve. */
 	for (int i = 0; i < 64 && w->chan.fd != -1; i++) {
@@ -374,6 +377,11 @@ worker_read_cb(struct ev_loop *loop, ev_io *io, int revents)
 			/* Closed: wait for the reaper to say how it ended. */
 			chan_quiet(&w->chan);
 			return;
+		}
+		/* Its last word: the sandbox stopped it (worker_exited). */
+		if ((nr = sandbox_report_parse(buf, (size_t)n)) >= 0) {
+			w->sandbox_nr = nr;
+			continue;
 		}
 		/*
 		 * Behind others that wait, or with the store blocked: it
@@ -393,12 +401,31 @@ worker_read_cb(struct ev_loop *loop, ev_io *io, int revents)
 	}
 }
 
+/*
+ * Its sandbox stopped it: which call, from the packet its trap sent
+ * before exiting, which may still wait in the socket when it is reaped.
+ */
+static void
+worker_sandbox_log(struct worker *w)
+{
+	char	buf[SANDBOX_REPORT_MAX * 4], line[128];
+	long	n;
+
+	while (w->sandbox_nr == -1 && w->chan.fd != -1 &&
+	    (n = recv(w->chan.fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+		w->sandbox_nr = sandbox_report_parse(buf, (size_t)n);
+	sandbox_describe(w->sandbox_nr, line, sizeof(line));
+	log_warnx("w/%s: %s", w->name, line);
+}
+
 /* Its process is gone; sup_child.c logged how and runs the event next. */
 static void
 worker_exited(struct child *c, int status)
 {
 	struct worker	*w = c->owner;
 
+	if (WIFEXITED(status) && WEXITSTATUS(status) == CW_EXIT_SANDBOX)
+		worker_sandbox_log(w);
 	ev_timer_stop(sup_loop, &w->timer);
 	chan_close(&w->chan);
 	sched_worker_gone(w);
@@ -422,6 +449,9 @@ worker_exited(struct child *c, int status)
 		    OUTCOME_TRANSPORT));
 		if (WIFEXITED(status) && WEXITSTATUS(status) == CW_EXIT_SETUP)
 			snprintf(why, sizeof(why), "worker failed its setup");
+		else if (WIFEXITED(status) &&
+		    WEXITSTATUS(status) == CW_EXIT_SANDBOX)
+			sandbox_describe(w->sandbox_nr, why, sizeof(why));
 		else if (WIFSIGNALED(status))
 			snprintf(why, sizeof(why), "worker died: signal %d",
 			    WTERMSIG(status));

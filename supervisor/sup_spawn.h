@@ -33,6 +33,7 @@ struct worker {
 	struct endpoint	*ep;		/* sup_health.c's */
 	struct load	 load;		/* sup_sched.c's */
 	ev_timer	 timer;		/* the heartbeat watchdog */
+	int		 sandbox_nr;	/* the call its sandbox stopped; -1 */
 };
 
 extern struct worker	*sup_workers;

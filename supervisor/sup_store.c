@@ -21,12 +21,15 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 
+#include <limits.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "schema.h"
@@ -637,14 +640,61 @@ store_set_hooks(void (*rollback)(void), void (*resume)(void))
 	on_resume = resume;
 }
 
+static long	store_gid = -1;
+
+void
+store_set_group(long gid)
+{
+	store_gid = gid;
+}
+
+/*
+ * The store is no one else's: its files belong to the operators' group,
+ * and an older one that others could read is made 0640 like a new one
+ * (its -wal and -shm too, which SQLite creates with the database's mode
+ * and, under root, owner).
+ */
+static void
+store_private(const char *path)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm" };
+	char		 f[PATH_MAX];
+	struct stat	 st;
+
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		snprintf(f, sizeof(f), "%s%s", path, sfx[i]);
+		if (stat(f, &st) == -1 || !S_ISREG(st.st_mode))
+			continue;
+		if (store_gid != -1 && st.st_gid != (gid_t)store_gid &&
+		    chown(f, (uid_t)-1, (gid_t)store_gid) == -1)
+			log_warn("database %s: chown to group %ld", f,
+			    store_gid);
+		if ((st.st_mode & 0007) == 0)
+			continue;
+		if (chmod(f, st.st_mode & 0750) == -1)
+			log_warn("database %s: chmod", f);
+		else
+			log_info("database %s: was readable by others, now "
+			    "mode %04o", f, (unsigned)(st.st_mode & 0750));
+	}
+}
+
 int
 store_open(const char *path, int sync_full, struct ev_loop *l)
 {
+	mode_t	mask;
+	int	rc;
+
 	store_loop = l;
 	snprintf(db_path, sizeof(db_path), "%s", path);
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE |
-	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, NULL)
-	    != SQLITE_OK) {
+	if (strncmp(path, "file:", 5) != 0 && strcmp(path, ":memory:") != 0)
+		store_private(path);
+	/* Created 0640, and so its -wal and -shm. */
+	mask = umask(027);
+	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, NULL);
+	if (rc != SQLITE_OK) {
+		umask(mask);
 		log_warnx("database %s: %s", path, db != NULL ?
 		    sqlite3_errmsg(db) : "out of memory");
 		sqlite3_close(db);
@@ -653,6 +703,9 @@ store_open(const char *path, int sync_full, struct ev_loop *l)
 	}
 	sqlite3_busy_timeout(db, STORE_OPEN_BUSY_MS);
 	exec_sql("PRAGMA journal_mode = WAL");
+	umask(mask);
+	if (strncmp(path, "file:", 5) != 0 && strcmp(path, ":memory:") != 0)
+		store_private(path);	/* the group of what it created */
 	exec_sql(sync_full ? "PRAGMA synchronous = FULL" :
 	    "PRAGMA synchronous = NORMAL");
 	exec_sql("PRAGMA foreign_keys = ON");

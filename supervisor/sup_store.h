@@ -41,6 +41,8 @@ void		 store_set_precommit(void (*)(void));
 void		 store_set_hooks(void (*rollback)(void), void (*resume)(void));
 /* No transaction begins with less than this free on the filesystem. */
 void		 store_set_reserve(uint64_t bytes);
+/* The group the store's files are given (before store_open); -1: none. */
+void		 store_set_group(long gid);
 /* 1 when work that writes may start now (the transaction is open). */
 int		 store_ready(void);
 enum store_block store_blocked(const char **why, uint64_t *since_ms);

@@ -58,3 +58,15 @@ EXTRA_DIST += tests/integration/http_devnode.sh \
 # with a format that does not fit the node's headers.
 TESTS += tests/integration/wrk_faults.sh tests/integration/wrk_format.sh
 EXTRA_DIST += tests/integration/wrk_faults.sh tests/integration/wrk_format.sh
+
+# The worker's sandbox: a real daemon's workers run under it, and
+# sandbox_probe applies it and tries what it forbids (tests/integration/).
+check_PROGRAMS += tests/integration/sandbox_probe
+tests_integration_sandbox_probe_SOURCES = tests/integration/sandbox_probe.c \
+	workers/wrk_sandbox.c workers/wrk_sandbox.h
+tests_integration_sandbox_probe_CPPFLAGS = $(WRK_TEST_CPPFLAGS)
+tests_integration_sandbox_probe_CFLAGS = $(WRK_TEST_CFLAGS) $(SECCOMP_CFLAGS)
+tests_integration_sandbox_probe_LDADD = src/libcw.a $(MSGPACK_LIBS) \
+	$(CURL_LIBS) $(SECCOMP_LIBS)
+TESTS += tests/integration/sandbox.sh
+EXTRA_DIST += tests/integration/sandbox.sh tests/integration/tls_proxy.py

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <curl/curl.h>
 #include <sodium.h>
 #include <pwd.h>
 #include <signal.h>
@@ -25,8 +26,10 @@
 
 #include "header.h"
 #include "log.h"
+#include "sandbox.h"
 #include "util.h"
 #include "wrk.h"
+#include "wrk_sandbox.h"
 
 #define CONFIG_WAIT_MS	10000	/* the supervisor sends it at once */
 
@@ -38,6 +41,7 @@ static struct msgq	 wrk_outq;
 static ev_io		 wrk_io_r, wrk_io_w;
 static ev_timer		 wrk_hb;
 static char		 wrk_buf[MSG_MAX];
+static int		 wrk_statm = -1;	/* opened before the sandbox */
 
 void
 wrk_send(struct msgbuf *mb)
@@ -59,14 +63,16 @@ wrk_send(struct msgbuf *mb)
 static uint64_t
 rss_kb(void)
 {
-	FILE		*fp;
+	char		 buf[128];
+	ssize_t		 n;
 	unsigned long	 size, resident = 0;
 
-	if ((fp = fopen("/proc/self/statm", "r")) == NULL)
+	if (wrk_statm == -1 ||
+	    (n = pread(wrk_statm, buf, sizeof(buf) - 1, 0)) <= 0)
 		return 0;
-	if (fscanf(fp, "%lu %lu", &size, &resident) != 2)
+	buf[n] = '\0';
+	if (sscanf(buf, "%lu %lu", &size, &resident) != 2)
 		resident = 0;
-	fclose(fp);
 	return (uint64_t)resident * (uint64_t)(sysconf(_SC_PAGESIZE) / 1024);
 }
 
@@ -225,6 +231,23 @@ drop_privileges(void)
 		fatal(CW_EXIT_SETUP, "chdir /");
 }
 
+/*
+ * After the setup, the sandbox: the files it reads later (statm) are
+ * open, curl and OpenSSL are initialised, the loop and its connections
+ * exist.  What is left is in wrk_sandbox.c.
+ */
+static void
+sandbox(const char *tag)
+{
+	struct wrk_sandbox	sb = {
+		.tag = tag, .report_fd = MSG_FD, .gen = wrk_gen
+	};
+	char			err[160];
+
+	if (wrk_sandbox_apply(&sb, err, sizeof(err)) == -1)
+		fatalx(CW_EXIT_SETUP, "sandbox: %s", err);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -252,6 +275,10 @@ main(int argc, char *argv[])
 	/* libsodium may open files as it starts: before the drop. */
 	if (sodium_init() == -1)
 		fatalx(CW_EXIT_SETUP, "libsodium cannot start");
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		fatalx(CW_EXIT_SETUP, "libcurl cannot start");
+	if ((wrk_statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)) == -1)
+		log_warn("/proc/self/statm: heartbeats carry no RSS");
 	limit_memory();
 	drop_privileges();
 	/* Belt and braces: the socket's EOF is the main way we learn it. */
@@ -285,6 +312,7 @@ main(int argc, char *argv[])
 	    wc.c.chain, wc.c.format == 0 ? "quantus" : "substrate", wc.rpc_shown,
 	    wc.ws_shown);
 	wrk_ep_start(loop, &wc);
+	sandbox(tag);
 
 	ev_run(loop, 0);
 	wrk_ep_stop();

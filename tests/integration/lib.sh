@@ -10,6 +10,9 @@ WORKER=$top_builddir/workers/chainwatch-worker
 DEVNODE=$top_builddir/devnode/chainwatch-devnode
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/cw-test.XXXXXX") || exit 99
+# As /run is: the metrics server, which a root daemon runs as its user,
+# reaches the control socket here (the socket's mode and group decide).
+chmod 0711 "$T"
 CW_PIDS=
 
 # kill_tree PID: SIGKILL a process and its descendants, children first.

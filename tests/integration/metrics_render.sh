@@ -125,11 +125,26 @@ FAKE_PID=$!
 CW_PIDS="$CW_PIDS $FAKE_PID"
 wait_for 10 "test -S '$T/ctl.sock'" || fail "fake control socket"
 
+# It never runs as root: as root, it is refused without -u, and runs as
+# nobody here, the fake socket open to it.
+AS_USER=
+if [ "$(id -u)" = 0 ]; then
+	rc=0
+	"$METRICS" -f -l 127.0.0.1:0 -d "$T/chainwatch.db" -s "$T/ctl.sock" \
+	    >"$T/root.log" 2>&1 || rc=$?
+	[ "$rc" = 78 ] && grep -q "refusing to run as root" "$T/root.log" ||
+	    fail "as root without -u: status $rc, $(cat "$T/root.log")"
+	ok "as root without -u: refused"
+	AS_USER="-u nobody"
+	chmod 0666 "$T/ctl.sock"
+fi
+
 # start_metrics [options]: run it on 127.0.0.1:0; sets PORT and MPID.
 start_metrics() {
 	rm -f "$T/port"
+	# shellcheck disable=SC2086
 	"$METRICS" -f -L debug -l 127.0.0.1:0 -d "$T/chainwatch.db" \
-	    -s "$T/ctl.sock" -p "$T/port" "$@" >>"$T/log" 2>&1 &
+	    -s "$T/ctl.sock" -p "$T/port" $AS_USER "$@" >>"$T/log" 2>&1 &
 	MPID=$!
 	CW_PIDS="$CW_PIDS $MPID"
 	wait_for 10 "test -s '$T/port'" || fail "chainwatch-metrics did not start"

@@ -4,13 +4,17 @@
  * common ancestor and moves the standings (blocks and work) with it, in
  * both directions; a reorg whose branch lacks a block waits for it and
  * then happens whole; blocks deeper than finality are final; a hole
- * becomes catch-up work.
+ * becomes catch-up work, a window of ranges at a time.  Heads are claims
+ * until they connect: a forged far head, an ancestry that never resolves,
+ * a number that is not its parent's + 1, a branch below finality and a
+ * finalized head off the chain are each judged a lie, at a bounded cost.
  */
 #include "config.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
@@ -19,8 +23,10 @@
 #include "sup_chain.h"
 #include "sup_queue.h"
 #include "sup_store.h"
+#include "util.h"
 
 static struct chain	*ch;
+static struct chain	*cu, *chh, *cs;	/* quantus, quantus, substrate */
 static sqlite3		*ro;	/* a second connection, as the CLI would */
 
 /* Block n of branch b: its hash names both, its parent is (b, n - 1). */
@@ -117,7 +123,13 @@ static int
 setup(void **state)
 {
 	struct conf	*conf = conf_load_string("t", "[chain t]\n"
-	    "endpoint = e http://127.0.0.1:1 ws://127.0.0.1:1\n");
+	    "endpoint = e http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "[chain u]\nblock_time = 1s\nbackfill_from = 900\n"
+	    "endpoint = eu http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "[chain h]\nblock_time = 1s\n"
+	    "endpoint = eh http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "[chain s]\nformat = substrate\nblock_time = 1s\n"
+	    "endpoint = es http://127.0.0.1:1 ws://127.0.0.1:1\n");
 
 	assert_int_equal(conf->n_errors, 0);
 	assert_int_equal(store_open("file:chaintest?mode=memory&cache=shared",
@@ -129,7 +141,13 @@ setup(void **state)
 	sup_chains_load(conf);
 	queue_init();
 	ch = sup_chain_find("t");
+	cu = sup_chain_find("u");
+	chh = sup_chain_find("h");
+	cs = sup_chain_find("s");
 	assert_non_null(ch);
+	assert_non_null(cu);
+	assert_non_null(chh);
+	assert_non_null(cs);
 	conf_free(conf);
 	return 0;
 }
@@ -181,10 +199,17 @@ test_reorg_and_back(void **state)
 	assert_int_equal(q("SELECT depth FROM reorgs"), 3);
 	assert_int_equal(q("SELECT ancestor_number FROM reorgs"), 7);
 
-	/* Branch 1 comes back, longer: 11 and 12 by miner 4. */
+	/*
+	 * Branch 1 comes back, heavier: 11 and 12 by miner 4.  Each time
+	 * the switch waits for the work of the branch.
+	 */
 	head(1, 11, 1, 4);
-	assert_int_equal(canonical_branch(11), 2);	/* not longer yet */
+	assert_int_equal(canonical_branch(11), 2);	/* work not known */
+	work(1, 11, 2000);
+	assert_int_equal(canonical_branch(11), 2);	/* 2300 < 4000 */
 	head(1, 12, 1, 4);
+	assert_int_equal(canonical_branch(12), -1);
+	work(1, 12, 2000);				/* 4300 > 4000 */
 	for (int64_t n = 8; n <= 12; n++)
 		assert_int_equal(canonical_branch(n), 1);
 	assert_int_equal(miner_blocks(3, "blocks"), 0);
@@ -229,6 +254,11 @@ test_deferred_reorg(void **state)
 	assert_int_equal(q("SELECT count(*) FROM reorgs"), 2);
 
 	fetched(4, 130, 1, 7);
+	/* Linked; the switch waits for the work of both branches. */
+	assert_int_equal(q("SELECT best_number FROM chains"), 130);
+	work(1, 130, 100);
+	work(4, 130, 100);
+	work(4, 131, 100);
 	assert_int_equal(q("SELECT best_number FROM chains"), 131);
 	assert_int_equal(canonical_branch(130), 4);
 	assert_int_equal(canonical_branch(131), 4);
@@ -240,30 +270,506 @@ test_deferred_reorg(void **state)
 	    "DESC"), 129);
 }
 
+/* ---- claims, bounds, fork choice: chains u (quantus), h, s ---- */
+
+static char		 reason[160];
+
+static struct store_stmt s_ep_add = { "INSERT INTO endpoints (id, chain_id, "
+    "name, rpc_url, ws_url, position) VALUES (?, ?, ?, 'http://x', "
+    "'ws://x', 0)", NULL, NULL };
+
+/* Verdicts of kind k against endpoint ep since the last drain. */
+static int
+verdicts(int64_t ep, enum chain_verdict_kind k)
+{
+	struct chain_verdict	v;
+	int			n = 0;
+
+	while (sup_chains_verdict(&v))
+		if (v.endpoint_id == ep && v.kind == k) {
+			n++;
+			snprintf(reason, sizeof(reason), "%s", v.reason);
+		}
+	return n;
+}
+
+static void
+drain(void)
+{
+	struct chain_verdict	v;
+
+	while (sup_chains_verdict(&v))
+		;
+}
+
+static int64_t __attribute__((format(printf, 1, 2)))
+qf(const char *fmt, ...)
+{
+	char	sql[512];
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vsnprintf(sql, sizeof(sql), fmt, ap);
+	va_end(ap);
+	return q(sql);
+}
+
+static void
+hd(struct chain *c, int64_t ep, int branch, int64_t n, int parent_branch)
+{
+	struct proto_head	h;
+
+	memset(&h, 0, sizeof(h));
+	h.kind = HEAD_NEW;
+	h.seen_ms = now_wall_ms();
+	mkheader(&h.h, branch, n, parent_branch, 9);
+	sup_chain_head(c, ep, &h);
+}
+
+static void
+fx(struct chain *c, int64_t ep, int branch, int64_t n, int parent_branch)
+{
+	struct proto_header	h;
+
+	mkheader(&h, branch, n, parent_branch, 9);
+	sup_chain_fetched(c, ep, &h);
+}
+
+static void
+fwork(struct chain *c, int branch, int64_t n, uint64_t diff)
+{
+	uint8_t	h[32], d[64];
+
+	mkhash(h, branch, n);
+	memset(d, 0, sizeof(d));
+	memcpy(d, &diff, sizeof(diff));
+	sup_chain_state(c, h, d, 1700000000000LL + n);
+}
+
+/* Is the canonical set of c one chain, from its lowest block to best? */
+static void
+assert_chain(struct chain *c)
+{
+	assert_int_equal(qf("SELECT count(*) FROM blocks b WHERE chain_id = "
+	    "%lld AND canonical = 1 AND number > (SELECT min(number) FROM "
+	    "blocks WHERE chain_id = b.chain_id AND canonical = 1) AND NOT "
+	    "EXISTS (SELECT 1 FROM blocks p WHERE p.chain_id = b.chain_id AND "
+	    "p.hash = b.parent AND p.canonical = 1 AND p.number = b.number - 1)",
+	    (long long)c->id), 0);
+	assert_int_equal(qf("SELECT max(number) FROM blocks WHERE chain_id = "
+	    "%lld AND canonical = 1", (long long)c->id), c->best_number);
+}
+
+/*
+ * Answer c's pending parent items as an endpoint holding branch would:
+ * block n's parent is (branch, n - 1), or (base, fork) just above the
+ * fork.  Checks the canonical set after each.  Returns how many.
+ */
+static int
+serve_parents(struct chain *c, int64_t ep, int branch, int64_t fork,
+    int base, int max)
+{
+	int	served = 0;
+
+	while (served < max) {
+		int64_t	id, n;
+
+		id = qf("SELECT id FROM queue WHERE chain_id = %lld AND kind = "
+		    "'parent' AND state = 'pending' ORDER BY id", (long long)c->id);
+		if (id < 0)
+			break;
+		n = qf("SELECT block_number FROM queue WHERE id = %lld",
+		    (long long)id);
+		assert_int_equal(qf("SELECT substr(block_hash, 1, 1) = x'%02x' "
+		    "FROM queue WHERE id = %lld", branch, (long long)id), 1);
+		queue_lease(id, ep, now_wall_ms() + 1000);	/* as asked */
+		fx(c, ep, branch, n, n - 1 == fork ? base : branch);
+		queue_done(id);
+		assert_chain(c);
+		served++;
+	}
+	return served;
+}
+
+/* Answer c's header ranges, top first as the queue orders them. */
+static int64_t
+serve_ranges(struct chain *c, int64_t ep, int branch)
+{
+	int64_t	served = 0;
+
+	for (;;) {
+		int64_t	id, from, to;
+
+		id = qf("SELECT id FROM queue WHERE chain_id = %lld AND kind = "
+		    "'headers' ORDER BY range_to DESC", (long long)c->id);
+		if (id < 0)
+			break;
+		from = qf("SELECT range_from FROM queue WHERE id = %lld",
+		    (long long)id);
+		to = qf("SELECT range_to FROM queue WHERE id = %lld",
+		    (long long)id);
+		queue_lease(id, ep, now_wall_ms() + 1000);
+		for (int64_t n = from; n <= to; n++, served++)
+			fx(c, ep, branch, n, branch);
+		queue_done(id);		/* after, as the scheduler settles */
+	}
+	return served;
+}
+
+/*
+ * A head whose parent is not stored is a claim: held, its parent fetched
+ * by hash, the gap below by ranges; it becomes best once its ancestry
+ * links, the whole gap with it.
+ */
 static void
 test_hole(void **state)
 {
-	uint8_t	parent[32];
-
-	/* Block 200 arrives, its parent unknown: 132..198 by number, 199 by
-	 * hash (131 is branch 4's). */
-	head(1, 200, 1, 6);
-	mkhash(parent, 1, 199);
-	assert_int_equal(canonical_branch(200), 1);
+	/* Block 200 arrives, its parent (5, 199) unknown; 131 is branch 4's. */
+	head(5, 200, 5, 6);
+	assert_int_equal(q("SELECT best_number FROM chains WHERE name = 't'"),
+	    131);
+	assert_int_equal(q("SELECT count(*) FROM blocks WHERE number = 200"),
+	    0);
 	assert_int_equal(q("SELECT count(*) FROM queue WHERE kind = 'parent' "
 	    "AND block_number = 199"), 1);
+	sup_chains_tick(now_wall_ms());
 	assert_int_equal(q("SELECT min(range_from) FROM queue WHERE "
 	    "kind = 'headers'"), 132);
 	assert_int_equal(q("SELECT max(range_to) FROM queue WHERE "
-	    "kind = 'headers'"), 198);
+	    "kind = 'headers'"), 199);
 	assert_int_equal(q("SELECT sum(range_to - range_from + 1) FROM queue "
-	    "WHERE kind = 'headers'"), 67);
-	/* The same hole again adds nothing. */
-	head(1, 200, 1, 6);
+	    "WHERE kind = 'headers'"), 68);
+	/* The same head again, and the clock again, add nothing. */
+	head(5, 200, 5, 6);
+	sup_chains_tick(now_wall_ms());
 	assert_int_equal(q("SELECT count(*) FROM queue WHERE kind IN "
 	    "('parent', 'headers') AND coalesce(block_number, range_to) > 131"),
 	    2);
-	(void)parent;
+	/* The ranges come, then the parent: one chain, no reorg. */
+	fetched(5, 132, 4, 6);
+	for (int64_t n = 133; n <= 199; n++)
+		fetched(5, n, 5, 6);
+	assert_int_equal(q("SELECT best_number FROM chains WHERE name = 't'"),
+	    200);
+	assert_int_equal(canonical_branch(200), 0);	/* 5: not 1 to 4 */
+	assert_int_equal(q("SELECT count(*) FROM blocks WHERE canonical = 1 "
+	    "AND number BETWEEN 131 AND 200"), 70);
+	assert_int_equal(q("SELECT count(*) FROM reorgs"), 3);
+	assert_chain(ch);
+	drain();
+}
+
+/*
+ * The first head on an empty store is the best (nothing to link to); the
+ * chain below comes in a window of ranges.  A forged head far ahead is
+ * held, nothing fetched below it, and judged a lie when it never connects.
+ */
+static void
+test_far_head(void **state)
+{
+	uint64_t	now;
+
+	store_run(store_bind(&s_ep_add, "iit", (int64_t)1, cu->id, "a1"));
+	store_run(store_bind(&s_ep_add, "iit", (int64_t)2, cu->id, "a2"));
+	hd(cu, 1, 1, 1000, 1);
+	assert_int_equal(cu->best_number, 1000);
+	sup_chains_tick(now_wall_ms());
+	assert_int_equal(qf("SELECT sum(range_to - range_from + 1) FROM queue "
+	    "WHERE chain_id = %lld AND kind = 'headers'", (long long)cu->id),
+	    100);	/* backfill_from = 900 */
+	assert_int_equal(serve_ranges(cu, 1, 1), 100);
+	for (int64_t n = 1001; n <= 1010; n++) {
+		hd(cu, 1, 1, n, 1);
+		hd(cu, 2, 1, n, 1);
+	}
+	assert_chain(cu);
+	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld "
+	    "AND canonical = 1", (long long)cu->id), 111);
+	assert_int_equal(verdicts(2, CV_CONTRADICTED), 0);
+
+	/*
+	 * a2 forges a head a billion blocks ahead, parent unknown; then a
+	 * real head, and another forged one: its claims are judged from the
+	 * first.
+	 */
+	hd(cu, 2, 7, 1010 + 1000000000LL, 7);
+	now = now_wall_ms();
+	sup_chains_tick(now);
+	sup_chains_tick(now + 5000);
+	hd(cu, 2, 1, 1010, 1);
+	hd(cu, 2, 7, 1011 + 1000000000LL, 7);
+	assert_int_equal(verdicts(2, CV_AGREES), 0);
+	sup_chains_tick(now + 5000);
+	assert_int_equal(cu->best_number, 1010);
+	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld "
+	    "AND kind IN ('headers', 'parent')", (long long)cu->id), 0);
+	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld "
+	    "AND number > 1010", (long long)cu->id), 0);
+	assert_int_equal(verdicts(2, CV_CONTRADICTED), 0);
+	sup_chains_tick(now + 11000);
+	assert_int_equal(verdicts(2, CV_CONTRADICTED), 1);
+	assert_non_null(strstr(reason, "head #1000001011 0x07000000"));
+	assert_non_null(strstr(reason, "never connected"));
+	assert_int_equal(cu->n_claims, 0);
+	assert_int_equal(cu->best_number, 1010);
+}
+
+/*
+ * A head whose ancestry the liar invents without end: its parents are
+ * fetched by hash a bounded number of steps, nothing is stored, and the
+ * claim is judged a lie.
+ */
+static void
+test_unresolvable_parent(void **state)
+{
+	hd(cu, 2, 8, 1110, 8);	/* within reach: best + 100 */
+	assert_int_equal(cu->n_claims, 1);
+	assert_int_equal(serve_parents(cu, 2, 8, -1, 8, 1000),
+	    CHAIN_CLAIM_STEPS);
+	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld "
+	    "AND kind = 'parent'", (long long)cu->id), 0);
+	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld "
+	    "AND substr(hash, 1, 1) = x'08'", (long long)cu->id), 0);
+	assert_int_equal(verdicts(2, CV_CONTRADICTED), 0);
+	sup_chains_tick(now_wall_ms() + 11000);
+	assert_int_equal(verdicts(2, CV_CONTRADICTED), 1);
+	assert_non_null(strstr(reason, "head #1110 0x08000000"));
+	assert_int_equal(cu->n_claims, 0);
+	assert_int_equal(cu->best_number, 1010);
+	/* The queue is left with nothing for it either. */
+	sup_chains_tick(now_wall_ms());
+	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld "
+	    "AND kind IN ('headers', 'parent')", (long long)cu->id), 0);
+}
+
+/* A header whose number is not its parent's + 1 is never stored. */
+static void
+test_bad_number(void **state)
+{
+	struct proto_head	h;
+	struct proto_header	p;
+
+	/* A head on the best, fifty ahead. */
+	memset(&h, 0, sizeof(h));
+	h.kind = HEAD_NEW;
+	h.seen_ms = now_wall_ms();
+	mkheader(&h.h, 3, 1061, 3, 9);
+	mkhash(h.h.parent, 1, 1010);
+	sup_chain_head(cu, 2, &h);
+	assert_int_equal(verdicts(2, CV_CONTRADICTED), 1);
+	assert_string_equal(reason, "header #1061 0x03000000... is not its "
+	    "parent's + 1 (#1010)");
+	assert_int_equal(cu->best_number, 1010);
+	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld "
+	    "AND number > 1010", (long long)cu->id), 0);
+
+	/* A claim whose parent, fetched, has another number. */
+	hd(cu, 2, 3, 1013, 3);
+	mkheader(&p, 3, 1005, 1, 9);
+	mkhash(p.hash, 3, 1012);	/* the hash asked for */
+	sup_chain_fetched(cu, 2, &p);
+	assert_int_equal(verdicts(2, CV_CONTRADICTED), 1);
+	assert_non_null(strstr(reason, "is not its parent's + 1 (#1005)"));
+	assert_int_equal(cu->n_claims, 0);
+	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld "
+	    "AND number > 1010", (long long)cu->id), 0);
+	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld "
+	    "AND kind = 'parent'", (long long)cu->id), 0);
+}
+
+/* A gap of 5000 blocks (after an outage): a window of 2000 at a time. */
+static void
+test_gap_windows(void **state)
+{
+	cu->best_at = now_wall_ms() - 2000 * 1000;	/* 2000 s ago */
+	hd(cu, 1, 1, 6010, 1);
+	assert_int_equal(cu->n_claims, 1);
+	sup_chains_tick(now_wall_ms());
+	assert_int_equal(qf("SELECT max(range_to) FROM queue WHERE chain_id = "
+	    "%lld AND kind = 'headers'", (long long)cu->id), 3010);
+	assert_int_equal(qf("SELECT sum(range_to - range_from + 1) FROM queue "
+	    "WHERE chain_id = %lld AND kind = 'headers'", (long long)cu->id),
+	    CHAIN_WINDOW);
+	sup_chains_tick(now_wall_ms());		/* nothing more */
+	assert_int_equal(qf("SELECT sum(range_to - range_from + 1) FROM queue "
+	    "WHERE chain_id = %lld AND kind = 'headers'", (long long)cu->id),
+	    CHAIN_WINDOW);
+	assert_int_equal(serve_ranges(cu, 1, 1), CHAIN_WINDOW);
+	assert_int_equal(cu->best_number, 3010);
+	assert_chain(cu);
+	sup_chains_tick(now_wall_ms());
+	assert_int_equal(qf("SELECT max(range_to) FROM queue WHERE chain_id = "
+	    "%lld AND kind = 'headers'", (long long)cu->id), 5010);
+	assert_int_equal(serve_ranges(cu, 1, 1), CHAIN_WINDOW);
+	assert_int_equal(cu->best_number, 5010);
+	sup_chains_tick(now_wall_ms());
+	assert_int_equal(qf("SELECT max(range_to) FROM queue WHERE chain_id = "
+	    "%lld AND kind = 'headers'", (long long)cu->id), 6009);
+	/* The last range holds the claim's parent: it connects. */
+	assert_int_equal(serve_ranges(cu, 1, 1), 999);
+	assert_int_equal(cu->best_number, 6010);
+	assert_int_equal(cu->n_claims, 0);
+	assert_chain(cu);
+	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld "
+	    "AND kind IN ('headers', 'parent')", (long long)cu->id), 0);
+	assert_int_equal(qf("SELECT count(*) FROM reorgs WHERE chain_id = "
+	    "%lld", (long long)cu->id), 0);
+	assert_int_equal(verdicts(1, CV_CONTRADICTED), 0);
+}
+
+/*
+ * A branch 60 deep announced by its head: its parents fetched by hash,
+ * the old branch canonical meanwhile, then one switch, one reorg row.
+ */
+static void
+test_deep_reorg(void **state)
+{
+	hd(cu, 2, 2, 6011, 2);
+	assert_int_equal(cu->best_number, 6010);
+	assert_int_equal(serve_parents(cu, 2, 2, 5950, 1, 1000), 60);
+	/* Linked: the work of neither branch is known; 2 s, then longer. */
+	assert_int_equal(cu->best_number, 6010);
+	assert_int_equal(qf("SELECT count(*) > 0 FROM queue WHERE chain_id = "
+	    "%lld AND kind = 'state' AND 5951 BETWEEN range_from AND range_to",
+	    (long long)cu->id), 1);
+	assert_int_equal(qf("SELECT count(*) > 0 FROM queue WHERE chain_id = "
+	    "%lld AND kind = 'state' AND 6011 BETWEEN range_from AND range_to",
+	    (long long)cu->id), 1);
+	sup_chains_tick(now_wall_ms() + 1000);
+	assert_int_equal(cu->best_number, 6010);
+	sup_chains_tick(now_wall_ms() + 2500);
+	assert_int_equal(cu->best_number, 6011);
+	assert_int_equal(qf("SELECT substr(hash, 1, 1) = x'02' FROM blocks "
+	    "WHERE chain_id = %lld AND number = 6011 AND canonical = 1",
+	    (long long)cu->id), 1);
+	assert_int_equal(qf("SELECT count(*) FROM reorgs WHERE chain_id = "
+	    "%lld", (long long)cu->id), 1);
+	assert_int_equal(qf("SELECT depth FROM reorgs WHERE chain_id = %lld",
+	    (long long)cu->id), 60);
+	assert_int_equal(qf("SELECT ancestor_number FROM reorgs WHERE "
+	    "chain_id = %lld", (long long)cu->id), 5950);
+	assert_int_equal(qf("SELECT endpoint_id FROM reorgs WHERE chain_id = "
+	    "%lld", (long long)cu->id), 2);
+	assert_int_equal(qf("SELECT substr(new_tip, 1, 1) = x'02' AND "
+	    "substr(old_tip, 1, 1) = x'01' FROM reorgs WHERE chain_id = %lld",
+	    (long long)cu->id), 1);
+	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld "
+	    "AND canonical = 1 AND number > 5950 AND substr(hash, 1, 1) != "
+	    "x'02'", (long long)cu->id), 0);
+	assert_chain(cu);
+	assert_int_equal(cu->final_number, 6011 - CHAIN_FINALITY);
+	assert_int_equal(verdicts(2, CV_CONTRADICTED), 0);
+}
+
+/* A branch that forks below finality is a lie, never applied. */
+static void
+test_below_finality(void **state)
+{
+	hd(cu, 1, 3, 6012, 3);
+	assert_int_equal(serve_parents(cu, 1, 3, 5900, 1, 1000), 111);
+	assert_int_equal(cu->best_number, 6011);
+	assert_int_equal(verdicts(1, CV_CONTRADICTED), 1);
+	assert_non_null(strstr(reason, "would replace final block"));
+	assert_int_equal(qf("SELECT count(*) FROM reorgs WHERE chain_id = "
+	    "%lld", (long long)cu->id), 1);
+	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld "
+	    "AND canonical = 1 AND substr(hash, 1, 1) = x'03'",
+	    (long long)cu->id), 0);
+	assert_chain(cu);
+}
+
+/* Quantus: the heavier branch wins, shorter or not; ties keep the first. */
+static void
+test_heaviest(void **state)
+{
+	for (int64_t n = 0; n <= 10; n++)
+		hd(chh, 1, 1, n, 1);
+	for (int64_t n = 1; n <= 10; n++)
+		fwork(chh, 1, n, 100);
+	/* Branch 2 after 7: shorter, unknown work: not taken. */
+	hd(chh, 1, 2, 8, 1);
+	hd(chh, 1, 2, 9, 2);
+	assert_int_equal(chh->best_number, 10);
+	/* Its work known, 2000 against 300: it wins though shorter. */
+	fwork(chh, 2, 8, 1000);
+	fwork(chh, 2, 9, 1000);
+	hd(chh, 1, 2, 9, 2);
+	assert_int_equal(chh->best_number, 9);
+	assert_chain(chh);
+	assert_int_equal(qf("SELECT depth FROM reorgs WHERE chain_id = %lld",
+	    (long long)chh->id), 3);
+	/* Branch 1 grows by a light block: longer, lighter: not taken. */
+	fx(chh, 1, 1, 11, 1);
+	fwork(chh, 1, 11, 100);
+	hd(chh, 1, 1, 11, 1);
+	assert_int_equal(chh->best_number, 9);
+	/* A tie (2000 each) keeps the first seen. */
+	fx(chh, 1, 1, 12, 1);
+	fwork(chh, 1, 12, 1600);
+	hd(chh, 1, 1, 12, 1);
+	assert_int_equal(chh->best_number, 9);
+	fx(chh, 1, 1, 13, 1);
+	fwork(chh, 1, 13, 1);
+	hd(chh, 1, 1, 13, 1);
+	assert_int_equal(chh->best_number, 13);
+	assert_chain(chh);
+	drain();
+}
+
+/*
+ * Substrate: the longest branch wins; a finalized head counts only on the
+ * canonical chain, one that contradicts it is reported.
+ */
+static void
+test_substrate(void **state)
+{
+	struct proto_head	f;
+
+	for (int64_t n = 0; n <= 10; n++)
+		hd(cs, 1, 1, n, 1);
+	memset(&f, 0, sizeof(f));
+	f.kind = HEAD_FINALIZED;
+	mkheader(&f.h, 1, 5, 1, 9);
+	sup_chain_head(cs, 1, &f);
+	assert_int_equal(cs->final_number, 5);
+	/* Off the chain: a block at 7 that is not ours. */
+	mkheader(&f.h, 2, 7, 2, 9);
+	sup_chain_head(cs, 2, &f);
+	assert_int_equal(verdicts(2, CV_CONTRADICTED), 1);
+	assert_string_equal(reason, "finalized #7 0x02000000... is not on the "
+	    "canonical chain");
+	assert_int_equal(cs->final_number, 5);
+	/* Above our best: it waits for its block. */
+	mkheader(&f.h, 1, 12, 1, 9);
+	sup_chain_head(cs, 1, &f);
+	assert_int_equal(cs->final_number, 5);
+	hd(cs, 1, 1, 11, 1);
+	hd(cs, 1, 1, 12, 1);
+	assert_int_equal(cs->final_number, 12);
+	/* Below what is final, a sibling is still a contradiction. */
+	mkheader(&f.h, 4, 9, 1, 9);
+	sup_chain_head(cs, 2, &f);
+	assert_int_equal(verdicts(2, CV_CONTRADICTED), 1);
+	assert_int_equal(cs->final_number, 12);
+	/* Longest: a branch after 12, one block longer, wins. */
+	hd(cs, 1, 1, 13, 1);
+	hd(cs, 2, 2, 13, 1);
+	assert_int_equal(cs->best_number, 13);
+	assert_int_equal(qf("SELECT substr(hash, 1, 1) = x'01' FROM blocks "
+	    "WHERE chain_id = %lld AND number = 13 AND canonical = 1",
+	    (long long)cs->id), 1);
+	hd(cs, 2, 2, 14, 2);
+	assert_int_equal(cs->best_number, 14);
+	assert_int_equal(qf("SELECT depth FROM reorgs WHERE chain_id = %lld",
+	    (long long)cs->id), 1);
+	/* Below finality (12): a longer branch after 10 is a lie. */
+	hd(cs, 2, 3, 11, 1);
+	for (int64_t n = 12; n <= 16; n++)
+		hd(cs, 2, 3, n, 3);
+	assert_int_equal(cs->best_number, 14);
+	assert_true(verdicts(2, CV_CONTRADICTED) >= 1);	/* #15, #16 */
+	assert_non_null(strstr(reason, "would replace final block #12"));
+	assert_chain(cs);
 }
 
 /*
@@ -290,6 +796,14 @@ main(void)
 		cmocka_unit_test(test_deferred_reorg),
 		cmocka_unit_test(test_hole),
 		cmocka_unit_test(test_synchronous),
+		cmocka_unit_test(test_far_head),
+		cmocka_unit_test(test_unresolvable_parent),
+		cmocka_unit_test(test_bad_number),
+		cmocka_unit_test(test_gap_windows),
+		cmocka_unit_test(test_deep_reorg),
+		cmocka_unit_test(test_below_finality),
+		cmocka_unit_test(test_heaviest),
+		cmocka_unit_test(test_substrate),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
