@@ -134,7 +134,7 @@ print_human(const struct view_verdict *s, int64_t now)
 		 * A stalled chain's trouble is its heads, not these; unless
 		 * no endpoint is believed.
 		 */
-		if ((!e->down && !e->doubted) ||
+		if ((!e->down && !e->doubted && !e->mute) ||
 		    (s->status == VIEW_STATUS_STALLED && s->n_doubted == 0))
 			continue;
 		down_item(e, now, item, sizeof(item));

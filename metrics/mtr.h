@@ -56,6 +56,7 @@ struct mtr_chain {
 	char		*name;
 	int		 in_store;
 	int		 status;		/* into mtr_chain_statuses */
+	int		 slow;			/* every endpoint slow */
 	int		 has_best, has_final, has_updated;
 	int64_t		 best_number, final_number, updated_at;
 	uint64_t	 q_items[MTR_NKINDS][MTR_NQSTATES];

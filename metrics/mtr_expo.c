@@ -308,6 +308,16 @@ expo_chains(const struct mtr_snap *s, struct buf *b)
 			val_u(b, c->status == k);
 		}
 	}
+	family(b, "chainwatch_chain_slow", "gauge",
+	    "1 while every endpoint of the chain is slow (no one singled out "
+	    "as unresponsive), 0 otherwise.");
+	for (i = 0; i < s->n_chains; i++) {
+		c = &s->chains[i];
+		if (c->status < 0)
+			continue;
+		series(b, "chainwatch_chain_slow", c->name, NULL, NULL);
+		val_u(b, c->slow);
+	}
 	chain_fams(s, b, chain_ingest, NFAMS(chain_ingest));
 	family(b, "chainwatch_chain_hashrate", "gauge",
 	    "Estimated hashes per second of the chain over the window (1h, "
@@ -428,7 +438,8 @@ expo_endpoints(const struct mtr_snap *s, struct buf *b)
 	}
 	family(b, "chainwatch_endpoint_state", "gauge",
 	    "1 for the endpoint's state as chainwatch status shows it (closed, "
-	    "open, half-open, down, quarantined, inconsistent, unknown), 0 for "
+	    "open, half-open, down, quarantined, inconsistent, unresponsive, "
+	    "unknown), 0 for "
 	    "the others.");
 	EACH_EP(e->in_store) {
 		for (k = 0; mtr_endpoint_states[k] != NULL; k++) {

@@ -32,7 +32,7 @@ const char *const mtr_breaker_states[] = {
 /* What the store says of an endpoint: its breaker, or worse. */
 const char *const mtr_endpoint_states[] = {
 	"closed", "open", "half-open", "down", "quarantined", "inconsistent",
-	"unknown", NULL,
+	"unresponsive", "unknown", NULL,
 };
 _Static_assert(MTR_NWINDOWS == VIEW_NWINDOWS, "mtr_window_names");
 const char *const mtr_window_names[MTR_NWINDOWS] = {
@@ -256,6 +256,7 @@ store_chains(struct mtr_snap *s)
 		    json_is_string(v))
 			c->status = name_index(mtr_chain_statuses,
 			    json_string_value(v));
+		c->slow = json_is_string(json_object_get(o, "slow"));
 		if ((c->has_best = json_is_integer(v = json_object_get(o,
 		    "best"))))
 			c->best_number = json_integer_value(v);

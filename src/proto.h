@@ -14,6 +14,9 @@
 #include "outcome.h"
 
 #define PROTO_BATCH_MAX		256	/* items in one header request */
+/* A worker probes its endpoint's best head every block time, never more
+ * often than this, one probe at a time ("poll" outcomes). */
+#define PROTO_POLL_MIN_MS	500
 #define PROTO_WHY_MAX		120	/* a reason for logs */
 #define PROTO_READS_MAX		128	/* storage reads in one request */
 #define PROTO_KEY_MAX		128	/* a storage key, bytes */

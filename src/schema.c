@@ -256,6 +256,10 @@ const char *const schema_migrations[] = {
 	"  WHERE s.id IN (SELECT id FROM splits ORDER BY first_seen DESC"
 	"    LIMIT 20)"
 	"  ORDER BY s.first_seen DESC, s.id DESC, d.branch, e.position;",
+	/* 4: a chain whose every endpoint is slow: why and since when
+	 * (NULL when it is not). */
+	"ALTER TABLE chains ADD COLUMN slow_reason TEXT;"
+	"ALTER TABLE chains ADD COLUMN slow_since INTEGER;",
 };
 
 const size_t schema_version = nitems(schema_migrations);

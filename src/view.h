@@ -118,6 +118,8 @@ struct view_endpoint {
 	int64_t		 since, pruning_bound;
 	int		 down;		/* open, half-open, down, quarantined */
 	int		 doubted;	/* inconsistent: heard, not believed */
+	int		 mute;		/* unresponsive: overdue while others
+					 * answer */
 	/* Its worker's last hang or death, if recent. */
 	char		*trouble_kind, *trouble_detail;
 	int64_t		 trouble_at;
@@ -128,7 +130,10 @@ struct view_verdict {
 	const struct view_chain *ch;
 	int64_t		 block_time;	/* ms */
 	struct view_endpoint *eps;	/* configured ones, in their order */
-	size_t		 n_eps, n_down, n_doubted;
+	size_t		 n_eps, n_down, n_doubted, n_mute;
+	char		*slow;		/* why every endpoint is slow, or NULL */
+	int		 has_slow_since;
+	int64_t		 slow_since;	/* ms */
 	enum view_status status;
 	char		 headline[512];	/* what follows "name: status: " */
 };

@@ -46,6 +46,7 @@ verdict_free(struct view_verdict *s)
 		free(s->eps[i].reason);
 	}
 	free(s->eps);
+	free(s->slow);
 }
 
 /* ?2: since when a worker's hang or death is shown. */
@@ -67,12 +68,15 @@ verdict_load(struct view_db *c, const struct view_chain *ch,
 
 	memset(s, 0, sizeof(*s));
 	s->ch = ch;
-	if (view_db_prepare(c, "reading chains", "SELECT block_time FROM "
-	    "chains WHERE id = ?1", &st) == -1)
+	if (view_db_prepare(c, "reading chains", "SELECT block_time, "
+	    "slow_reason, slow_since FROM chains WHERE id = ?1", &st) == -1)
 		return CW_EXIT_SYSTEM;
 	sqlite3_bind_int64(st, 1, ch->id);
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		s->block_time = sqlite3_column_int64(st, 0);
+		s->slow = view_col_dup(st, 1);
+		s->has_slow_since = view_col_int(st, 2, &s->slow_since);
+	}
 	if (view_db_finish(c, "reading chains", st, rc == SQLITE_ROW) == -1)
 		return CW_EXIT_SYSTEM;
 
@@ -106,29 +110,39 @@ verdict_load(struct view_db *c, const struct view_chain *ch,
 		    strcmp(e->state, "down") == 0 ||
 		    strcmp(e->state, "quarantined") == 0;
 		e->doubted = strcmp(e->state, "inconsistent") == 0;
+		e->mute = strcmp(e->state, "unresponsive") == 0;
 		s->n_down += e->down;
 		s->n_doubted += e->doubted;
+		s->n_mute += e->mute;
 	}
 	if (view_db_finish(c, "reading endpoints", st, rc == SQLITE_DONE) == -1)
 		return CW_EXIT_SYSTEM;
 	return CW_EXIT_OK;
 }
 
-/* "1 of 3 endpoints unreachable, 1 inconsistent" */
+/* "1 of 3 endpoints unreachable, 1 unresponsive, 1 inconsistent" */
 static void
 trouble_line(const struct view_verdict *s, char *out, size_t outlen)
 {
-	const char	*pl = s->n_eps == 1 ? "" : "s";
+	const size_t	 n[] = { s->n_down, s->n_mute, s->n_doubted };
+	const char	*what[] = { "unreachable", "unresponsive",
+			    "inconsistent" };
+	size_t		 len = 0, i;
+	int		 first = 1;
 
-	if (s->n_down > 0 && s->n_doubted > 0)
-		snprintf(out, outlen, "%zu of %zu endpoint%s unreachable, %zu "
-		    "inconsistent", s->n_down, s->n_eps, pl, s->n_doubted);
-	else if (s->n_doubted > 0)
-		snprintf(out, outlen, "%zu of %zu endpoint%s inconsistent",
-		    s->n_doubted, s->n_eps, pl);
-	else
-		snprintf(out, outlen, "%zu of %zu endpoint%s unreachable",
-		    s->n_down, s->n_eps, pl);
+	out[0] = '\0';
+	for (i = 0; i < nitems(n) && len < outlen; i++) {
+		if (n[i] == 0 && !(first && i == nitems(n) - 1))
+			continue;
+		if (first)
+			len += (size_t)snprintf(out + len, outlen - len,
+			    "%zu of %zu endpoint%s %s", n[i], s->n_eps,
+			    s->n_eps == 1 ? "" : "s", what[i]);
+		else
+			len += (size_t)snprintf(out + len, outlen - len,
+			    ", %zu %s", n[i], what[i]);
+		first = 0;
+	}
 }
 
 static void
@@ -140,14 +154,14 @@ verdict_judge(struct view_verdict *s, int64_t now)
 
 	fresh = ch->has_updated &&
 	    now - ch->updated_at <= STALL_BLOCKS * s->block_time;
-	if (s->n_down == s->n_eps) {
+	if (s->n_down + s->n_mute == s->n_eps) {
 		s->status = VIEW_STATUS_UNREACHABLE;
 		if (s->n_eps == 0)
 			snprintf(s->headline, sizeof(s->headline),
 			    "no endpoint configured");
 		else
 			trouble_line(s, s->headline, sizeof(s->headline));
-	} else if (s->n_down + s->n_doubted == s->n_eps) {
+	} else if (s->n_down + s->n_mute + s->n_doubted == s->n_eps) {
 		/* They answer, but no one of them is believed. */
 		s->status = VIEW_STATUS_STALLED;
 		trouble_line(s, t, sizeof(t));
@@ -164,9 +178,13 @@ verdict_judge(struct view_verdict *s, int64_t now)
 			snprintf(s->headline, sizeof(s->headline),
 			    "no head stored for %s (block time %s)", a, b);
 		}
-	} else if (s->n_down > 0 || s->n_doubted > 0) {
+	} else if (s->n_down > 0 || s->n_doubted > 0 || s->n_mute > 0) {
 		s->status = VIEW_STATUS_DEGRADED;
 		trouble_line(s, s->headline, sizeof(s->headline));
+	} else if (s->slow != NULL) {
+		/* Every endpoint as slow: nobody is singled out. */
+		s->status = VIEW_STATUS_OK;
+		snprintf(s->headline, sizeof(s->headline), "slow: %s", s->slow);
 	} else {
 		s->status = VIEW_STATUS_OK;
 		snprintf(s->headline, sizeof(s->headline),
@@ -208,6 +226,9 @@ verdict_json(const struct view_verdict *s)
 	json_object_set_new(o, "updated_at_iso",
 	    jtime_iso(ch->has_updated, ch->updated_at));
 	json_object_set_new(o, "block_time", json_integer(s->block_time));
+	json_object_set_new(o, "slow", view_jstr(s->slow));
+	json_object_set_new(o, "slow_since", view_jint(s->has_slow_since,
+	    s->slow_since));
 	json_object_set_new(o, "stale", json_boolean(
 	    s->status == VIEW_STATUS_UNREACHABLE ||
 	    s->status == VIEW_STATUS_STALLED));

@@ -22,6 +22,7 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/sup_health.c supervisor/sup_health.h \
 	supervisor/sup_lease.c supervisor/sup_lease.h \
 	supervisor/sup_metrics.c supervisor/sup_metrics.h \
+	supervisor/sup_overdue.c supervisor/sup_overdue.h \
 	supervisor/sup_queue.c supervisor/sup_queue.h \
 	supervisor/sup_reload.c supervisor/sup_reload.h \
 	supervisor/sup_reload_result.c \

@@ -200,6 +200,9 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 		if (proto_unpack_outcome(m, &u.outcome, err, errlen) == -1)
 			return -1;
 		sched_health(w, health_probe(w->ep, u.outcome.outcome));
+		if (strcmp(u.outcome.what, "poll") == 0)
+			health_polled(w->ep, u.outcome.outcome,
+			    u.outcome.latency_ms);
 		stats_request(&w->ep->stats, u.outcome.outcome,
 		    u.outcome.latency_ms);
 		log_debug("w/%s: %s %s in %llu ms%s%s", w->name, u.outcome.what,

@@ -43,9 +43,30 @@
  * facts that fit (after a reload with a corrected configuration restarts
  * its worker, or a restart of the daemon) end it.
  *
- * The next issues add states here (one whose requests are overdue): each
- * is a row in this table and a name people see, never a flag beside the
- * state.
+ *   READY        OVERDUE      UNRESPONSIVE GONE MUTE STORE (back: READY)
+ *   STARTING     OVERDUE      UNRESPONSIVE MUTE STORE (back: STARTING; its
+ *                                          worker never answered anything)
+ *   UNRESPONSIVE OVERDUE      UNRESPONSIVE STORE (the new reason; since kept)
+ *   others       OVERDUE      unchanged (they outweigh it, or it answers)
+ *   UNRESPONSIVE ANSWERED     back         HEARD STORE, and READY if back
+ *                                          is READY
+ *   UNRESPONSIVE JUDGED       back         STORE, and READY if back is
+ *                                          READY (its breaker opened: it
+ *                                          decides from now on, trials
+ *                                          included)
+ *   others       ANSWERED, JUDGED          unchanged
+ *   UNRESPONSIVE FACTS        READY        HEARD READY STORE
+ *   UNRESPONSIVE SPAWNED      STARTING     STORE (a new worker: its wait
+ *                                          starts over)
+ *   UNRESPONSIVE EXITED       STARTING     STORE
+ *   UNRESPONSIVE LOST         DOWN         STORE (no leases to give back)
+ *   UNRESPONSIVE WRONG_CHAIN  QUARANTINED  QUARANTINE STORE
+ *   UNRESPONSIVE CONTRADICTED INCONSISTENT DOUBT STORE
+ *
+ * UNRESPONSIVE is a state, not a flag beside the breaker: an endpoint
+ * that does not answer gets no work, like one that is down, and what
+ * people see is one state with one reason and one start.  Its `since` is
+ * when the wait began (the overdue request went out), passed as now.
  */
 #include "config.h"
 
@@ -72,6 +93,17 @@ trouble(struct ep_avail *a, enum ep_state to, const char *why, uint64_t now)
 	return EPA_STORE;
 }
 
+/* Out of trouble, to state to; READY asks for due work. */
+static unsigned
+settle(struct ep_avail *a, enum ep_state to)
+{
+	a->state = to;
+	a->reason[0] = '\0';
+	a->since = 0;
+	a->agreed = 0;
+	return to == EP_READY ? EPA_READY : 0;
+}
+
 unsigned
 ep_step(struct ep_avail *a, enum ep_event ev, const char *why, uint64_t now)
 {
@@ -96,20 +128,43 @@ ep_step(struct ep_avail *a, enum ep_event ev, const char *why, uint64_t now)
 		a->agreed = 0;
 		return EPA_TRUST | EPA_READY | EPA_STORE;
 	case EPE_SPAWNED:
+		if (was == EP_UNRESPONSIVE)
+			return settle(a, EP_STARTING) | EPA_STORE;
 		if (was == EP_READY)
 			a->state = EP_STARTING;
 		return 0;
 	case EPE_EXITED:
+		if (was == EP_UNRESPONSIVE)
+			return settle(a, EP_STARTING) | EPA_STORE;
 		if (was != EP_READY)
 			return 0;
 		a->state = EP_STARTING;
 		return EPA_GONE;
+	case EPE_OVERDUE:
+		if (was == EP_READY)
+			act |= EPA_GONE;
+		if (was == EP_READY || was == EP_STARTING) {
+			a->back = was;
+			act |= EPA_MUTE;
+		} else if (was != EP_UNRESPONSIVE)
+			return 0;
+		return act | trouble(a, EP_UNRESPONSIVE, why, now);
+	case EPE_ANSWERED:
+	case EPE_JUDGED:
+		if (was != EP_UNRESPONSIVE)
+			return 0;
+		if (ev == EPE_ANSWERED)
+			act |= EPA_HEARD;
+		return act | settle(a, a->back) | EPA_STORE;
 	case EPE_FACTS:
 		if (was == EP_READY || was == EP_INCONSISTENT)
 			return 0;
 		if (was == EP_QUARANTINED)
 			act |= EPA_RELEASE;
-		if (was == EP_DOWN || was == EP_QUARANTINED)
+		if (was == EP_UNRESPONSIVE)
+			act |= EPA_HEARD;
+		if (was == EP_DOWN || was == EP_QUARANTINED ||
+		    was == EP_UNRESPONSIVE)
 			act |= EPA_STORE;
 		a->state = EP_READY;
 		a->reason[0] = '\0';
@@ -139,11 +194,13 @@ ep_shown(const struct ep_avail *a, const struct breaker *b, uint64_t *since,
 	case EP_DOWN:
 	case EP_QUARANTINED:
 	case EP_INCONSISTENT:
+	case EP_UNRESPONSIVE:
 		*since = a->since;
 		*reason = a->reason;
 		return ep_state_name(a->state);
 	default:
-		*since = b->since;
+		/* One outage, one start, however often it was tried. */
+		*since = b->state == BRK_CLOSED ? b->since : b->down_since;
 		*reason = b->reason;
 		return breaker_state_name(b->state);
 	}
@@ -153,7 +210,7 @@ const char *
 ep_state_name(enum ep_state s)
 {
 	static const char *const names[] = { "starting", "ready", "down",
-	    "quarantined", "inconsistent" };
+	    "quarantined", "inconsistent", "unresponsive" };
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
@@ -162,7 +219,8 @@ const char *
 ep_event_name(enum ep_event e)
 {
 	static const char *const names[] = { "spawned", "facts",
-	    "wrong_chain", "lost", "exited", "contradicted", "agrees" };
+	    "wrong_chain", "lost", "exited", "contradicted", "agrees",
+	    "overdue", "answered", "judged" };
 
 	return (unsigned)e < sizeof(names) / sizeof(names[0]) ? names[e] : "?";
 }

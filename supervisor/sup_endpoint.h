@@ -21,6 +21,9 @@ enum ep_state {
 			 * `format`): until facts that fit come */
 	EP_INCONSISTENT,	/* others contradict its claims, or they never
 				 * connect: no work until they agree again */
+	EP_UNRESPONSIVE,	/* its oldest request is overdue while others
+				 * answer (sup_overdue.c): no work until its
+				 * next answer or its breaker's verdict */
 };
 
 enum ep_event {
@@ -35,6 +38,10 @@ enum ep_event {
 	EPE_CONTRADICTED,	/* a claim of it contradicted or never
 				 * connected */
 	EPE_AGREES,	/* a head of it connected, no claim of it held */
+	EPE_OVERDUE,	/* its oldest request overdue while others answer */
+	EPE_ANSWERED,	/* it answered something (any outcome but timeout
+			 * or transport) */
+	EPE_JUDGED,	/* its breaker left closed: the breaker speaks now */
 };
 
 /* Actions, carried out by sup_health.c and its callers. */
@@ -46,6 +53,8 @@ enum ep_event {
 #define EPA_RELEASE	0x10	/* quarantine over: say so */
 #define EPA_DOUBT	0x20	/* newly inconsistent: say so */
 #define EPA_TRUST	0x40	/* inconsistency over: say so */
+#define EPA_MUTE	0x80	/* newly unresponsive: say so */
+#define EPA_HEARD	0x100	/* unresponsive no more: say so */
 
 #define EP_REASON_MAX	160
 #define EP_AGREE_N	5	/* agreeing heads in a row that end an
@@ -58,14 +67,19 @@ struct ep_avail {
 	uint64_t	 since;			/* wall ms, of the trouble */
 	unsigned	 agreed;		/* INCONSISTENT: agreeing heads
 						 * since the last contradiction */
+	enum ep_state	 back;			/* UNRESPONSIVE: where an
+						 * answer takes it (READY, or
+						 * STARTING before facts) */
 };
 
 void		 ep_init(struct ep_avail *);
 unsigned	 ep_step(struct ep_avail *, enum ep_event, const char *why,
 		    uint64_t now);
 /*
- * What people are shown: a quarantine, a worker that is down or an
- * inconsistency outweighs the breaker, which only judges answers.
+ * What people are shown: a quarantine, a worker that is down, an
+ * inconsistency or an overdue request outweighs the breaker, which only
+ * judges answers.  An open or half-open breaker is shown since its
+ * outage began (down_since), however often it flipped since.
  */
 const char	*ep_shown(const struct ep_avail *, const struct breaker *,
 		    uint64_t *since, const char **reason);

@@ -93,10 +93,10 @@ health_restarts(struct endpoint *e, unsigned restarts)
 
 /* One event of its availability; what it means goes to the caller. */
 static unsigned
-avail(struct endpoint *e, enum ep_event ev, const char *why,
-    const char *detail)
+avail_at(struct endpoint *e, enum ep_event ev, const char *why,
+    const char *detail, uint64_t now)
 {
-	unsigned	act = ep_step(&e->av, ev, why, now_wall_ms());
+	unsigned	act = ep_step(&e->av, ev, why, now);
 
 	if (act & EPA_QUARANTINE)
 		health_event(e, "quarantined", why);
@@ -116,11 +116,27 @@ avail(struct endpoint *e, enum ep_event ev, const char *why,
 		    "it gets work again", e->name, EP_AGREE_N);
 		health_event(e, "consistent", detail);
 	}
-	if ((act & EPA_READY) && !(act & EPA_TRUST))
+	if (act & EPA_MUTE) {
+		log_warnx("w/%s: endpoint unresponsive: %s while others "
+		    "answer; it gets no work until it answers", e->name, why);
+		health_event(e, "unresponsive", why);
+	}
+	if (act & EPA_HEARD) {
+		log_info("w/%s: answers again; unresponsive no more", e->name);
+		health_event(e, "answering", detail);
+	}
+	if ((act & EPA_READY) && !(act & (EPA_TRUST | EPA_HEARD)))
 		health_event(e, "ready", detail);
 	if (act & EPA_STORE)
 		health_store(e);
 	return act & (HEALTH_BACK | HEALTH_GONE | HEALTH_QUARANTINED);
+}
+
+static unsigned
+avail(struct endpoint *e, enum ep_event ev, const char *why,
+    const char *detail)
+{
+	return avail_at(e, ev, why, detail, now_wall_ms());
 }
 
 /* Usable: its worker runs and serves the chain; its breaker aside. */
@@ -132,12 +148,14 @@ health_usable(const struct endpoint *e)
 
 /*
  * Heard: its heads are taken in, as claims, while it is ready or
- * inconsistent (so that it can agree again).
+ * inconsistent (so that it can agree again), or unresponsive after its
+ * facts came (its requests are overdue, its subscription may be fine).
  */
 int
 health_heard(const struct endpoint *e)
 {
-	return e->av.state == EP_READY || e->av.state == EP_INCONSISTENT;
+	return e->av.state == EP_READY || e->av.state == EP_INCONSISTENT ||
+	    (e->av.state == EP_UNRESPONSIVE && e->av.back == EP_READY);
 }
 
 /*
@@ -169,7 +187,91 @@ sup_health_agrees(struct endpoint *e)
 unsigned
 health_spawned(struct endpoint *e)
 {
+	e->started = now_mono_ms();
+	e->poll_ok = e->poll_lost = 0;
 	return avail(e, EPE_SPAWNED, NULL, NULL);
+}
+
+/*
+ * Its oldest request went out at waiting (monotonic ms), age ms ago, and
+ * another endpoint answered since (sup_overdue.c): unresponsive, unless
+ * its breaker already judges it.  Called again while it lasts, with the
+ * reason brought up to date (waiting 0: from when it began).
+ */
+unsigned
+health_overdue(struct endpoint *e, uint64_t waiting, uint64_t age)
+{
+	char		why[64];
+	uint64_t	now = now_mono_ms(), wall = now_wall_ms();
+
+	if (e->brk.state != BRK_CLOSED)
+		return 0;
+	/* Still unresponsive, nothing out any more: since its start. */
+	if (waiting == 0) {
+		if (e->av.state != EP_UNRESPONSIVE)
+			return 0;
+		age = wall > e->av.since ? wall - e->av.since : 0;
+		waiting = now > age ? now - age : 0;
+	}
+	snprintf(why, sizeof(why), "no answer for %llu s",
+	    (unsigned long long)(age / 1000));
+	if (strcmp(why, e->av.reason) == 0)
+		return 0;
+	/* Since when, on the clock people read. */
+	return avail_at(e, EPE_OVERDUE, why, NULL, wall - (now > waiting ?
+	    now - waiting : 0));
+}
+
+/*
+ * Since when it waits for an answer its worker asked on its own,
+ * monotonic ms; 0: it does not.  Its facts, if it never answered
+ * anything; else its best-head probes: one at a time, the next out at
+ * most poll_ms after the last answered.
+ */
+uint64_t
+health_waiting(const struct endpoint *e, uint64_t now)
+{
+	if (e->started != 0 && (e->av.state == EP_STARTING ||
+	    (e->av.state == EP_UNRESPONSIVE && e->av.back == EP_STARTING)))
+		return e->started;
+	if (e->poll_lost != 0)
+		return e->poll_lost;
+	if (e->poll_ok != 0 && now > e->poll_ok + e->poll_ms)
+		return e->poll_ok + e->poll_ms;
+	return 0;
+}
+
+/*
+ * The outcome of one of its worker's best-head probes, latency ms after
+ * it went out.  An answer is evidence of the time it answers in, for the
+ * others' judgement (e->answered: the latest sent of its answers).
+ */
+void
+health_polled(struct endpoint *e, enum outcome o, uint64_t latency)
+{
+	uint64_t	now = now_mono_ms();
+	uint64_t	sent = now > latency ? now - latency : 0;
+
+	if (o == OUTCOME_TIMEOUT || o == OUTCOME_TRANSPORT) {
+		if (e->poll_lost == 0)
+			e->poll_lost = sent != 0 ? sent : 1;
+		return;
+	}
+	e->poll_lost = 0;
+	e->poll_ok = now;
+	if (sent >= e->answered) {
+		e->answered = sent;
+		e->answered_in = latency;
+	}
+}
+
+/* Anything but silence is an answer: it ends an unresponsiveness. */
+static unsigned
+answered(struct endpoint *e, enum outcome o)
+{
+	if (o == OUTCOME_TIMEOUT || o == OUTCOME_TRANSPORT)
+		return 0;
+	return avail(e, EPE_ANSWERED, NULL, outcome_name(o));
 }
 
 unsigned
@@ -203,6 +305,11 @@ health_info(struct endpoint *e, const struct proto_info *in)
 unsigned
 health_facts(struct endpoint *e, const char *chain)
 {
+	if (e->started != 0) {
+		e->answered = e->started;
+		e->answered_in = now_mono_ms() - e->started;
+	}
+	e->started = 0;
 	return avail(e, EPE_FACTS, NULL, chain);
 }
 
@@ -230,6 +337,9 @@ breaker_note(struct endpoint *e, enum brk_state before)
 		break;
 	}
 	health_event(e, breaker_state_name(e->brk.state), e->brk.reason);
+	/* Its breaker knows now, and tries it: no longer merely overdue. */
+	if (before == BRK_CLOSED && e->av.state == EP_UNRESPONSIVE)
+		act |= avail(e, EPE_JUDGED, NULL, NULL);
 	health_store(e);
 	return act;
 }
@@ -274,6 +384,8 @@ health_new(const struct conf_chain *cc, const struct conf_endpoint *ep)
 
 	snprintf(e->name, sizeof(e->name), "%s", ep->name);
 	snprintf(e->chain, sizeof(e->chain), "%s", cc->name);
+	e->poll_ms = cc->block_time > PROTO_POLL_MIN_MS ? cc->block_time :
+	    PROTO_POLL_MIN_MS;
 	e->id = endpoint_id(ep->name);
 	e->position = (int)(ep - cc->endpoints);
 	e->pruning_bound = pruning_bound(e->id);
@@ -319,6 +431,8 @@ health_reconf(struct endpoint *e, const struct conf_chain *cc,
 
 	snprintf(e->chain, sizeof(e->chain), "%s", cc->name);
 	e->position = (int)(ep - cc->endpoints);
+	e->poll_ms = cc->block_time > PROTO_POLL_MIN_MS ? cc->block_time :
+	    PROTO_POLL_MIN_MS;
 	health_conf(cc, &bc);
 	if (memcmp(&bc, &e->brk.conf, sizeof(bc)) == 0)
 		return;
@@ -335,9 +449,11 @@ unsigned
 health_outcome(struct endpoint *e, uint32_t gen, enum outcome o)
 {
 	enum brk_state	before = e->brk.state;
+	unsigned	act;
 
 	breaker_outcome(&e->brk, gen, o, now_wall_ms());
-	return breaker_note(e, before);
+	act = breaker_note(e, before);
+	return act | answered(e, o);
 }
 
 /*
@@ -351,7 +467,7 @@ health_probe(struct endpoint *e, enum outcome o)
 {
 	if (e->brk.state == BRK_CLOSED)
 		return health_outcome(e, e->brk.gen, o);
-	return 0;
+	return answered(e, o);
 }
 
 /*

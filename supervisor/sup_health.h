@@ -27,6 +27,16 @@ struct endpoint {
 	struct breaker	 brk;
 	int64_t		 pruning_bound;	/* no state at or below; -1 none */
 	struct wstats	 stats;
+	uint64_t	 answered;	/* monotonic ms: the latest sent of
+					 * what it answered its worker (facts,
+					 * probes) */
+	uint64_t	 answered_in;	/* ms that answer took */
+	uint64_t	 started;	/* its worker's start, until its facts:
+					 * it has answered nothing yet */
+	uint64_t	 poll_ms;	/* how often its worker probes it */
+	uint64_t	 poll_ok;	/* its last probe answered then */
+	uint64_t	 poll_lost;	/* the first probe unanswered since
+					 * went out then; 0: none */
 };
 
 /* What a change means for the caller: see EPA_* in sup_endpoint.h. */
@@ -46,6 +56,11 @@ int		 health_heard(const struct endpoint *);
 void		 sup_health_contradicted(struct endpoint *, const char *reason);
 void		 sup_health_agrees(struct endpoint *);
 
+unsigned	 health_overdue(struct endpoint *, uint64_t waiting,
+		    uint64_t age);
+uint64_t	 health_waiting(const struct endpoint *, uint64_t now);
+void		 health_polled(struct endpoint *, enum outcome,
+		    uint64_t latency);
 unsigned	 health_outcome(struct endpoint *, uint32_t gen, enum outcome);
 unsigned	 health_probe(struct endpoint *, enum outcome);
 int		 health_allow(struct endpoint *, int all_open, int idle,

@@ -38,8 +38,10 @@ worker_running(const struct worker *w)
 	return w->proc.fsm.state == CS_RUNNING && w->proc.pid != 0;
 }
 
-/* It may work: running, ready (not down, quarantined, inconsistent),
- * breaker closed. */
+/*
+ * It may work: running, ready (not down, quarantined, inconsistent,
+ * unresponsive), breaker closed.
+ */
 static int
 worker_usable(const struct worker *w)
 {

@@ -195,3 +195,23 @@ route_hedged(struct hedging *h, int won)
 	else
 		h->hedges++;
 }
+
+/*
+ * The chain's measured latency: over the kinds with enough samples, the
+ * largest q-th percentile of their latencies, not capped by hedge_after;
+ * 0 before any kind has enough.
+ */
+uint64_t
+route_latency_quantile(const struct hedging *h, unsigned q)
+{
+	uint64_t	v, worst = 0;
+
+	for (int k = 0; k < ITEM_KINDS; k++) {
+		if (h->n_lat[k] < HEDGE_MIN_SAMPLES)
+			continue;
+		v = hedge_delay_ms(h->lat[k], h->n_lat[k], q, UINT64_MAX);
+		if (v > worst)
+			worst = v;
+	}
+	return worst;
+}

@@ -62,5 +62,6 @@ void		 route_hedging_conf(struct hedging *, unsigned quantile,
 		    uint64_t after);
 void		 route_latency(struct hedging *, enum item_kind, uint64_t ms);
 void		 route_hedged(struct hedging *, int won);
+uint64_t	 route_latency_quantile(const struct hedging *, unsigned q);
 
 #endif

@@ -22,6 +22,7 @@
 #include "sup_chain.h"
 #include "sup_health.h"
 #include "sup_lease.h"
+#include "sup_overdue.h"
 #include "sup_primary.h"
 #include "sup_queue.h"
 #include "sup_route.h"
@@ -65,6 +66,11 @@ static struct held	*helds;
 static uint64_t		 next_req = 1;
 static ev_timer		 tick;
 static uint8_t		 key_difficulty[32], key_now[32];
+static struct store_stmt s_slow = { "UPDATE chains SET slow_reason = ?1, "
+    "slow_since = coalesce(slow_since, ?2) WHERE id = ?3", NULL, NULL };
+static struct store_stmt s_fast = { "UPDATE chains SET slow_reason = NULL, "
+    "slow_since = NULL WHERE id = ? AND slow_reason IS NOT NULL", NULL,
+    NULL };
 
 static struct request *
 request_new(struct worker *w, struct chain *ch, enum item_kind kind)
@@ -537,6 +543,133 @@ release_unusable(void)
 	}
 }
 
+/* Since when w waits for an answer, monotonic ms; 0: it does not. */
+static uint64_t
+waiting(const struct worker *w)
+{
+	uint64_t	t = health_waiting(w->ep, now_mono_ms());
+
+	for (const struct request *r = requests; r != NULL; r = r->next)
+		if (r->w == w && (t == 0 || r->sent < t))
+			t = r->sent;
+	return t;
+}
+
+/*
+ * The chain's slowness, stored when it changes: what was stored is kept
+ * here, by chain id, so that a steady state writes nothing.
+ */
+static void
+slow_store(const struct chain *ch, int slow, const char *why)
+{
+	static struct {
+		int64_t	 id;
+		char	 why[64];
+	}		*seen;
+	static size_t	 n_seen;
+	size_t		 i;
+
+	for (i = 0; i < n_seen && seen[i].id != ch->id; i++)
+		;
+	if (i == n_seen) {
+		seen = xrealloc(seen, ++n_seen * sizeof(*seen));
+		seen[i].id = ch->id;
+		seen[i].why[0] = '\0';
+		if (!slow) {
+			/* Whatever an earlier run left behind. */
+			store_run(store_bind(&s_fast, "i", ch->id));
+			return;
+		}
+	}
+	if (!slow) {
+		if (seen[i].why[0] != '\0') {
+			log_info("chain %s: answers in time again", ch->name);
+			store_run(store_bind(&s_fast, "i", ch->id));
+		}
+		seen[i].why[0] = '\0';
+		return;
+	}
+	/* Changes of its figure only once they are whole seconds. */
+	if (strcmp(seen[i].why, why) == 0)
+		return;
+	if (seen[i].why[0] == '\0')
+		log_warnx("chain %s: slow: %s (no endpoint singled out)",
+		    ch->name, why);
+	store_run(store_bind(&s_slow, "tii", why, (int64_t)now_wall_ms(),
+	    ch->id));
+	snprintf(seen[i].why, sizeof(seen[i].why), "%s", why);
+}
+
+/*
+ * Who of ch's endpoints is overdue while others answer (sup_overdue.c):
+ * unresponsive; and whether the whole chain is slow instead.
+ */
+static void
+overdue_chain(struct chain *ch, uint64_t watched, uint64_t now)
+{
+	static struct overdue_ep *eps;
+	static struct worker	**ws;
+	static size_t		  cap;
+	size_t			  n = 0;
+	uint64_t		  bound, latency, age;
+	char			  why[64];
+
+	for (struct worker *o = sup_workers; o != NULL; o = o->next) {
+		if (o->proc.fsm.state != CS_RUNNING ||
+		    strcmp(o->ep->chain, ch->name) != 0)
+			continue;
+		if (n == cap) {
+			cap = cap == 0 ? 16 : cap * 2;
+			eps = xrealloc(eps, cap * sizeof(*eps));
+			ws = xrealloc(ws, cap * sizeof(*ws));
+		}
+		eps[n].waiting = waiting(o);
+		if (o->load.answered > o->ep->answered) {
+			eps[n].answered = o->load.answered;
+			eps[n].answered_in = o->load.answered_in;
+		} else {
+			eps[n].answered = o->ep->answered;
+			eps[n].answered_in = o->ep->answered_in;
+		}
+		ws[n++] = o;
+	}
+	latency = route_latency_quantile(&ch->hedging, OVERDUE_QUANTILE);
+	bound = overdue_chain_bound(latency, ch->hedging.after);
+	for (size_t i = 0; i < n; i++) {
+		/* Its leases go back in release_unusable(); what it has
+		 * out answers on, for its health. */
+		if (overdue_judge(eps, n, i, bound, watched, now, &age) ==
+		    OV_OVERDUE)
+			(void)health_overdue(ws[i]->ep, eps[i].waiting, age);
+		else
+			(void)health_overdue(ws[i]->ep, 0, 0);
+	}
+	slow_store(ch, overdue_chain_slow(eps, n, bound, watched, now,
+	    latency, why, sizeof(why)), why);
+}
+
+/* Every chain once a tick, in the order of their first workers. */
+static void
+overdue_check(void)
+{
+	static uint64_t	last, watched;
+	uint64_t	now = now_mono_ms();
+
+	watched = overdue_watched(watched, last, now);
+	last = now;
+	for (struct worker *w = sup_workers; w != NULL; w = w->next) {
+		struct worker	*o;
+		struct chain	*ch;
+
+		for (o = sup_workers; o != w; o = o->next)
+			if (strcmp(o->ep->chain, w->ep->chain) == 0)
+				break;
+		if (o != w || (ch = sup_chain_find(w->ep->chain)) == NULL)
+			continue;
+		overdue_chain(ch, watched, now);
+	}
+}
+
 /*
  * What the chains concluded about endpoints goes to their health: a lie
  * (a head that never connected, a header whose number is not its
@@ -581,6 +714,7 @@ tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
 	}
 	sup_chains_tick(now_wall_ms());
 	sched_verdicts();
+	overdue_check();
 	release_unusable();
 	expire();
 	hedge();
@@ -694,6 +828,11 @@ count(struct request *r, enum outcome o)
 {
 	uint64_t	ms = now_mono_ms() - r->sent;
 
+	if (o != OUTCOME_TIMEOUT && o != OUTCOME_TRANSPORT &&
+	    r->sent >= r->w->load.answered) {
+		r->w->load.answered = r->sent;
+		r->w->load.answered_in = ms;
+	}
 	if (health_outcome(r->w->ep, r->brk_gen, o) & HEALTH_BACK)
 		sched_back(r->w->ep);
 	stats_request(&r->w->ep->stats, o, ms);

@@ -23,6 +23,9 @@ struct worker;
 /* A worker's share of the requests out; only sup_sched.c writes it. */
 struct load {
 	unsigned	 inflight;
+	uint64_t	 answered;	/* monotonic ms: the latest sent of the
+					 * requests it answered */
+	uint64_t	 answered_in;	/* ms that one took */
 };
 
 /*

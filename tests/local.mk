@@ -63,6 +63,13 @@ tests_unit_test_chain_SOURCES = tests/unit/test_chain.c \
 	supervisor/sup_store.c
 tests_unit_test_chain_LDADD = $(UNIT_LIBS) $(SQLITE_LIBS) $(EV_LIBS) \
 	$(JANSSON_LIBS) $(SODIUM_LIBS) $(XXHASH_LIBS)
+# Overdue endpoints and slow chains on a fake clock.
+check_PROGRAMS += tests/unit/test_overdue
+TESTS += tests/unit/test_overdue
+tests_unit_test_overdue_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
+tests_unit_test_overdue_SOURCES = tests/unit/test_overdue.c \
+	supervisor/sup_overdue.c
+tests_unit_test_overdue_LDADD = $(UNIT_LIBS)
 # Forks between endpoints over a table of blocks in memory.
 check_PROGRAMS += tests/unit/test_forks
 tests_unit_test_forks_CFLAGS = $(UNIT_CFLAGS)
@@ -92,6 +99,7 @@ SUP_TESTS = tests/integration/conf_check.sh \
 	tests/integration/store_full.sh \
 	tests/integration/sigterm.sh \
 	tests/integration/trust_reorgs.sh \
+	tests/integration/trust_heads.sh \
 	tests/integration/health_breaker.sh \
 	tests/integration/health_pruned.sh \
 	tests/integration/health_failover.sh \

@@ -6,6 +6,8 @@ METRICS_TESTS = \
 	tests/integration/hashrate.sh \
 	tests/integration/status_page.sh
 TESTS += $(METRICS_TESTS)
+# status_page.sh keeps its screenshots in the build tree, for people.
+CLEANFILES += tests/status_page.png tests/status_page_phone.png
 EXTRA_DIST += $(METRICS_TESTS) \
 	tests/integration/promparse.py \
 	tests/integration/pagecheck.py \

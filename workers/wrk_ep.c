@@ -24,7 +24,6 @@
 
 #define INFO_RETRY_MIN_MS	1000
 #define INFO_RETRY_MAX_MS	60000
-#define POLL_MIN_MS		500
 #define HELD_MAX		8	/* heads held during a genesis check */
 #define FIT_HASHES		2	/* headers judged: genesis, best */
 
@@ -1033,8 +1032,8 @@ wrk_ep_start(struct ev_loop *loop, const struct wrk_conf *wc)
 		log_info("%s: subscribe = primary: subscribing when the "
 		    "supervisor says so", wc->ws_shown);
 	ev_init(&ep.info_timer, info_timer_cb);
-	poll = (double)(wc->c.block_time > POLL_MIN_MS ? wc->c.block_time :
-	    POLL_MIN_MS) / 1000.0;
+	poll = (double)(wc->c.block_time > PROTO_POLL_MIN_MS ? wc->c.block_time :
+	    PROTO_POLL_MIN_MS) / 1000.0;
 	ev_timer_init(&ep.poll_timer, poll_timer_cb, poll, poll);
 	ev_timer_start(loop, &ep.poll_timer);
 	info_fetch();

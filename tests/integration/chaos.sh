@@ -44,7 +44,10 @@ command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }
 CW=$top_builddir/cli/chainwatch
 CHECK="/usr/bin/python3 $top_srcdir/tests/integration/chaos_check.py"
 DB=$T/chainwatch.db
+# CHAOS_TIMEOUTS=default (in the environment): the same matrix on the
+# default timeouts and breaker settings (hedge_after 1 s), for figures.
 HEDGE_MS=500
+[ "$CHAOS_TIMEOUTS" = default ] && HEDGE_MS=1000
 WAIT_LIMIT_MS=$((HEDGE_MS + 1000))
 STATUS_LIMIT=5		# s from the fault to the right status
 STATUS_WAIT=15		# s to wait for it anyway, for the figure
@@ -250,6 +253,8 @@ metrics_listen = none
 
 [chain devchain]
 block_time = 1s
+CONF
+[ "$CHAOS_TIMEOUTS" = default ] || cat >>"$T/chainwatch.conf" <<CONF
 request_timeout = 1500ms
 connect_timeout = 2s
 hedge_after = ${HEDGE_MS}ms
@@ -257,6 +262,8 @@ breaker_consecutive = 3
 breaker_min_span = 1s
 breaker_cooldown = 1s
 breaker_cooldown_max = 4s
+CONF
+cat >>"$T/chainwatch.conf" <<CONF
 endpoint = d1 http://127.0.0.1:$d1_port ws://127.0.0.1:$d1_port
 endpoint = d2 http://127.0.0.1:$d2_port ws://127.0.0.1:$d2_port
 endpoint = d3 http://127.0.0.1:$d3_port ws://127.0.0.1:$d3_port

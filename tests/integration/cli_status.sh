@@ -78,11 +78,21 @@ chains = {
     "juliet": (now - 20 * S, 70, 60, [
         ("a1-juliet", "inconsistent", T_OPEN, UNLINKED, None, 1),
         ("a2-juliet", "down", T_HALF, "worker died: signal 9", None, 1)]),
+    # One endpoint overdue while the others answer: degraded, named.
+    "kilo": (now - 20 * S, 80, 70, [
+        ("a1-kilo", "unresponsive", T_HALF, "no answer for 3 s", None, 1),
+        ("a2-kilo", "closed", T_OK, None, None, 1)]),
+    # Every endpoint as slow: ok, and the headline says so.
+    "lima": (now - 20 * S, 90, 80, [
+        ("a1-lima", "closed", T_OK, None, None, 1),
+        ("a2-lima", "closed", T_OK, None, None, 1)]),
 }
+# name -> (slow_reason, slow_since)
+slow = {"lima": ("answers take 3.0 s (median)", T_HALF)}
 want_status = dict(alpha="ok", bravo="degraded", charlie="stalled",
                    delta="stalled", echo="unreachable", foxtrot="degraded",
                    golf="ok", hotel="degraded", india="degraded",
-                   juliet="stalled")
+                   juliet="stalled", kilo="degraded", lima="ok")
 # Worker troubles: (endpoint, kind, detail, at); status shows the last
 # hang or death of the last 15 minutes.
 T_HUNG = now - 2 * MIN
@@ -102,10 +112,13 @@ def q(v):
 
 out, eid = [], 0
 for cid, (name, (upd, best, final, eps)) in enumerate(sorted(chains.items())):
+    sr, ss = slow.get(name, (None, None))
     out.append("INSERT INTO chains (id, name, format, block_time, "
-               "finality_depth, best_number, final_number, updated_at) "
-               "VALUES (%d, '%s', 'quantus', %d, 100, %s, %s, %s);"
-               % (cid + 1, name, BT, q(best), q(final), q(upd)))
+               "finality_depth, best_number, final_number, updated_at, "
+               "slow_reason, slow_since) "
+               "VALUES (%d, '%s', 'quantus', %d, 100, %s, %s, %s, %s, %s);"
+               % (cid + 1, name, BT, q(best), q(final), q(upd), q(sr),
+                  q(ss)))
     for pos, (en, st, since, reason, bound, conf) in enumerate(eps):
         eid += 1
         out.append("INSERT INTO endpoints (id, chain_id, name, rpc_url, "
@@ -196,6 +209,17 @@ juliet: stalled: none believed: 1 of 2 endpoints unreachable, 1 inconsistent:
   a1-juliet  inconsistent  since {op}
     {unlinked}
   a2-juliet  down          since {hf}  worker died: signal 9
+
+kilo: degraded: 1 of 2 endpoints unresponsive:
+    a1-kilo, no answer for 3 s since {hf}
+  best #80 (N s ago), final #70
+  a1-kilo  unresponsive  since {hf}  no answer for 3 s
+  a2-kilo  closed        since {ok}
+
+lima: ok: slow: answers take 3.0 s (median)
+  best #90 (N s ago), final #80
+  a1-lima  closed     since {ok}
+  a2-lima  closed     since {ok}
 """.format(ok=hms(T_OK), op=hms(T_OPEN), hf=hms(T_HALF), run=RUN, rate=RATE,
            trial=TRIAL, long=LONG[:73], echo=hms(now - 10 * MIN), gen=GENESIS,
            incons=INCONS, unlinked=UNLINKED[:73] + "...")
@@ -207,6 +231,8 @@ for name, (upd, best, final, eps) in chains.items():
     expect[name] = dict(
         name=name, status=st, best=best, final=final, updated_at=upd,
         updated_at_iso=None if upd is None else iso(upd), block_time=BT,
+        slow=slow.get(name, (None, None))[0],
+        slow_since=slow.get(name, (None, None))[1],
         stale=st in ("stalled", "unreachable"),
         endpoints=[dict(name=en, state=s, since=since,
                         since_iso=None if since is None else iso(since),
@@ -230,7 +256,7 @@ ok "status of every chain, for people"
 
 # One chain at a time: its block only, and its exit status.
 for c in alpha:0 bravo:1 charlie:1 delta:1 echo:1 foxtrot:1 golf:0 hotel:1 \
-    india:1 juliet:1; do
+    india:1 juliet:1 kilo:1 lima:0; do
 	name=${c%:*}
 	expect_rc "${c#*:}" cw -d "$DB" status "$name" >"$T/one"
 	head -n 1 "$T/one" | grep -q "^$name: " ||

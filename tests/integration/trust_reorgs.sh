@@ -4,7 +4,7 @@
 # equal to the devnode's chain hash by hash.  With longer but lighter
 # second branches, the heavier stays (quantus).  Then a devnode that reorgs
 # deeper than finality (120 blocks): the switch is never applied, the
-# endpoint is reported (endpoint event "contradicted"), the daemon stays
+# endpoint is reported (endpoint event "inconsistent"), the daemon stays
 # up and its canonical set stays one chain.
 . "$top_srcdir/tests/integration/lib.sh"
 [ -x /usr/bin/python3 ] || { echo "SKIP: no python3"; exit 77; }
@@ -76,10 +76,10 @@ devnode d3 --seed deep --block-time 100 --backlog 150 --finality-lag 200 \
     --reorg-every 200 --reorg-depth 120 --miners 4
 follow 100ms d3
 start_daemon
-wait_for 120 'test "$(sql "SELECT count(*) FROM endpoint_events WHERE kind = '"'contradicted'"'")" -ge 1' ||
+wait_for 120 'test "$(sql "SELECT count(*) FROM endpoint_events WHERE kind = '"'inconsistent'"'")" -ge 1' ||
     fail "the deep reorg was not reported: best $(sql 'SELECT best_number FROM chains'), reorgs $(sql 'SELECT depth FROM reorgs')"
 kill -0 $DAEMON_PID || fail "the daemon died"
-ok "reported: $(sql "SELECT detail FROM endpoint_events WHERE kind = 'contradicted' LIMIT 1")"
+ok "reported: $(sql "SELECT detail FROM endpoint_events WHERE kind = 'inconsistent' LIMIT 1")"
 deep=$(sql "SELECT count(*) FROM reorgs WHERE depth > 100")
 [ "$deep" = 0 ] || fail "a reorg deeper than finality was applied"
 kill -TERM $DAEMON_PID

@@ -40,6 +40,10 @@ reach(struct ep_avail *a, enum ep_state s, uint64_t when)
 		ep_step(a, EPE_FACTS, NULL, when);
 		ep_step(a, EPE_CONTRADICTED, "old trouble", when);
 		break;
+	case EP_UNRESPONSIVE:
+		ep_step(a, EPE_FACTS, NULL, when);
+		ep_step(a, EPE_OVERDUE, "old trouble", when);
+		break;
 	}
 	assert_int_equal(a->state, s);
 }
@@ -126,12 +130,49 @@ test_table(void **state)
 		    EPA_QUARANTINE | EPA_STORE, NEW_TROUBLE },
 		{ EP_INCONSISTENT, EPE_LOST, EP_DOWN, EPA_STORE, NEW_TROUBLE },
 		{ EP_INCONSISTENT, EPE_EXITED, EP_INCONSISTENT, 0, UNTOUCHED },
+		/* Overdue while others answer. */
+		{ EP_STARTING, EPE_OVERDUE, EP_UNRESPONSIVE,
+		    EPA_MUTE | EPA_STORE, NEW_TROUBLE },
+		{ EP_READY, EPE_OVERDUE, EP_UNRESPONSIVE,
+		    EPA_GONE | EPA_MUTE | EPA_STORE, NEW_TROUBLE },
+		{ EP_DOWN, EPE_OVERDUE, EP_DOWN, 0, UNTOUCHED },
+		{ EP_QUARANTINED, EPE_OVERDUE, EP_QUARANTINED, 0, UNTOUCHED },
+		{ EP_INCONSISTENT, EPE_OVERDUE, EP_INCONSISTENT, 0, UNTOUCHED },
+		{ EP_STARTING, EPE_ANSWERED, EP_STARTING, 0, UNTOUCHED },
+		{ EP_READY, EPE_ANSWERED, EP_READY, 0, UNTOUCHED },
+		{ EP_DOWN, EPE_ANSWERED, EP_DOWN, 0, UNTOUCHED },
+		{ EP_QUARANTINED, EPE_ANSWERED, EP_QUARANTINED, 0, UNTOUCHED },
+		{ EP_INCONSISTENT, EPE_ANSWERED, EP_INCONSISTENT, 0,
+		    UNTOUCHED },
+		{ EP_STARTING, EPE_JUDGED, EP_STARTING, 0, UNTOUCHED },
+		{ EP_READY, EPE_JUDGED, EP_READY, 0, UNTOUCHED },
+		{ EP_DOWN, EPE_JUDGED, EP_DOWN, 0, UNTOUCHED },
+		{ EP_QUARANTINED, EPE_JUDGED, EP_QUARANTINED, 0, UNTOUCHED },
+		{ EP_INCONSISTENT, EPE_JUDGED, EP_INCONSISTENT, 0, UNTOUCHED },
+		{ EP_UNRESPONSIVE, EPE_SPAWNED, EP_STARTING, EPA_STORE,
+		    CLEARED },
+		{ EP_UNRESPONSIVE, EPE_FACTS, EP_READY,
+		    EPA_HEARD | EPA_READY | EPA_STORE, CLEARED },
+		{ EP_UNRESPONSIVE, EPE_WRONG_CHAIN, EP_QUARANTINED,
+		    EPA_QUARANTINE | EPA_STORE, NEW_TROUBLE },
+		{ EP_UNRESPONSIVE, EPE_LOST, EP_DOWN, EPA_STORE, NEW_TROUBLE },
+		{ EP_UNRESPONSIVE, EPE_EXITED, EP_STARTING, EPA_STORE,
+		    CLEARED },
+		{ EP_UNRESPONSIVE, EPE_CONTRADICTED, EP_INCONSISTENT,
+		    EPA_DOUBT | EPA_STORE, NEW_TROUBLE },
+		{ EP_UNRESPONSIVE, EPE_AGREES, EP_UNRESPONSIVE, 0, UNTOUCHED },
+		{ EP_UNRESPONSIVE, EPE_OVERDUE, EP_UNRESPONSIVE, EPA_STORE,
+		    SAME_TROUBLE },
+		{ EP_UNRESPONSIVE, EPE_ANSWERED, EP_READY,
+		    EPA_HEARD | EPA_READY | EPA_STORE, CLEARED },
+		{ EP_UNRESPONSIVE, EPE_JUDGED, EP_READY, EPA_READY | EPA_STORE,
+		    CLEARED },
 	};
-	unsigned	seen[5][7];
+	unsigned	seen[6][10];
 	uint64_t	now = T0 + 60 * S;
 
 	/* Every state meets every event once. */
-	assert_int_equal(nitems(rows), 5 * 7);
+	assert_int_equal(nitems(rows), 6 * 10);
 	memset(seen, 0, sizeof(seen));
 	for (size_t i = 0; i < nitems(rows); i++)
 		assert_int_equal(seen[rows[i].from][rows[i].ev]++, 0);
@@ -330,11 +371,14 @@ test_shown(void **state)
 	assert_int_equal(since, t1);
 	assert_string_equal(reason, b.reason);
 	assert_true(reason[0] != '\0');
-	/* Half-open after its cooldown: still the breaker's reason. */
+	/*
+	 * Half-open after its cooldown: still the breaker's reason, and
+	 * the outage's start, not the flip's.
+	 */
 	assert_int_equal(breaker_allow(&b, t1 + 5 * S), BRK_TRIAL);
 	name = ep_shown(&a, &b, &since, &reason);
 	assert_string_equal(name, "half-open");
-	assert_int_equal(since, t1 + 5 * S);
+	assert_int_equal(since, t1);
 	assert_string_equal(reason, b.reason);
 
 	/* Its worker hangs: down, with its own since and reason. */
@@ -363,12 +407,84 @@ test_shown(void **state)
 	ep_step(&a, EPE_FACTS, NULL, t1 + 10 * S);
 	name = ep_shown(&a, &b, &since, &reason);
 	assert_string_equal(name, "half-open");
-	assert_int_equal(since, t1 + 5 * S);
+	assert_int_equal(since, t1);
 	/* A worker starting after a reload: the breaker too. */
 	ep_step(&a, EPE_SPAWNED, NULL, t1 + 11 * S);
 	assert_int_equal(a.state, EP_STARTING);
 	name = ep_shown(&a, &b, &since, &reason);
 	assert_string_equal(name, "half-open");
+}
+
+/*
+ * One outage of a breaker that flips open, half-open, open again over
+ * failed trials: shown since it began, the reason naming the last trial.
+ * Unresponsive before it, and the breaker taking over once it opens.
+ */
+static void
+test_outage_since(void **state)
+{
+	struct breaker_conf	c;
+	struct breaker		b;
+	struct ep_avail		a;
+	const char		*reason, *name;
+	uint64_t		since, t = T0 + 60 * S, down;
+
+	breaker_conf_default(&c);
+	breaker_init(&b, &c, T0);
+	ep_init(&a);
+	ep_step(&a, EPE_FACTS, NULL, T0);
+
+	/* Overdue at t - 3 s: unresponsive since its request went out. */
+	step(&a, EPE_OVERDUE, "no answer for 3 s", t - 3 * S,
+	    EP_UNRESPONSIVE, EPA_GONE | EPA_MUTE | EPA_STORE);
+	step(&a, EPE_OVERDUE, "no answer for 4 s", t, EP_UNRESPONSIVE,
+	    EPA_STORE);
+	name = ep_shown(&a, &b, &since, &reason);
+	assert_string_equal(name, "unresponsive");
+	assert_int_equal(since, t - 3 * S);
+	assert_string_equal(reason, "no answer for 4 s");
+
+	/* The run rule opens its breaker: it judges from now on. */
+	for (int i = 0; i < 6; i++)
+		breaker_outcome(&b, b.gen, OUTCOME_TIMEOUT, t + i * 2 * S);
+	assert_int_equal(b.state, BRK_OPEN);
+	down = b.down_since;
+	step(&a, EPE_JUDGED, NULL, t + 10 * S, EP_READY,
+	    EPA_READY | EPA_STORE);
+	/* Five failed trials: open, half-open, open ... one start. */
+	for (int i = 0; i < 5; i++) {
+		uint64_t at = breaker_ready_at(&b, t);
+
+		assert_int_equal(breaker_allow(&b, at), BRK_TRIAL);
+		name = ep_shown(&a, &b, &since, &reason);
+		assert_string_equal(name, "half-open");
+		assert_int_equal(since, down);
+		breaker_outcome(&b, b.gen, OUTCOME_TIMEOUT, at + S);
+		name = ep_shown(&a, &b, &since, &reason);
+		assert_string_equal(name, "open");
+		assert_int_equal(since, down);
+		assert_non_null(strstr(reason, "on trial at"));
+		t = at + S;
+	}
+	/* A success ends the outage: closed since then. */
+	t = breaker_ready_at(&b, t);
+	assert_int_equal(breaker_allow(&b, t), BRK_TRIAL);
+	breaker_outcome(&b, b.gen, OUTCOME_OK, t + S);
+	name = ep_shown(&a, &b, &since, &reason);
+	assert_string_equal(name, "closed");
+	assert_true(since > down);
+
+	/* An endpoint that never answered: back to starting when it does. */
+	ep_init(&a);
+	step(&a, EPE_OVERDUE, "no answer for 2 s", T0, EP_UNRESPONSIVE,
+	    EPA_MUTE | EPA_STORE);
+	step(&a, EPE_ANSWERED, NULL, T0 + S, EP_STARTING,
+	    EPA_HEARD | EPA_STORE);
+	assert_int_equal(a.since, 0);
+	step(&a, EPE_OVERDUE, "no answer for 2 s", T0 + 2 * S,
+	    EP_UNRESPONSIVE, EPA_MUTE | EPA_STORE);
+	step(&a, EPE_FACTS, NULL, T0 + 3 * S, EP_READY,
+	    EPA_HEARD | EPA_READY | EPA_STORE);
 }
 
 static void
@@ -379,13 +495,16 @@ test_names(void **state)
 	assert_string_equal(ep_state_name(EP_DOWN), "down");
 	assert_string_equal(ep_state_name(EP_QUARANTINED), "quarantined");
 	assert_string_equal(ep_state_name(EP_INCONSISTENT), "inconsistent");
-	assert_string_equal(ep_state_name((enum ep_state)5), "?");
+	assert_string_equal(ep_state_name(EP_UNRESPONSIVE), "unresponsive");
+	assert_string_equal(ep_state_name((enum ep_state)6), "?");
 	assert_string_equal(ep_event_name(EPE_SPAWNED), "spawned");
 	assert_string_equal(ep_event_name(EPE_WRONG_CHAIN), "wrong_chain");
 	assert_string_equal(ep_event_name(EPE_EXITED), "exited");
 	assert_string_equal(ep_event_name(EPE_CONTRADICTED), "contradicted");
 	assert_string_equal(ep_event_name(EPE_AGREES), "agrees");
-	assert_string_equal(ep_event_name((enum ep_event)7), "?");
+	assert_string_equal(ep_event_name(EPE_OVERDUE), "overdue");
+	assert_string_equal(ep_event_name(EPE_JUDGED), "judged");
+	assert_string_equal(ep_event_name((enum ep_event)10), "?");
 }
 
 int
@@ -396,6 +515,7 @@ main(void)
 		cmocka_unit_test(test_since_and_reason),
 		cmocka_unit_test(test_agreements),
 		cmocka_unit_test(test_shown),
+		cmocka_unit_test(test_outage_since),
 		cmocka_unit_test(test_names),
 	};
 
