@@ -51,6 +51,16 @@ struct ws_pending {
 	char			 msg[];
 };
 
+/*
+ * An oversized answer being sent: wslay holds it until its last fragment,
+ * and drops it unread when the connection ends first (a client that
+ * closes with 1009), so the connection frees what is left.
+ */
+struct ws_big {
+	struct ws_big			*next;
+	struct dev_oversized		*o;	/* NULL once sent */
+};
+
 struct ws_conn {
 	struct ws_conn			*next, *prev;
 	unsigned			 serial;
@@ -64,6 +74,7 @@ struct ws_conn {
 	struct ws_sub			*subs;
 	unsigned			 nsubs;
 	struct ws_pending		*pend_head, *pend_tail;
+	struct ws_big			*bigs;
 	uint64_t			 opened_ms;
 	int				 paused;	/* blackhole */
 	int				 closing;
@@ -155,13 +166,18 @@ static ssize_t
 oversized_read_cb(wslay_event_context_ptr ctx, uint8_t *buf, size_t len,
     const union wslay_event_msg_source *src, int *eof, void *user)
 {
-	struct dev_oversized	*o = src->data;
-	size_t			 n;
+	struct ws_big	*b = src->data;
+	size_t		 n;
 
-	n = dev_oversized_read(o, (char *)buf, len);
-	if (dev_oversized_done(o)) {
+	if (b->o == NULL) {
 		*eof = 1;
-		dev_oversized_free(o);
+		return 0;
+	}
+	n = dev_oversized_read(b->o, (char *)buf, len);
+	if (dev_oversized_done(b->o)) {
+		*eof = 1;
+		dev_oversized_free(b->o);
+		b->o = NULL;
 	}
 	return (ssize_t)n;
 }
@@ -247,6 +263,7 @@ send_text(struct ws_conn *c, const char *msg, size_t len, int notification,
 	struct dev_fault_view	 fv;
 	struct ws_pending	*p;
 	struct dev_oversized	*o;
+	struct ws_big		*big;
 	struct wslay_event_fragmented_msg fm;
 	char			*bad = NULL, id[128];
 	uint64_t		 due, now;
@@ -266,11 +283,17 @@ send_text(struct ws_conn *c, const char *msg, size_t len, int notification,
 		dev_request_id(req, req_len, id, sizeof(id));
 		o = dev_oversized_new(id, msg, len,
 		    fv.arg[FAULT_OVERSIZED] << 20);
+		big = xmalloc(sizeof(*big));
+		big->o = o;
+		big->next = c->bigs;
+		c->bigs = big;
 		fm.opcode = WSLAY_TEXT_FRAME;
-		fm.source.data = o;
+		fm.source.data = big;
 		fm.read_callback = oversized_read_cb;
-		if (wslay_event_queue_fragmented_msg(c->ctx, &fm) != 0)
+		if (wslay_event_queue_fragmented_msg(c->ctx, &fm) != 0) {
 			dev_oversized_free(o);
+			big->o = NULL;
+		}
 		conn_update(c);
 		return;
 	}
@@ -444,10 +467,17 @@ static void
 conn_free(struct ws_conn *c)
 {
 	struct ws_pending	*p;
+	struct ws_big		*b;
 
 	while ((p = c->pend_head) != NULL) {
 		c->pend_head = p->next;
 		free(p);
+	}
+	while ((b = c->bigs) != NULL) {
+		c->bigs = b->next;
+		if (b->o != NULL)
+			dev_oversized_free(b->o);
+		free(b);
 	}
 	free(c->subs);
 	free(c->extra);
