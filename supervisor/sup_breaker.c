@@ -225,15 +225,16 @@ reason_trip(struct breaker *b, uint64_t now)
 			    failure_words(class_outcome[top], 1), w,
 			    (unsigned long long)b->n_fail,
 			    (unsigned long long)b->n_total);
-		else
-			snprintf(b->reason, sizeof(b->reason),
+		else if (snprintf(b->reason, sizeof(b->reason),
 			    "%llu%% failures over %s (%llu of %llu), most "
 			    "%s (%llu)",
 			    (unsigned long long)(b->n_fail * 100 / b->n_total), w,
 			    (unsigned long long)b->n_fail,
 			    (unsigned long long)b->n_total,
 			    failure_words(class_outcome[top], 1),
-			    (unsigned long long)most);
+			    (unsigned long long)most) >= (int)sizeof(b->reason))
+			/* Cut, as any reason too long: its head says it. */
+			b->reason[sizeof(b->reason) - 1] = '\0';
 	} else if (run_holds(b, now)) {
 		fmt_hms(t, sizeof(t), b->run_start);
 		snprintf(b->reason, sizeof(b->reason),
