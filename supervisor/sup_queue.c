@@ -26,7 +26,7 @@ static int	added;		/* items written since queue_added() */
 static struct store_stmt s_due = { "SELECT id, kind, range_from, range_to, "
     "block_hash, block_number, attempts FROM queue WHERE chain_id = ?1 AND "
     "state = 'pending' AND next_attempt <= ?2 AND "
-    "NOT (kind = 'state' AND range_from <= ?3) AND "
+    "NOT (kind = 'state' AND range_from <= ?3 AND range_from > ?10) AND "
     "(kind IN ('headers', 'parent') OR "
     "coalesce(range_to, block_number) < ?4 OR "
     "(?5 AND last_endpoint_id IS NOT ?8) OR "
@@ -268,9 +268,9 @@ queue_next(int64_t chain, uint64_t now, const struct queue_filter *f,
 	 * State an endpoint no longer holds, even in part, is asked of the
 	 * others: the same endpoint would only say "discarded" again.
 	 */
-	st = store_bind(&s_due, "iiiiiiiii", chain, (int64_t)now,
+	st = store_bind(&s_due, "iiiiiiiiii", chain, (int64_t)now,
 	    f->pruning_bound, f->live_from, (int64_t)f->may_live, f->pref_id,
-	    (int64_t)f->live_only, f->not_id, f->wrong_id);
+	    (int64_t)f->live_only, f->not_id, f->wrong_id, f->prune_floor);
 	if (!store_row(st)) {
 		sqlite3_reset(st);
 		return 0;
@@ -294,13 +294,13 @@ queue_next(int64_t chain, uint64_t now, const struct queue_filter *f,
 int
 queue_has_due(int64_t chain, uint64_t now)
 {
-	struct queue_filter	 f = { -1, 0, 1, 0, -1, -1, -1 };
+	struct queue_filter	 f = { -1, 0, 1, 0, -1, -1, -1, -1 };
 	sqlite3_stmt		*st;
 	int			 due;
 
-	st = store_bind(&s_due, "iiiiiiiii", chain, (int64_t)now,
+	st = store_bind(&s_due, "iiiiiiiiii", chain, (int64_t)now,
 	    f.pruning_bound, f.live_from, (int64_t)f.may_live, f.pref_id,
-	    (int64_t)f.live_only, f.not_id, f.wrong_id);
+	    (int64_t)f.live_only, f.not_id, f.wrong_id, f.prune_floor);
 	due = store_row(st);
 	sqlite3_reset(st);
 	return due;

@@ -81,6 +81,15 @@ route_filter(const struct route_ep *e, size_t n, size_t self,
 		if (i != self && has_room(&e[i], max_inflight))
 			other = 1;
 	f->pruning_bound = e[self].pruning_bound;
+	/*
+	 * State every endpoint says it dropped is tried anyway: a bound can
+	 * be false (a block of a branch the node left, taken for pruning),
+	 * and an item nobody may take would wait for ever.
+	 */
+	f->prune_floor = e[0].pruning_bound;
+	for (size_t i = 1; i < n; i++)
+		if (e[i].pruning_bound < f->prune_floor)
+			f->prune_floor = e[i].pruning_bound;
 	f->live_from = live_from;
 	f->may_live = pref == -1 || (size_t)pref == self;
 	f->pref_id = pref != -1 ? e[pref].id : -1;

@@ -425,7 +425,7 @@ filter_for(struct worker *w, struct chain *ch, struct queue_filter *f)
 		memset(f, 0, sizeof(*f));
 		f->pruning_bound = w->ep->pruning_bound;
 		f->live_from = route_live_from(ch->have_best, ch->best_number);
-		f->pref_id = f->not_id = f->wrong_id = -1;
+		f->pref_id = f->not_id = f->wrong_id = f->prune_floor = -1;
 		return;
 	}
 	route_filter(eps, n, self, route_live_from(ch->have_best,
@@ -976,12 +976,18 @@ answer_storage(struct request *r, const struct proto_res_storage *rs,
 		/*
 		 * Discarded state of a block off our chain (a branch whose
 		 * work is read to choose) says only that the endpoint dropped
-		 * that branch, not that it prunes.
+		 * that branch, not that it prunes; and nothing is owed for a
+		 * branch the chain did not take: that block is settled, or
+		 * its item would go round the endpoints for ever.
 		 */
 		if ((d != NULL && discarded(d)) || discarded(t)) {
-			if (!sup_chain_canonical(r->ch, r->hashes[i]))
-				a->at_once = 1;
-			else if (r->numbers[i] > pruned)
+			if (!sup_chain_canonical(r->ch, r->hashes[i])) {
+				a->difficulty[i] = NULL;
+				a->timestamp[i] = -1;
+				a->n = i + 1;
+				continue;
+			}
+			if (r->numbers[i] > pruned)
 				pruned = r->numbers[i];
 		}
 		if (d != NULL && d->outcome != OUTCOME_OK &&
