@@ -476,16 +476,21 @@ link_down(struct chain *ch, struct sblock *b, int64_t *linked_at)
 
 /*
  * Blocks deeper than finality become final, standings with them.  Only
- * canonical blocks are marked, and only up to the first hole: a block
- * not linked to the chain below it is never final.
+ * canonical blocks are marked, and only up from the last final block (or
+ * the chain's first block) to the first hole: a block not linked to the
+ * chain below it is never final, nor is anything above a hole.  The first
+ * head on an empty store is the best over a gap: nothing is final until
+ * the gap links.
  */
 static void
 advance_finality(struct chain *ch)
 {
-	int64_t		 target;
+	int64_t		 target, last;
 	sqlite3_stmt	*st;
-	struct sblock	*v = NULL;
+	struct sblock	*v = NULL, f;
 	size_t		 n = 0;
+	uint8_t		 below[32];
+	int		 have_below = 0;
 
 	if (ch->format == FORMAT_QUANTUS)
 		target = ch->best_number - CHAIN_FINALITY;
@@ -494,8 +499,17 @@ advance_finality(struct chain *ch)
 		    ch->finalized_reported : ch->best_number;
 	if (target < 0 || target <= ch->final_number)
 		return;
+	last = ch->final_number;
+	if (last < (int64_t)ch->backfill_from - 1)
+		last = (int64_t)ch->backfill_from - 1;
+	if (last >= (int64_t)ch->backfill_from) {
+		if (!block_at(ch, last, &f))
+			return;		/* never: final blocks stay */
+		memcpy(below, f.hash, 32);
+		have_below = 1;
+	}
 	/* Read first, then write: one statement at a time per table. */
-	st = store_bind(&s_unfinal, "iii", ch->id, ch->final_number, target);
+	st = store_bind(&s_unfinal, "iii", ch->id, last, target);
 	while (store_row(st)) {
 		v = xrealloc(v, (n + 1) * sizeof(*v));
 		row_block(st, &v[n++]);
@@ -505,26 +519,34 @@ advance_finality(struct chain *ch)
 		struct standing *s;
 
 		/* A hole: what lies above it waits for it. */
-		if (i > 0 && (v[i].number != v[i - 1].number + 1 ||
-		    memcmp(v[i].parent, v[i - 1].hash, 32) != 0)) {
-			target = v[i - 1].number;
+		if (v[i].number != last + 1 || (have_below &&
+		    memcmp(v[i].parent, below, 32) != 0))
 			break;
-		}
 		s = standing(ch, &v[i]);
 		set_flags(ch, &v[i], 1, 1);
 		s->final_blocks++;
 		work_add(&s->final_work, &v[i], 1);
 		s->dirty = 1;
+		last = v[i].number;
+		memcpy(below, v[i].hash, 32);
+		have_below = 1;
 	}
 	free(v);
-	ch->final_number = target;
+	if (last > ch->final_number &&
+	    last >= (int64_t)ch->backfill_from)
+		ch->final_number = last;
 }
 
 static void
 save_best(struct chain *ch)
 {
-	store_run(store_bind(&s_chain_best, "ibiii", ch->best_number,
-	    ch->best_hash, ch->final_number, (int64_t)now_wall_ms(), ch->id));
+	sqlite3_stmt	*st;
+
+	st = store_bind(&s_chain_best, "ibiii", ch->best_number, ch->best_hash,
+	    ch->final_number, (int64_t)now_wall_ms(), ch->id);
+	if (ch->final_number < 0)
+		sqlite3_bind_null(st, 3);	/* nothing final yet */
+	store_run(st);
 }
 
 static void

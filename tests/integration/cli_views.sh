@@ -311,7 +311,10 @@ for r, b in zip(rows, j["blocks"]):
     m = b["miner"]
     if f[3] != (m if len(m) <= 17 else m[:8] + "..." + m[-6:]):
         sys.exit("miner %r for %r" % (f[3], m))
-want = "%d heights, %d blocks, %d reorged" % (j["heights"], len(j["blocks"]), j["reorged"])
+def counted(n, what):
+    return "%d %s%s" % (n, what, "" if n == 1 else "s")
+want = "%s, %s, %d reorged" % (counted(j["heights"], "height"),
+                               counted(len(j["blocks"]), "block"), j["reorged"])
 if lines[3 + len(j["blocks"])] != "" or lines[4 + len(j["blocks"])] != want:
     sys.exit("summary %r, want %r" % (lines[4 + len(j["blocks"]):], want))
 PY

@@ -27,6 +27,7 @@
 
 static struct chain	*ch;
 static struct chain	*cu, *chh, *cs;	/* quantus, quantus, substrate */
+static struct chain	*cr;		/* quantus, its first head reorged */
 static sqlite3		*ro;	/* a second connection, as the CLI would */
 
 /* Block n of branch b: its hash names both, its parent is (b, n - 1). */
@@ -129,7 +130,9 @@ setup(void **state)
 	    "[chain h]\nblock_time = 1s\n"
 	    "endpoint = eh http://127.0.0.1:1 ws://127.0.0.1:1\n"
 	    "[chain s]\nformat = substrate\nblock_time = 1s\n"
-	    "endpoint = es http://127.0.0.1:1 ws://127.0.0.1:1\n");
+	    "endpoint = es http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "[chain r]\nblock_time = 1s\n"
+	    "endpoint = er http://127.0.0.1:1 ws://127.0.0.1:1\n");
 
 	assert_int_equal(conf->n_errors, 0);
 	assert_int_equal(store_open("file:chaintest?mode=memory&cache=shared",
@@ -144,6 +147,8 @@ setup(void **state)
 	cu = sup_chain_find("u");
 	chh = sup_chain_find("h");
 	cs = sup_chain_find("s");
+	cr = sup_chain_find("r");
+	assert_non_null(cr);
 	assert_non_null(ch);
 	assert_non_null(cu);
 	assert_non_null(chh);
@@ -678,6 +683,54 @@ test_below_finality(void **state)
 	assert_chain(cu);
 }
 
+/*
+ * The first head on an empty store is the best over a gap, and nothing is
+ * final until the gap links.  The chain reorganises that head away before
+ * the gap is filled: the new branch links through the gap and becomes the
+ * best, one reorg, never judged below finality (it was, when finality
+ * moved by height over the unfilled gap: every later head was refused).
+ */
+static void
+test_first_head_reorged(void **state)
+{
+	int64_t	id, from, to;
+
+	hd(cr, 1, 1, 300, 1);
+	assert_int_equal(cr->best_number, 300);
+	assert_int_equal(cr->final_number, -1);
+	/* Branch 2 after 297: its head is a claim, its parents come by hash. */
+	hd(cr, 1, 2, 301, 2);
+	assert_int_equal(serve_parents(cr, 1, 2, 297, 1, 3), 3);
+	assert_int_equal(cr->best_number, 300);
+	sup_chains_tick(now_wall_ms());
+	/* The gap, from an endpoint on branch 2. */
+	while ((id = qf("SELECT id FROM queue WHERE chain_id = %lld AND kind = "
+	    "'headers' ORDER BY range_to DESC", (long long)cr->id)) >= 0) {
+		from = qf("SELECT range_from FROM queue WHERE id = %lld",
+		    (long long)id);
+		to = qf("SELECT range_to FROM queue WHERE id = %lld",
+		    (long long)id);
+		queue_lease(id, 1, now_wall_ms() + 1000);
+		for (int64_t n = from; n <= to; n++)
+			fx(cr, 1, n <= 297 ? 1 : 2, n, n <= 298 ? 1 : 2);
+		queue_done(id);
+		assert_int_equal(cr->final_number == -1 ||
+		    cr->final_number == cr->best_number - CHAIN_FINALITY, 1);
+	}
+	hd(cr, 1, 2, 302, 2);
+	assert_int_equal(cr->best_number, 302);
+	assert_int_equal(cr->final_number, 302 - CHAIN_FINALITY);
+	assert_int_equal(verdicts(1, CV_CONTRADICTED), 0);
+	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld "
+	    "AND canonical = 1", (long long)cr->id), 303);
+	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld "
+	    "AND final = 1", (long long)cr->id), 303 - CHAIN_FINALITY);
+	assert_int_equal(qf("SELECT count(*) FROM reorgs WHERE chain_id = %lld",
+	    (long long)cr->id), 1);
+	assert_chain(cr);
+	drain();
+}
+
 /* Quantus: the heavier branch wins, shorter or not; ties keep the first. */
 static void
 test_heaviest(void **state)
@@ -802,6 +855,7 @@ main(void)
 		cmocka_unit_test(test_gap_windows),
 		cmocka_unit_test(test_deep_reorg),
 		cmocka_unit_test(test_below_finality),
+		cmocka_unit_test(test_first_head_reorged),
 		cmocka_unit_test(test_heaviest),
 		cmocka_unit_test(test_substrate),
 	};
