@@ -32,11 +32,12 @@ metrics_listen = none
 
 [chain devchain]
 CONF
-	_port=19100
 	for _n in "$@"; do
+		# One port per name, whichever configuration names it.
+		[ -s "$T/port.$_n" ] || closed_port >"$T/port.$_n"
+		_port=$(cat "$T/port.$_n")
 		echo "endpoint = $_n http://127.0.0.1:$_port ws://127.0.0.1:$_port" \
 		    >>"$P/etc/chainwatch/chainwatch.conf"
-		_port=$((_port + 1))
 	done
 }
 

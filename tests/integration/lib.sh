@@ -114,7 +114,7 @@ cw_user() {
 
 # write_conf FILE ENDPOINT_NAME...: a daemon section for this test (its
 # control socket in $T, no metrics server) and one chain whose endpoints
-# point at unused local ports.
+# point at closed local ports (closed_port).
 write_conf() {
 	_f=$1
 	shift
@@ -133,11 +133,20 @@ metrics_listen = none
 [chain devchain]
 block_time = 1s
 CONF
-	_port=19000
 	for _n in "$@"; do
+		_port=$(closed_port)
 		echo "endpoint = $_n http://127.0.0.1:$_port ws://127.0.0.1:$_port" >>"$_f"
-		_port=$((_port + 1))
 	done
+}
+
+# closed_port: a port of 127.0.0.1 that the OS just gave and nothing
+# listens on (bound, then closed): an endpoint that refuses, and never
+# another program's port, as a fixed number could be.
+closed_port() {
+	python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
 }
 
 # Start chainwatchd in the foreground on $T/chainwatch.conf, logging to

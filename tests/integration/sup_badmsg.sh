@@ -32,16 +32,23 @@ ok "stale generation dropped, worker kept"
 
 wait_for 5 'grep -q "w/setup-1: worker failed its setup; not restarting it until the configuration changes" "$T/log"' ||
     fail "setup failure not reported"
-sleep 3
+# Not again while the loop works on: garbage-1 is killed and respawned
+# twice more meanwhile (a positive event, not a sleep).
+restarts() {
+	grep -c 'w/garbage-1: restart [0-9]*, in' "$T/log"
+}
+r=$(restarts)
+wait_for 30 'test "$(restarts)" -ge $((r + 2))' || fail "garbage-1 not respawned again"
 n=$(grep -c 'w/setup-1: worker failed its setup' "$T/log")
 [ "$n" -eq 1 ] || fail "setup failure logged $n times"
 grep -q 'w/setup-1: restart' "$T/log" && fail "setup-1 was restarted"
 kill -HUP $DAEMON_PID
 wait_for 5 'grep -q "reloaded .*8 kept" "$T/log"' || fail "no reload"
-sleep 1.5
+r=$(restarts)
+wait_for 40 'test "$(restarts)" -gt $r' || fail "garbage-1 not respawned after the reload"
 n=$(grep -c 'w/setup-1: worker failed its setup' "$T/log")
 [ "$n" -eq 1 ] || fail "an unchanged reload restarted setup-1"
-sed -i 's|^endpoint = setup-1 http://127.0.0.1:[0-9]*|endpoint = setup-1 http://127.0.0.1:29998|' \
+sed -i 's|^endpoint = setup-1 http://127.0.0.1:[0-9]*|endpoint = setup-1 http://127.0.0.1:'"$(closed_port)"'|' \
     "$T/chainwatch.conf"
 kill -HUP $DAEMON_PID
 wait_for 5 'test "$(grep -c "w/setup-1: worker failed its setup" "$T/log")" -eq 2' ||

@@ -12,10 +12,16 @@ keep=$(worker_pid $DAEMON_PID keep)
 remove=$(worker_pid $DAEMON_PID remove)
 change=$(worker_pid $DAEMON_PID change)
 
-write_conf "$T/new.conf" keep change add
-# "change" gets another port.
-sed 's|^endpoint = change http://127.0.0.1:[0-9]*|endpoint = change http://127.0.0.1:29999|' \
-    "$T/new.conf" >"$T/chainwatch.conf"
+# "keep" as it was, "change" on another port, "add" new.
+write_conf "$T/add.conf" add
+{
+	grep -v '^endpoint = ' "$T/add.conf"
+	grep '^endpoint = keep ' "$T/chainwatch.conf"
+	grep '^endpoint = change ' "$T/chainwatch.conf" |
+	    sed 's|127.0.0.1:[0-9]*|127.0.0.1:'"$(closed_port)"'|g'
+	grep '^endpoint = add ' "$T/add.conf"
+} >"$T/new.conf"
+cp "$T/new.conf" "$T/chainwatch.conf"
 kill -HUP $DAEMON_PID
 wait_for 5 'grep -q "reloaded .*: 1 endpoint added, 1 changed, 1 removed, 1 kept" "$T/log"' ||
     fail "no reload summary"
