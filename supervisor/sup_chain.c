@@ -1084,6 +1084,177 @@ hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h)
 	claim_fetch(ch, c);
 }
 
+/* ---- the first best, on an empty store ---- */
+
+/* Do two claims hold the same block, or one the parent of the other's? */
+static int
+claims_agree(const struct claim *a, const struct claim *b)
+{
+	for (size_t i = 0; i < a->n; i++)
+		for (size_t j = 0; j < b->n; j++)
+			if (memcmp(a->h[i].hash, b->h[j].hash, 32) == 0 ||
+			    memcmp(a->h[i].parent, b->h[j].hash, 32) == 0 ||
+			    memcmp(b->h[j].parent, a->h[i].hash, 32) == 0)
+				return 1;
+	return 0;
+}
+
+/* A header of a claim, with the endpoint that claimed it. */
+struct claimed {
+	struct proto_header	h;
+	int64_t			ep;
+};
+
+static int
+by_number(const void *a, const void *b)
+{
+	const struct claimed *x = a, *y = b;
+
+	return x->h.number < y->h.number ? -1 : x->h.number > y->h.number;
+}
+
+/*
+ * Claims i and j (-1: i alone) become the first best, for why: their
+ * headers are stored bottom up (each numbered its stored parent's + 1),
+ * the highest is the best, and the chain below comes in ranges.
+ */
+static void
+first_best(struct chain *ch, size_t i, int j, const char *why)
+{
+	const struct claim	*two[2] = { &ch->claims[i],
+				    j >= 0 ? &ch->claims[j] : NULL };
+	struct claimed		*v;
+	struct sblock		 p, b, top;
+	int64_t			 first_seen, eps[2];
+	size_t			 n = 0;
+	uint64_t		 now = now_wall_ms();
+	int			 have_top = 0;
+	char			 hb[24];
+
+	v = xcalloc(two[0]->n + (two[1] != NULL ? two[1]->n : 0), sizeof(*v));
+	for (size_t c = 0; c < 2 && two[c] != NULL; c++)
+		for (size_t k = 0; k < two[c]->n; k++) {
+			v[n].h = two[c]->h[k];
+			v[n++].ep = two[c]->endpoint_id;
+		}
+	eps[0] = two[0]->endpoint_id;
+	eps[1] = two[1] != NULL ? two[1]->endpoint_id : eps[0];
+	qsort(v, n, sizeof(*v), by_number);
+	for (size_t k = 0; k < n; k++) {
+		if (block_get(ch, v[k].h.parent, &p) &&
+		    check_number(ch, v[k].ep, &v[k].h, &p) == -1)
+			continue;
+		store_header(ch, &v[k].h, v[k].ep, now, &b, &first_seen);
+		if (!have_top || b.number >= top.number) {
+			top = b;
+			have_top = 1;
+		}
+	}
+	free(v);
+	ch->disagree_logged = 0;
+	/* The later index first: claim_free moves the last into its slot. */
+	if (j >= 0 && (size_t)j > i)
+		claim_free(ch, (size_t)j);
+	claim_free(ch, i);
+	if (j >= 0 && (size_t)j < i)
+		claim_free(ch, (size_t)j);
+	verdict(ch, eps[0], CV_AGREES, "connected");
+	if (eps[1] != eps[0])
+		verdict(ch, eps[1], CV_AGREES, "connected");
+	if (have_top) {
+		log_info("chain %s: first head #%lld %s: %s", ch->name,
+		    (long long)top.number, short_hash(top.hash, hb), why);
+		adopt(ch, &top, eps[0]);
+	}
+	/* The claims left are judged against this best, as any claim. */
+	for (size_t k = 0; k < ch->n_claims; k++) {
+		struct claim *c = &ch->claims[k];
+
+		c->far = (int64_t)c->h[0].number > sup_chain_reach(ch, now);
+		c->gap_seen = (int64_t)c->h[c->n - 1].number - 1 -
+		    ch->best_number;
+	}
+	claims_sweep(ch);
+}
+
+/*
+ * Nothing stored links a head on an empty store, so with more than one
+ * endpoint configured the first best is a head two endpoints agree on
+ * (the same block, or one the parent of the other's): held as claims
+ * until then, their parents fetched by hash as evidence (first_tick).
+ * 1 if h was held.
+ */
+static int
+first_wait(struct chain *ch, int64_t endpoint_id, const struct proto_header *h)
+{
+	int	i;
+
+	if (ch->n_endpoints < 2)
+		return 0;
+	hold(ch, endpoint_id, h);
+	if ((i = claim_index(ch, endpoint_id)) < 0)
+		return 1;
+	for (size_t j = 0; j < ch->n_claims; j++)
+		if (j != (size_t)i && claims_agree(&ch->claims[i],
+		    &ch->claims[j])) {
+			first_best(ch, (size_t)i, (int)j,
+			    "two endpoints agree on it");
+			break;
+		}
+	return 1;
+}
+
+/*
+ * The clock, while there is no best.  A lone claimer (no other endpoint
+ * said anything) is believed after 2 block times, 2 s at least.  Claims
+ * that disagree wait for two to agree; after 10 block times (10 s at
+ * least) the one whose ancestry resolved furthest by hash is the first
+ * best (a forged head has no parents to show; ties: the lower), and the
+ * others are judged against it as any claim is.
+ */
+static void
+first_tick(struct chain *ch, uint64_t now)
+{
+	uint64_t	wait = 2 * ch->block_time > 2000 ? 2 * ch->block_time :
+			    2000;
+	uint64_t	patience = 5 * wait, oldest = UINT64_MAX;
+	size_t		k = 0;
+	char		hb[24];
+
+	if (ch->n_claims == 1 && now >= ch->claims[0].since + wait) {
+		first_best(ch, 0, -1, "the only endpoint heard");
+		return;
+	}
+	if (ch->n_claims < 2)
+		return;
+	for (size_t i = 0; i < ch->n_claims; i++) {
+		const struct claim *c = &ch->claims[i], *b = &ch->claims[k];
+
+		if (c->since < oldest)
+			oldest = c->since;
+		if (c->steps > b->steps || (c->steps == b->steps &&
+		    c->h[0].number < b->h[0].number))
+			k = i;
+	}
+	if (now < oldest + patience) {
+		if (ch->disagree_logged == 0)
+			log_warnx("chain %s: endpoints disagree on the first "
+			    "head; waiting up to %llu ms for two to agree",
+			    ch->name, (unsigned long long)patience);
+		ch->disagree_logged = now;
+		return;
+	}
+	log_warnx("chain %s: endpoints disagree on the first head for %llu "
+	    "ms; #%llu %s from endpoint %lld, whose ancestry resolved furthest "
+	    "(%u parent%s), is taken", ch->name,
+	    (unsigned long long)(now - oldest),
+	    (unsigned long long)ch->claims[k].h[0].number,
+	    short_hash(ch->claims[k].h[0].hash, hb),
+	    (long long)ch->claims[k].endpoint_id, ch->claims[k].steps,
+	    ch->claims[k].steps == 1 ? "" : "s");
+	first_best(ch, k, -1, "its ancestry resolved furthest");
+}
+
 /* A header fetched by hash for claims: 1 if one waited for it. */
 static int
 claim_parent(struct chain *ch, const struct proto_header *h)
@@ -1217,6 +1388,8 @@ sup_chain_head(struct chain *ch, int64_t endpoint_id,
 	}
 	if ((int64_t)hd->h.number < (int64_t)ch->backfill_from)
 		return;
+	if (!ch->have_best && first_wait(ch, endpoint_id, &hd->h))
+		return;
 	if (ch->have_best && memcmp(hd->h.parent, ch->best_hash, 32) == 0) {
 		/* The usual head: on the best, whose number we know. */
 		p.number = ch->best_number;
@@ -1301,6 +1474,10 @@ claims_expire(struct chain *ch, uint64_t now)
 
 	if (patience < 10000)
 		patience = 10000;
+	if (!ch->have_best) {
+		first_tick(ch, now);
+		return;
+	}
 	for (size_t i = 0; i < ch->n_claims; ) {
 		struct claim *c = &ch->claims[i];
 
@@ -1565,6 +1742,7 @@ sup_chains_load(const struct conf *conf)
 			standings_load(ch);
 		}
 		ch->format = (enum chain_format)cc->format;
+		ch->n_endpoints = cc->n_endpoints;
 		ch->backfill_from = cc->backfill_from;
 		ch->block_time = cc->block_time;
 		ch->request_timeout = cc->request_timeout;

@@ -99,6 +99,9 @@ struct chain {
 	int64_t			 cand_ep;	/* the endpoint that brought it */
 	struct chain_verdict	 verdicts[CHAIN_VERDICTS_MAX];
 	size_t			 n_verdicts;
+	/* an empty store: heads wait until two endpoints agree */
+	size_t			 n_endpoints;	/* configured */
+	uint64_t		 disagree_logged;	/* wall ms */
 };
 
 void		 sup_chains_load(const struct conf *);

@@ -7,7 +7,8 @@
 # daemon answers, the queue stays bounded, the best head is the honest
 # one, no block is final that is not canonical, and once the liar tells
 # the truth again it is cleared.  At the end the store equals the honest
-# chain hash by hash and 'chainwatch verify' is clean.
+# chain hash by hash and 'chainwatch verify' is clean.  Then a first start
+# on an empty store with d2 forging from the start: d1's head is the first.
 . "$top_srcdir/tests/integration/lib.sh"
 [ -x /usr/bin/python3 ] || { echo "SKIP: no python3"; exit 77; }
 command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
@@ -118,6 +119,34 @@ lie forge_chain:40 "a forged branch 40 deep that never connects"
 lie forge_chain:1000 "a forged branch 1000 deep"
 lie bad_number:50 "a head numbered its parent's + 50"
 compare quantus
+
+# A liar at the first start: an empty store, and d2 announcing only a
+# forged head 10^9 ahead from the very start.  Nothing links a head yet;
+# the first best is d1's, never the forgery, and d2 is judged after.
+kill $d1_pid $d2_pid 2>/dev/null
+rm -f "$T"/chainwatch.db* "$T"/d1.* "$T"/d2.*
+start=$(($(date +%s) * 1000))
+for n in d1 d2; do
+	devnode $n --seed first --format quantus --block-time 300 \
+	    --backlog 50 --start-time "$start"
+	eval ${n}_pid=$!
+done
+control d2 '{"enable": "forge_head"}'
+conf quantus
+start_daemon
+wait_for 60 'test -n "$(sql "SELECT best_number FROM chains")"' ||
+    fail "first start: no first best"
+first=$(sql "SELECT best_number FROM chains")
+[ "$first" -le $(($(head_of d1) + 2)) ] ||
+    fail "first start: the first best is #$first, d1 is at #$(head_of d1)"
+how=$(grep -o 'first head #[0-9]* [^ ]*: .*' "$T/log" | head -n 1)
+[ -n "$how" ] || fail "first start: the log does not say how the first head was chosen"
+wait_for 90 'test "$(d2_state)" = inconsistent' ||
+    fail "first start: d2 is '$(d2_state)', not inconsistent"
+ok "first start beside a liar: $how; d2 inconsistent ($(sql "SELECT state_reason FROM endpoints WHERE name = 'd2'"))"
+control d2 '{"disable": "forge_head"}'
+caught_up
+compare "first start"
 
 # Substrate: a finalized head that is not on the canonical chain.
 kill $d1_pid $d2_pid 2>/dev/null

@@ -28,6 +28,7 @@
 static struct chain	*ch;
 static struct chain	*cu, *chh, *cs;	/* quantus, quantus, substrate */
 static struct chain	*cr;		/* quantus, its first head reorged */
+static struct chain	*c2, *cl, *cd;	/* two endpoints each: first heads */
 static sqlite3		*ro;	/* a second connection, as the CLI would */
 
 /* Block n of branch b: its hash names both, its parent is (b, n - 1). */
@@ -132,7 +133,16 @@ setup(void **state)
 	    "[chain s]\nformat = substrate\nblock_time = 1s\n"
 	    "endpoint = es http://127.0.0.1:1 ws://127.0.0.1:1\n"
 	    "[chain r]\nblock_time = 1s\n"
-	    "endpoint = er http://127.0.0.1:1 ws://127.0.0.1:1\n");
+	    "endpoint = er http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "[chain two]\nblock_time = 1s\n"
+	    "endpoint = t1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "endpoint = t2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
+	    "[chain lone]\nblock_time = 1s\n"
+	    "endpoint = l1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "endpoint = l2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
+	    "[chain dis]\nblock_time = 1s\n"
+	    "endpoint = d1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "endpoint = d2 http://127.0.0.1:2 ws://127.0.0.1:2\n");
 
 	assert_int_equal(conf->n_errors, 0);
 	assert_int_equal(store_open("file:chaintest?mode=memory&cache=shared",
@@ -149,6 +159,12 @@ setup(void **state)
 	cs = sup_chain_find("s");
 	cr = sup_chain_find("r");
 	assert_non_null(cr);
+	c2 = sup_chain_find("two");
+	cl = sup_chain_find("lone");
+	cd = sup_chain_find("dis");
+	assert_non_null(cd);
+	assert_non_null(c2);
+	assert_non_null(cl);
 	assert_non_null(ch);
 	assert_non_null(cu);
 	assert_non_null(chh);
@@ -731,6 +747,70 @@ test_first_head_reorged(void **state)
 	drain();
 }
 
+/*
+ * An empty store and two endpoints: nothing links a head, so the first
+ * best is one two endpoints agree on.  A forged first head is held, not
+ * believed; a lone endpoint is believed after 2 block times.
+ */
+static void
+test_first_head_agreed(void **state)
+{
+	hd(c2, 1, 9, 1000000000, 9);		/* a forgery, first */
+	hd(c2, 2, 1, 300, 1);
+	sup_chains_tick(now_wall_ms() + 5000);
+	assert_int_equal(c2->have_best, 0);
+	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld",
+	    (long long)c2->id), 0);
+	/* Only each head's parent, by hash: no ranges below a forgery. */
+	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld",
+	    (long long)c2->id), 2);
+	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld "
+	    "AND kind = 'headers'", (long long)c2->id), 0);
+	/* The liar tells the truth once: 301 is the child of 300. */
+	hd(c2, 1, 1, 301, 1);
+	assert_int_equal(c2->have_best, 1);
+	assert_int_equal(c2->best_number, 301);
+	assert_int_equal(c2->n_claims, 0);
+	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld "
+	    "AND canonical = 1", (long long)c2->id), 2);
+	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld "
+	    "AND number > 301", (long long)c2->id), 0);
+	hd(c2, 2, 1, 302, 1);
+	assert_int_equal(c2->best_number, 302);
+	assert_chain(c2);
+	/* Alone: believed after 2 block times (1 s blocks: 2 s). */
+	hd(cl, 1, 1, 50, 1);
+	sup_chains_tick(now_wall_ms() + 1000);
+	assert_int_equal(cl->have_best, 0);
+	sup_chains_tick(now_wall_ms() + 2500);
+	assert_int_equal(cl->have_best, 1);
+	assert_int_equal(cl->best_number, 50);
+	drain();
+	/*
+	 * A liar that never tells the truth: after 10 s of disagreement the
+	 * head whose ancestry resolved (its parent came by hash) is taken,
+	 * and the forgery is then judged as any claim.
+	 */
+	hd(cd, 1, 9, 1000000000, 9);
+	hd(cd, 2, 1, 300, 1);
+	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld "
+	    "AND kind = 'parent'", (long long)cd->id), 2);
+	fx(cd, 2, 1, 299, 1);			/* 300's parent, by hash */
+	sup_chains_tick(now_wall_ms() + 9000);
+	assert_int_equal(cd->have_best, 0);
+	sup_chains_tick(now_wall_ms() + 10500);
+	assert_int_equal(cd->have_best, 1);
+	assert_int_equal(cd->best_number, 300);
+	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld "
+	    "AND canonical = 1", (long long)cd->id), 2);
+	sup_chains_tick(now_wall_ms() + 30000);
+	assert_int_equal(verdicts(1, CV_CONTRADICTED), 1);
+	assert_non_null(strstr(reason, "never connected"));
+	assert_int_equal(cd->best_number, 300);
+	assert_chain(cd);
+	drain();
+}
+
 /* Quantus: the heavier branch wins, shorter or not; ties keep the first. */
 static void
 test_heaviest(void **state)
@@ -856,6 +936,7 @@ main(void)
 		cmocka_unit_test(test_deep_reorg),
 		cmocka_unit_test(test_below_finality),
 		cmocka_unit_test(test_first_head_reorged),
+		cmocka_unit_test(test_first_head_agreed),
 		cmocka_unit_test(test_heaviest),
 		cmocka_unit_test(test_substrate),
 	};
