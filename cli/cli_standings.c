@@ -79,6 +79,22 @@ print_row(char cell[NCOLS][CELL_MAX], const int width[NCOLS])
 	putchar('\n');
 }
 
+/* Blocks without a miner: a line of their own, never a rank. */
+static void
+print_unsealed(const struct view_standings *s)
+{
+	const struct view_srow *u = &s->unsealed;
+
+	if (u->blocks == 0)
+		return;
+	printf("unsealed %lld: block%s without a miner in the digest, not "
+	    "counted", (long long)u->blocks, u->blocks == 1 ? "" : "s");
+	if (u->has_range)
+		printf(u->first == u->last ? " (#%lld)" : " (#%lld to #%lld)",
+		    (long long)u->first, (long long)u->last);
+	putchar('\n');
+}
+
 static void
 print_human(const struct view_chain *ch, const struct cli_opts *o,
     const struct view_standings *s, size_t shown, int stale, const char *last)
@@ -108,7 +124,9 @@ print_human(const struct view_chain *ch, const struct cli_opts *o,
 		printf("stale: every endpoint is unreachable; the last head "
 		    "came from %s\n", last[0] != '\0' ? last : "none");
 	if (s->n == 0) {
-		printf("no blocks\n");
+		printf(s->unsealed.blocks > 0 ? "no mined blocks\n" :
+		    "no blocks\n");
+		print_unsealed(s);
 		return;
 	}
 	if (s->has_hashrate) {
@@ -139,6 +157,7 @@ print_human(const struct view_chain *ch, const struct cli_opts *o,
 	if (shown < s->n)
 		printf(" (top %zu shown)", shown);
 	putchar('\n');
+	print_unsealed(s);
 }
 
 static void
@@ -201,6 +220,19 @@ print_json(const struct view_chain *ch, const struct cli_opts *o,
 		json_array_append_new(rows, row);
 	}
 	json_object_set_new(root, "rows", rows);
+	r = &s->unsealed;
+	row = json_object();
+	json_object_set_new(row, "blocks", json_integer(r->blocks));
+	json_object_set_new(row, "provisional",
+	    json_integer(r->blocks - r->final_blocks));
+	json_object_set_new(row, "final", json_integer(r->final_blocks));
+	u512_to_dec(&r->work, dec);
+	json_object_set_new(row, "work", json_string(dec));
+	json_object_set_new(row, "first_number",
+	    view_jint(r->has_range, r->first));
+	json_object_set_new(row, "last_number",
+	    view_jint(r->has_range, r->last));
+	json_object_set_new(root, "unsealed", row);
 	cli_json_print(root);
 }
 

@@ -113,8 +113,55 @@ down_item(const struct view_endpoint *e, int64_t now, char *out,
 		snprintf(out, outlen, "%s, %s", e->name, cls);
 }
 
+/*
+ * The daemon's object of this chain in its status answer (NULL when it is
+ * not running, or does not know the chain): who holds the subscription.
+ */
+static const json_t *
+daemon_chain(const json_t *daemon, const char *name)
+{
+	const json_t	*a = json_object_get(daemon, "chains"), *c;
+	size_t		 i;
+
+	json_array_foreach(a, i, c)
+		if (json_is_string(json_object_get(c, "chain")) &&
+		    strcmp(json_string_value(json_object_get(c, "chain")),
+		    name) == 0)
+			return c;
+	return NULL;
+}
+
+/*
+ * "  subscription on a1-planck since 12:03:07" under subscribe = primary,
+ * "(connecting)" until its first notification; nothing under all, where
+ * every endpoint holds its own.
+ */
 static void
-print_human(const struct view_verdict *s, int64_t now)
+print_subscription(const json_t *dc, int64_t now)
+{
+	const json_t	*h = json_object_get(dc, "subscription");
+	const char	*mode = json_string_value(json_object_get(dc,
+			    "subscribe"));
+	char		 line[256], t[32];
+
+	if (mode == NULL || strcmp(mode, "primary") != 0)
+		return;
+	if (!json_is_object(h) ||
+	    !json_is_string(json_object_get(h, "endpoint"))) {
+		cli_put_line("  subscription: none held; heads come from the "
+		    "endpoints' polls");
+		return;
+	}
+	time_local(json_integer_value(json_object_get(h, "since")), now, t,
+	    sizeof(t));
+	snprintf(line, sizeof(line), "  subscription on %s since %s%s",
+	    json_string_value(json_object_get(h, "endpoint")), t,
+	    json_is_true(json_object_get(h, "live")) ? "" : " (connecting)");
+	cli_put_line(line);
+}
+
+static void
+print_human(const struct view_verdict *s, const json_t *daemon, int64_t now)
 {
 	const struct view_chain		*ch = s->ch;
 	const struct view_endpoint	*e;
@@ -167,6 +214,7 @@ print_human(const struct view_verdict *s, int64_t now)
 		cli_put_line(line);
 	} else
 		cli_put_line("  no best block yet");
+	print_subscription(daemon_chain(daemon, ch->name), now);
 	if (s->status == VIEW_STATUS_UNREACHABLE) {
 		if (ch->has_updated) {
 			time_local(ch->updated_at, now, t, sizeof(t));
@@ -215,28 +263,53 @@ print_human(const struct view_verdict *s, int64_t now)
 	}
 }
 
-/*
- * The daemon's store, from its control socket: NULL when it is running
- * and writing, else its "store" object (a reference to free), whose
- * reason says why it is blocked.  Not running or not asked: NULL too.
- */
+/* The daemon's status answer, to free; NULL when not running or asked. */
 static json_t *
-store_blocked(struct view_db *c)
+daemon_status(struct view_db *c)
 {
-	json_t		*status = NULL, *store;
+	json_t	*status = NULL;
 
 	if (c->socket == NULL || view_daemon_state(c->socket, &status) != 1)
 		return NULL;
-	store = json_object_get(status, "store");
+	return status;
+}
+
+/*
+ * The daemon's store: NULL when it is running and writing, else its
+ * "store" object (a reference to free), whose reason says why it is
+ * blocked.  Not running or not asked: NULL too.
+ */
+static json_t *
+store_blocked(const json_t *status)
+{
+	json_t	*store = json_object_get(status, "store");
+
 	if (!json_is_object(store) || !json_is_string(json_object_get(store,
 	    "state")) || strcmp(json_string_value(json_object_get(store,
-	    "state")), "store-blocked") != 0) {
-		json_decref(status);
+	    "state")), "store-blocked") != 0)
 		return NULL;
-	}
 	json_incref(store);
-	json_decref(status);
 	return store;
+}
+
+/* --json: "subscribe" and "subscription" of each chain, null unknown. */
+static void
+json_subscriptions(json_t *root, const json_t *daemon)
+{
+	json_t		*c;
+	const json_t	*dc;
+	size_t		 i;
+
+	json_array_foreach(json_object_get(root, "chains"), i, c) {
+		dc = daemon_chain(daemon, json_string_value(json_object_get(c,
+		    "name")));
+		json_object_set(c, "subscribe", dc != NULL &&
+		    json_object_get(dc, "subscribe") != NULL ?
+		    json_object_get(dc, "subscribe") : json_null());
+		json_object_set(c, "subscription", dc != NULL &&
+		    json_object_get(dc, "subscription") != NULL ?
+		    json_object_get(dc, "subscription") : json_null());
+	}
 }
 
 /*
@@ -271,13 +344,17 @@ cli_status(struct view_db *c, const struct cli_opts *o)
 	size_t			 n, nc, i;
 	int64_t			 now = (int64_t)now_wall_ms();
 	int			 rc, bad = 0;
-	json_t			*blocked = store_blocked(c);
+	json_t			*daemon = daemon_status(c);
+	json_t			*blocked = store_blocked(daemon);
 
 	if (o->json) {
 		if ((rc = view_status_json(c, o->chain, &root)) != CW_EXIT_OK) {
 			json_decref(blocked);
+			json_decref(daemon);
 			return rc;
 		}
+		json_subscriptions(root, daemon);
+		json_decref(daemon);
 		json_object_set_new(root, "daemon_store", blocked != NULL ?
 		    blocked : json_pack("{s:s}", "state", "ok"));
 		bad = blocked != NULL;
@@ -292,6 +369,7 @@ cli_status(struct view_db *c, const struct cli_opts *o)
 	if ((rc = view_status_judge(c, o->chain, &chains, &nc, &ss, &n)) !=
 	    CW_EXIT_OK) {
 		json_decref(blocked);
+		json_decref(daemon);
 		return rc;
 	}
 	if (blocked != NULL) {
@@ -306,13 +384,14 @@ cli_status(struct view_db *c, const struct cli_opts *o)
 		bad |= ss[i].status != VIEW_STATUS_OK;
 		if (i > 0)
 			putchar('\n');
-		print_human(&ss[i], now);
+		print_human(&ss[i], daemon, now);
 		/* What the chain shows is the store's, as of the block. */
 		if (blocked != NULL)
 			cli_put_line("  store-blocked: new blocks wait in "
 			    "chainwatchd's memory");
 	}
 	json_decref(blocked);
+	json_decref(daemon);
 	view_verdicts_free(ss, n, chains, nc);
 	return bad ? CLI_EXIT_NOT_OK : CW_EXIT_OK;
 }

@@ -59,7 +59,8 @@ static const char q_recount[] =
     "    sum(final) AS final_blocks, u512_sum(difficulty) AS work,"
     "    u512_sum(CASE WHEN final = 1 THEN difficulty END) AS final_work,"
     "    min(number) AS first_number, max(number) AS last_number"
-    "  FROM blocks WHERE chain_id = ?1 AND canonical = 1 GROUP BY 1) g"
+    "  FROM blocks WHERE chain_id = ?1 AND canonical = 1 AND number > 0"
+    "  GROUP BY 1) g"
     " LEFT JOIN miners m ON m.account = g.miner";
 static const char q_standings[] =
     "SELECT s.miner, m.ss58, s.blocks, s.final_blocks, s.work,"
@@ -194,7 +195,9 @@ vrow_get(struct verify *v, sqlite3_stmt *st, size_t sorted)
 	v->rows = xrealloc(v->rows, (v->nrows + 1) * sizeof(*v->rows));
 	r = &v->rows[v->nrows++];
 	*r = key;
-	r->name = cli_miner_name(r->account, r->account_len,
+	/* x'' holds the blocks without a miner, as standings shows them */
+	r->name = r->account_len == 0 ? xstrdup("unsealed") :
+	    cli_miner_name(r->account, r->account_len,
 	    sqlite3_column_text(st, 1));
 	return r;
 }

@@ -302,6 +302,16 @@ page_share_bar(struct buf *b, const struct view_standings *s)
 	buf_adds(b, "</svg>\n");
 }
 
+/* Blocks without a miner: counted apart, as chainwatch standings does. */
+static void
+page_unsealed(struct buf *b, const struct view_standings *s)
+{
+	if (s->unsealed.blocks > 0)
+		buf_addf(b, "; unsealed %lld <span class=\"muted\">(no miner "
+		    "in the digest, not counted)</span>",
+		    (long long)s->unsealed.blocks);
+}
+
 static void
 page_standings_window(struct buf *b, struct view_db *db,
     const struct view_chain *ch, enum view_window w, int64_t now)
@@ -318,12 +328,16 @@ page_standings_window(struct buf *b, struct view_db *db,
 		return;
 	}
 	if (s.n == 0) {
-		buf_adds(b, "<p class=\"muted\">no blocks</p>\n");
+		buf_addf(b, "<p class=\"muted\">no %sblocks", s.unsealed.blocks >
+		    0 ? "mined " : "");
+		page_unsealed(b, &s);
+		buf_adds(b, "</p>\n");
 		view_standings_free(&s);
 		return;
 	}
 	buf_addf(b, "<p>%lld block%s, %zu miner%s", (long long)s.total_blocks,
 	    s.total_blocks == 1 ? "" : "s", s.n, s.n == 1 ? "" : "s");
+	page_unsealed(b, &s);
 	if (s.has_hashrate) {
 		hashrate_fmt(s.hashrate, hr, sizeof(hr));
 		view_span(s.last_ms - s.first_ms, span, sizeof(span));
@@ -333,8 +347,9 @@ page_standings_window(struct buf *b, struct view_db *db,
 	buf_adds(b, "</p>\n");
 	page_share_bar(b, &s);
 	buf_addf(b, "<div class=\"wrap\"><table class=\"standings\" "
-	    "data-window=\"%s\" data-blocks=\"%lld\" data-hashrate=\"",
-	    view_window_name[w], (long long)s.total_blocks);
+	    "data-window=\"%s\" data-blocks=\"%lld\" data-unsealed=\"%lld\" "
+	    "data-hashrate=\"", view_window_name[w], (long long)s.total_blocks,
+	    (long long)s.unsealed.blocks);
 	if (s.has_hashrate)
 		buf_addf(b, "%.17g", s.hashrate);
 	buf_adds(b, "\" data-chain=\"");

@@ -2,6 +2,7 @@
 noinst_LIBRARIES += src/libcw.a
 src_libcw_a_SOURCES = \
 	src/log.c src/log.h \
+	src/logflood.c src/logflood.h \
 	src/util.c src/util.h \
 	src/buf.c src/buf.h \
 	src/outcome.c src/outcome.h \

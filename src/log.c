@@ -1,11 +1,14 @@
 /*
  * Logging for every chainwatch program: stderr in the foreground, syslog
  * as a daemon.  Lines carry the process tag so that the supervisor's and
- * each worker's messages can be told apart in one log.
+ * each worker's messages can be told apart in one log.  A flood of one
+ * info or warning line is held back and counted (logflood.h); debug lines,
+ * asked for, and the last words of fatal() never are.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "logflood.h"
 
 static int		 log_stderr = 1;
 static enum log_level	 log_level = LOG_LEVEL_INFO;
@@ -22,11 +26,19 @@ static char		 log_tag[64];
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
 static const int syslog_prio[] = { LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
 
+static struct logflood	 flood;
+static void		 log_flood_told(const struct logflood_report *);
+static void		 log_flood_exit(void);
+
 void
 log_init(int to_stderr, enum log_level level, const char *ident)
 {
+	static int	at_exit;
+
 	log_stderr = to_stderr;
 	log_level = level;
+	if (!at_exit && atexit(log_flood_exit) == 0)
+		at_exit = 1;
 	if (!to_stderr)
 		openlog(ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
 	tzset();
@@ -75,15 +87,19 @@ log_level_parse(const char *s, enum log_level *out)
 	return -1;
 }
 
-void
-vlog(enum log_level level, const char *fmt, va_list ap)
+static uint64_t
+log_now_ms(void)
 {
-	char	msg[2048];
-	int	saved = errno;
+	struct timespec	ts;
 
-	if (level > log_level)
-		return;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* One line out, as it is. */
+static void
+log_put(enum log_level level, const char *msg)
+{
 	if (log_stderr) {
 		char		ts[32];
 		struct timespec	now;
@@ -98,7 +114,75 @@ vlog(enum log_level level, const char *fmt, va_list ap)
 	} else
 		syslog(syslog_prio[level], "%s%s%s", log_tag,
 		    log_tag[0] != '\0' ? ": " : "", msg);
+}
+
+/* At the level of the lines it counts. */
+static void
+log_flood_told(const struct logflood_report *r)
+{
+	char	msg[256];
+
+	snprintf(msg, sizeof(msg), "... %u more like \"%s\" in %llu ms",
+	    r->n, r->sample, (unsigned long long)r->span_ms);
+	log_put((enum log_level)r->level, msg);
+}
+
+/*
+ * Tell the lines held back whose window is over (all of them, if all is
+ * set): chainwatchd calls it from a timer, every program at exit.
+ */
+void
+log_flood_flush(int all)
+{
+	struct logflood_report	r;
+	uint64_t		now = log_now_ms();
+	int			saved = errno;
+
+	while (logflood_take(&flood, now, all, &r))
+		log_flood_told(&r);
 	errno = saved;
+}
+
+static void
+log_flood_exit(void)
+{
+	log_flood_flush(1);
+}
+
+/* key is the template that names the line: fmt, or the caller's. */
+static void
+vlog_key(enum log_level level, const char *key, const char *fmt, va_list ap)
+{
+	char			 msg[2048];
+	struct logflood_report	 r;
+	uint64_t		 now;
+	int			 saved = errno, pass;
+
+	if (level > log_level)
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (level == LOG_LEVEL_INFO || level == LOG_LEVEL_WARN) {
+		now = log_now_ms();
+		while (logflood_take(&flood, now, 0, &r))
+			log_flood_told(&r);
+		pass = logflood_pass(&flood, logflood_key(key, msg, level),
+		    level, msg, now, &r);
+		if (r.n > 0)
+			log_flood_told(&r);
+		if (!pass) {
+			errno = saved;
+			return;
+		}
+	} else if (level == LOG_LEVEL_ERROR)
+		log_flood_flush(1);	/* what came before, first */
+	log_put(level, msg);
+	errno = saved;
+}
+
+void
+vlog(enum log_level level, const char *fmt, va_list ap)
+{
+	vlog_key(level, fmt, fmt, ap);
 }
 
 void
@@ -111,7 +195,17 @@ logit(enum log_level level, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Appends ": strerror(errno)" to the message. */
+static void
+logkey(enum log_level level, const char *key, const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vlog_key(level, key, fmt, ap);
+	va_end(ap);
+}
+
+/* Appends ": strerror(errno)" to the message; fmt stays its template. */
 static void
 vlog_errno(enum log_level level, const char *fmt, va_list ap)
 {
@@ -119,7 +213,7 @@ vlog_errno(enum log_level level, const char *fmt, va_list ap)
 	int	saved = errno;
 
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	logit(level, "%s: %s", buf, strerror(saved));
+	logkey(level, fmt, "%s: %s", buf, strerror(saved));
 	errno = saved;
 }
 

@@ -32,6 +32,13 @@ void	logit(enum log_level, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 void	vlog(enum log_level, const char *, va_list)
 	    __attribute__((format(printf, 2, 0)));
+/*
+ * Floods of one info or warning line are held back and counted
+ * (logflood.h); this tells the counts whose window is over, or all of
+ * them.  Called at exit by itself; a daemon calls it from a timer so that
+ * a count is not left waiting for the next line.
+ */
+void	log_flood_flush(int all);
 /* Log and exit: fatal() appends strerror(errno). */
 void	fatal(int status, const char *, ...)
 	    __attribute__((format(printf, 2, 3), noreturn));

@@ -260,6 +260,89 @@ const char *const schema_migrations[] = {
 	 * (NULL when it is not). */
 	"ALTER TABLE chains ADD COLUMN slow_reason TEXT;"
 	"ALTER TABLE chains ADD COLUMN slow_since INTEGER;",
+	/* 5: standings count mined blocks only.  The genesis (#0) is in
+	 * none; a block without a miner (x'') is "unsealed", shown apart
+	 * and in no view of miners.  The standings rows that counted a
+	 * genesis are recounted by schema_fixups[4]. */
+	"DROP VIEW standings_all;"
+	"DROP VIEW standings_1h;"
+	"DROP VIEW standings_24h;"
+	"DROP VIEW standings_7d;"
+	"CREATE VIEW standings_all AS"
+	"  SELECT c.name AS chain, m.ss58 AS miner, s.blocks,"
+	"    s.blocks - s.final_blocks AS provisional, s.final_blocks,"
+	"    s.work, s.work_f, s.first_number, s.last_number"
+	"  FROM standings s JOIN chains c ON c.id = s.chain_id"
+	"  JOIN miners m ON m.account = s.miner"
+	"  WHERE s.blocks > 0 AND s.miner != x'';"
+	"CREATE VIEW standings_1h AS"
+	"  SELECT c.name AS chain, m.ss58 AS miner, count(*) AS blocks,"
+	"    sum(b.final = 0) AS provisional, sum(b.final) AS final_blocks,"
+	"    total(b.difficulty_f) AS work_f, min(b.number) AS first_number,"
+	"    max(b.number) AS last_number"
+	"  FROM blocks b JOIN chains c ON c.id = b.chain_id"
+	"  JOIN miners m ON m.account = b.miner"
+	"  WHERE b.canonical = 1 AND b.number > 0 AND b.timestamp >="
+	"    (strftime('%s', 'now') - 3600) * 1000"
+	"  GROUP BY b.chain_id, b.miner;"
+	"CREATE VIEW standings_24h AS"
+	"  SELECT c.name AS chain, m.ss58 AS miner, count(*) AS blocks,"
+	"    sum(b.final = 0) AS provisional, sum(b.final) AS final_blocks,"
+	"    total(b.difficulty_f) AS work_f, min(b.number) AS first_number,"
+	"    max(b.number) AS last_number"
+	"  FROM blocks b JOIN chains c ON c.id = b.chain_id"
+	"  JOIN miners m ON m.account = b.miner"
+	"  WHERE b.canonical = 1 AND b.number > 0 AND b.timestamp >="
+	"    (strftime('%s', 'now') - 86400) * 1000"
+	"  GROUP BY b.chain_id, b.miner;"
+	"CREATE VIEW standings_7d AS"
+	"  SELECT c.name AS chain, m.ss58 AS miner, count(*) AS blocks,"
+	"    sum(b.final = 0) AS provisional, sum(b.final) AS final_blocks,"
+	"    total(b.difficulty_f) AS work_f, min(b.number) AS first_number,"
+	"    max(b.number) AS last_number"
+	"  FROM blocks b JOIN chains c ON c.id = b.chain_id"
+	"  JOIN miners m ON m.account = b.miner"
+	"  WHERE b.canonical = 1 AND b.number > 0 AND b.timestamp >="
+	"    (strftime('%s', 'now') - 604800) * 1000"
+	"  GROUP BY b.chain_id, b.miner;"
+	"CREATE VIEW standings_unsealed AS"
+	"  SELECT c.name AS chain, s.blocks,"
+	"    s.blocks - s.final_blocks AS provisional, s.final_blocks,"
+	"    s.work, s.work_f, s.first_number, s.last_number"
+	"  FROM standings s JOIN chains c ON c.id = s.chain_id"
+	"  WHERE s.blocks > 0 AND s.miner = x'';",
 };
 
 const size_t schema_version = nitems(schema_migrations);
+
+/*
+ * Run by chainwatchd right after the migration of the same index, in its
+ * transaction, with u512_sum() (u512_sql.h) at hand: what plain SQL
+ * cannot do to the rows of a store that existed before.  A new store has
+ * no such rows, so a schema without them (tests' mkschema) is the same.
+ */
+const char *const schema_fixups[nitems(schema_migrations)] = {
+	[4] =
+	/* The standings of whoever "mined" a canonical genesis (x'' in
+	 * practice), counted again from the blocks without it. */
+	"CREATE TEMP TABLE genesis_rows AS"
+	"  SELECT DISTINCT chain_id, coalesce(miner, x'') AS miner"
+	"  FROM blocks WHERE number = 0 AND canonical = 1;"
+	"DELETE FROM standings WHERE EXISTS (SELECT 1 FROM genesis_rows g"
+	"  WHERE g.chain_id = standings.chain_id AND"
+	"  g.miner = standings.miner);"
+	"INSERT INTO standings (chain_id, miner, blocks, final_blocks, work,"
+	"  final_work, first_number, last_number)"
+	"  SELECT b.chain_id, g.miner, count(*), sum(b.final),"
+	"    u512_sum(b.difficulty),"
+	"    u512_sum(CASE WHEN b.final = 1 THEN b.difficulty END),"
+	"    min(b.number), max(b.number)"
+	"  FROM genesis_rows g JOIN blocks b ON b.chain_id = g.chain_id AND"
+	"    coalesce(b.miner, x'') = g.miner"
+	"  WHERE b.canonical = 1 AND b.number > 0"
+	"  GROUP BY b.chain_id, g.miner;"
+	"UPDATE standings SET work_f = CAST(work AS REAL) WHERE EXISTS"
+	"  (SELECT 1 FROM genesis_rows g WHERE g.chain_id ="
+	"  standings.chain_id AND g.miner = standings.miner);"
+	"DROP TABLE genesis_rows;",
+};

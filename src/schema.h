@@ -10,5 +10,11 @@
 
 extern const char *const schema_migrations[];
 extern const size_t schema_version;	/* the number of migrations */
+/*
+ * SQL that chainwatchd runs after migration i, in the same transaction,
+ * needing u512_sum() (u512_sql.h); NULL for most.  To fix the rows of an
+ * existing store, never to create anything.
+ */
+extern const char *const schema_fixups[];
 
 #endif

@@ -209,7 +209,9 @@ const char *view_tip_kind_name(enum forks_tip_kind);
  * blocks, then work, with the hashrate estimated from their work
  * (hashrate.h).  The window "all" reads the standings table; the others,
  * or final blocks only, sum the canonical blocks whose Timestamp.Now is
- * within the window before now.
+ * within the window before now.  Mined blocks only: the genesis counts
+ * nowhere, and blocks without a miner (x'') are "unsealed", summed apart
+ * and in no total, share or hashrate.
  */
 enum view_window {
 	VIEW_WINDOW_ALL,
@@ -224,8 +226,8 @@ extern const char *const view_window_name[VIEW_NWINDOWS];	/* "all", "1h" */
 
 struct view_srow {
 	uint8_t		 account[VIEW_ACCOUNT_MAX];
-	size_t		 account_len;	/* 0: the unknown miner, x'' */
-	char		*name;		/* SS58, "unknown", or hex */
+	size_t		 account_len;	/* > 0: rows never hold x'' */
+	char		*name;		/* SS58 or hex */
 	int64_t		 blocks, final_blocks;
 	struct u512	 work;
 	int		 has_range;
@@ -237,8 +239,9 @@ struct view_srow {
 struct view_standings {
 	struct view_srow *rows;
 	size_t		 n;
-	int64_t		 total_blocks;
+	int64_t		 total_blocks;	/* the rows' sum */
 	struct u512	 work;		/* the rows' sum */
+	struct view_srow unsealed;	/* blocks without a miner; name NULL */
 	/* The span of the window's blocks (Timestamp.Now, ms). */
 	int		 has_span;
 	int64_t		 first_ms, last_ms;

@@ -5,6 +5,7 @@
 noinst_LIBRARIES += src/libcwview.a
 src_libcwview_a_SOURCES = src/view.h \
 	src/view_db.c \
+	src/u512_sql.c src/u512_sql.h \
 	src/view_status.c \
 	src/view_forks.c \
 	src/view_fmt.c \

@@ -19,55 +19,9 @@
 #include "log.h"
 #include "schema.h"
 #include "u512.h"
+#include "u512_sql.h"
 #include "util.h"
 #include "view.h"
-
-struct sum_ctx {
-	struct u512	 sum;
-	int		 started;
-};
-
-static void
-u512_sum_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	struct sum_ctx	*s;
-	struct u512	 d;
-
-	(void)argc;
-	if ((s = sqlite3_aggregate_context(ctx, sizeof(*s))) == NULL) {
-		sqlite3_result_error_nomem(ctx);
-		return;
-	}
-	s->started = 1;
-	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
-		return;		/* difficulty not known (yet) */
-	if (sqlite3_value_type(argv[0]) != SQLITE_BLOB ||
-	    sqlite3_value_bytes(argv[0]) != U512_BYTES) {
-		sqlite3_result_error(ctx, "u512_sum: a difficulty is not a "
-		    "64-byte blob", -1);
-		return;
-	}
-	u512_from_le(&d, sqlite3_value_blob(argv[0]));
-	if (u512_add(&s->sum, &d) == -1)
-		sqlite3_result_error(ctx, "u512_sum: the sum overflows 512 "
-		    "bits", -1);
-}
-
-static void
-u512_sum_final(sqlite3_context *ctx)
-{
-	struct sum_ctx	*s;
-	char		 dec[U512_DEC_LEN];
-	struct u512	 zero;
-
-	s = sqlite3_aggregate_context(ctx, 0);
-	if (s == NULL) {
-		u512_zero(&zero);
-		u512_to_dec(&zero, dec);
-	} else
-		u512_to_dec(&s->sum, dec);
-	sqlite3_result_text(ctx, dec, -1, SQLITE_TRANSIENT);
-}
 
 /* Each program says how its errors look: see view.h. */
 static view_err_fn	*err_fn;
@@ -248,9 +202,7 @@ view_db_open(struct view_db *c, const char *path)
 		return CW_EXIT_SYSTEM;
 	}
 
-	if (sqlite3_create_function(c->db, "u512_sum", 1,
-	    SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, NULL, u512_sum_step,
-	    u512_sum_final) != SQLITE_OK) {
+	if (u512_sql_register(c->db) != SQLITE_OK) {
 		view_db_err(c, "u512_sum");
 		view_db_close(c);
 		return CW_EXIT_SYSTEM;

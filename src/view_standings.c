@@ -41,17 +41,19 @@ static const char q_blocks[] =
     " FROM (SELECT coalesce(miner, x'') AS miner, count(*) AS blocks,"
     "    sum(final) AS final_blocks, u512_sum(difficulty) AS work,"
     "    min(number) AS first_number, max(number) AS last_number"
-    "  FROM blocks WHERE chain_id = ?1 AND canonical = 1%s%s"
+    "  FROM blocks WHERE chain_id = ?1 AND canonical = 1 AND number > 0%s%s"
     "  GROUP BY 1) g"
     " LEFT JOIN miners m ON m.account = g.miner";
-/* The window's earliest block, and its latest time. */
+/* The window's earliest mined block, and its latest time. */
 static const char q_first[] =
-    "SELECT timestamp, coalesce(miner, x''), difficulty FROM blocks"
-    " WHERE chain_id = ?1 AND canonical = 1 AND timestamp IS NOT NULL%s%s"
+    "SELECT timestamp, miner, difficulty FROM blocks"
+    " WHERE chain_id = ?1 AND canonical = 1 AND number > 0 AND"
+    " miner IS NOT NULL AND timestamp IS NOT NULL%s%s"
     " ORDER BY timestamp, number LIMIT 1";
 static const char q_last[] =
     "SELECT max(timestamp) FROM blocks"
-    " WHERE chain_id = ?1 AND canonical = 1%s%s";
+    " WHERE chain_id = ?1 AND canonical = 1 AND number > 0 AND"
+    " miner IS NOT NULL%s%s";
 
 char *
 view_miner_name(const uint8_t *account, size_t len, const unsigned char *ss58)
@@ -89,6 +91,7 @@ view_standings_free(struct view_standings *s)
 	for (i = 0; i < s->n; i++)
 		free(s->rows[i].name);
 	free(s->rows);
+	free(s->unsealed.name);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -130,24 +133,32 @@ rows_load(struct view_db *c, const struct view_chain *ch, enum view_window w,
 		return CW_EXIT_SYSTEM;
 
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		s->rows = xrealloc(s->rows, (s->n + 1) * sizeof(*s->rows));
-		r = &s->rows[s->n++];
-		memset(r, 0, sizeof(*r));
-		blob = sqlite3_column_blob(st, 0);
-		r->account_len = (size_t)sqlite3_column_bytes(st, 0);
-		if (r->account_len > VIEW_ACCOUNT_MAX)
-			r->account_len = VIEW_ACCOUNT_MAX;
-		if (r->account_len > 0)
+		if (sqlite3_column_bytes(st, 0) == 0) {
+			/* x'': unsealed, apart; one row at most */
+			r = &s->unsealed;
+			free(r->name);
+			memset(r, 0, sizeof(*r));
+			r->name = xstrdup("unsealed");
+		} else {
+			s->rows = xrealloc(s->rows, (s->n + 1) *
+			    sizeof(*s->rows));
+			r = &s->rows[s->n++];
+			memset(r, 0, sizeof(*r));
+			blob = sqlite3_column_blob(st, 0);
+			r->account_len = (size_t)sqlite3_column_bytes(st, 0);
+			if (r->account_len > VIEW_ACCOUNT_MAX)
+				r->account_len = VIEW_ACCOUNT_MAX;
 			memcpy(r->account, blob, r->account_len);
-		r->name = view_miner_name(r->account, r->account_len,
-		    sqlite3_column_text(st, 1));
+			r->name = view_miner_name(r->account, r->account_len,
+			    sqlite3_column_text(st, 1));
+		}
 		r->blocks = sqlite3_column_int64(st, 2);
 		r->final_blocks = sqlite3_column_int64(st, 3);
 		if (final_only)
 			r->blocks = r->final_blocks;
 		work = (const char *)sqlite3_column_text(st, 4);
 		if (work == NULL || u512_from_dec(&r->work, work) == -1 ||
-		    u512_add(&s->work, &r->work) == -1) {
+		    (r != &s->unsealed && u512_add(&s->work, &r->work) == -1)) {
 			view_err("%s: chain %s, miner %s: work '%s' in "
 			    "standings is not a decimal number below 2^512 "
 			    "(see chainwatch verify)", c->path, ch->name,
@@ -160,7 +171,8 @@ rows_load(struct view_db *c, const struct view_chain *ch, enum view_window w,
 			r->first = sqlite3_column_int64(st, 5);
 			r->last = sqlite3_column_int64(st, 6);
 		}
-		s->total_blocks += r->blocks;
+		if (r != &s->unsealed)
+			s->total_blocks += r->blocks;
 	}
 	if (view_db_finish(c, "reading standings", st, rc == SQLITE_DONE) == -1)
 		return CW_EXIT_SYSTEM;

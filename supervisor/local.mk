@@ -33,7 +33,8 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/sup_stats.c supervisor/sup_stats.h \
 	supervisor/sup_subs.c supervisor/sup_subs.h \
 	supervisor/sup_primary.c supervisor/sup_primary.h \
-	supervisor/sup_store.c supervisor/sup_store.h
+	supervisor/sup_store.c supervisor/sup_store.h \
+	src/u512_sql.c src/u512_sql.h
 supervisor_chainwatchd_CFLAGS = $(AM_CFLAGS) $(MSGPACK_CFLAGS) \
 	$(SQLITE_CFLAGS) $(INIH_CFLAGS) $(JANSSON_CFLAGS)
 supervisor_chainwatchd_LDADD = src/libcw.a $(MSGPACK_LIBS) $(SQLITE_LIBS) \

@@ -26,7 +26,7 @@
 
 struct standing {
 	uint8_t		miner[32];
-	int		known;		/* 0: the x'' row of unknown miners */
+	int		known;		/* 0: the x'' row of unsealed blocks */
 	uint64_t	blocks, final_blocks;
 	struct u512	work, final_work;
 	int64_t		first, last;	/* -1 when none */
@@ -99,11 +99,10 @@ static struct store_stmt s_miner_put = { "INSERT OR IGNORE INTO miners "
     "(account, ss58) VALUES (?, ?)", NULL, NULL };
 static struct store_stmt s_miner_last = { "SELECT min(number), max(number) "
     "FROM blocks INDEXED BY blocks_miner WHERE chain_id = ? AND "
-    "canonical = 1 AND miner = ?",
-    NULL, NULL };
+    "canonical = 1 AND miner = ? AND number > 0", NULL, NULL };
 static struct store_stmt s_unknown_last = { "SELECT min(number), "
     "max(number) FROM blocks INDEXED BY blocks_miner WHERE chain_id = ? "
-    "AND canonical = 1 AND miner IS NULL", NULL, NULL };
+    "AND canonical = 1 AND miner IS NULL AND number > 0", NULL, NULL };
 static struct store_stmt s_reorg = { "INSERT INTO reorgs (chain_id, at, "
     "depth, ancestor_number, old_tip, new_tip, endpoint_id) VALUES "
     "(?, ?, ?, ?, ?, ?, ?)", NULL, NULL };
@@ -159,6 +158,18 @@ block_at(struct chain *ch, int64_t number, struct sblock *b)
 }
 
 /* ---- standings, in memory, written with the transaction ---- */
+
+/*
+ * The genesis (#0) was mined by nobody: it is in no standing.  A later
+ * block whose digest names no miner (no PoW seal, or one that does not
+ * decode) counts in the x'' row, which every view shows apart as
+ * "unsealed", never as a miner.
+ */
+static int
+standing_counts(const struct sblock *b)
+{
+	return b->number > 0;
+}
 
 static struct standing *
 standing(struct chain *ch, const struct sblock *b)
@@ -286,12 +297,17 @@ set_flags(struct chain *ch, const struct sblock *b, int canonical, int final)
 static void
 make_canonical(struct chain *ch, struct sblock *b)
 {
-	struct standing	*s = standing(ch, b);
+	struct standing	*s;
 	int		 final = ch->have_best && b->number <= ch->final_number;
 
 	set_flags(ch, b, 1, final);
 	b->canonical = 1;
 	b->final = final;
+	queue_block_canonical(ch->id, &ch->owed, b->hash, b->number,
+	    b->runtime_updated);
+	if (!standing_counts(b))
+		return;
+	s = standing(ch, b);
 	s->blocks++;
 	work_add(&s->work, b, 1);
 	if (final) {
@@ -303,28 +319,30 @@ make_canonical(struct chain *ch, struct sblock *b)
 	if (b->number > s->last)
 		s->last = b->number;
 	s->dirty = 1;
-	queue_block_canonical(ch->id, &ch->owed, b->hash, b->number,
-	    b->runtime_updated);
 }
 
 static void
 unmake_canonical(struct chain *ch, struct sblock *b)
 {
-	struct standing	*s = standing(ch, b);
+	struct standing	*s;
+	int		 was_final = b->final;
 
 	if (b->final)
 		log_warnx("chain %s: block #%lld leaves the chain although it "
 		    "was final", ch->name, (long long)b->number);
 	set_flags(ch, b, 0, 0);
-	s->blocks--;
-	work_add(&s->work, b, -1);
-	if (b->final) {
-		s->final_blocks--;
-		work_add(&s->final_work, b, -1);
-	}
 	b->canonical = b->final = 0;
 	if (b->runtime_updated)
 		queue_block_left(ch->id, b->hash);
+	if (!standing_counts(b))
+		return;
+	s = standing(ch, b);
+	s->blocks--;
+	work_add(&s->work, b, -1);
+	if (was_final) {
+		s->final_blocks--;
+		work_add(&s->final_work, b, -1);
+	}
 	if (b->number == s->first || b->number == s->last)
 		standing_bounds(ch, s);
 	s->dirty = 1;
@@ -522,14 +540,16 @@ advance_finality(struct chain *ch)
 		if (v[i].number != last + 1 || (have_below &&
 		    memcmp(v[i].parent, below, 32) != 0))
 			break;
-		s = standing(ch, &v[i]);
 		set_flags(ch, &v[i], 1, 1);
-		s->final_blocks++;
-		work_add(&s->final_work, &v[i], 1);
-		s->dirty = 1;
 		last = v[i].number;
 		memcpy(below, v[i].hash, 32);
 		have_below = 1;
+		if (!standing_counts(&v[i]))
+			continue;
+		s = standing(ch, &v[i]);
+		s->final_blocks++;
+		work_add(&s->final_work, &v[i], 1);
+		s->dirty = 1;
 	}
 	free(v);
 	if (last > ch->final_number &&
@@ -1618,7 +1638,7 @@ sup_chain_state(struct chain *ch, const uint8_t hash[32],
 	sqlite3_bind_int64(st, 5, ch->id);
 	sqlite3_bind_blob(st, 6, hash, 32, SQLITE_TRANSIENT);
 	store_run(st);
-	if (difficulty != NULL && b.canonical) {
+	if (difficulty != NULL && b.canonical && standing_counts(&b)) {
 		struct standing *s = standing(ch, &b);
 
 		memcpy(b.diff, difficulty, 64);

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "chainwatchd.h"
 #include "log.h"
 #include "proto.h"
@@ -99,6 +101,7 @@ hand_over(const struct conf_chain *cc, struct worker *from, struct worker *to,
 	}
 	if (to != NULL) {
 		to->sub.held = 1;
+		to->sub.held_at = now_wall_ms();
 		to->sub.since = now;
 		to->sub.live = 0;
 		to->sub.have_best = 0;
@@ -238,4 +241,31 @@ sup_primary_head(struct worker *w, const struct proto_head *hd)
 		w->sub.have_best = 1;
 		w->sub.since = now_mono_ms();
 	}
+}
+
+void
+sup_primary_json(const char *chain, json_t *j)
+{
+	const struct conf_chain	*cc = NULL;
+	json_t			*h = json_null();
+
+	for (size_t i = 0; sup_conf != NULL && i < sup_conf->n_chains; i++)
+		if (strcmp(sup_conf->chains[i].name, chain) == 0)
+			cc = &sup_conf->chains[i];
+	if (cc == NULL) {	/* stored, no longer configured */
+		json_object_set_new(j, "subscribe", json_null());
+		json_object_set_new(j, "subscription", h);
+		return;
+	}
+	json_object_set_new(j, "subscribe", json_string(cc->subscribe ==
+	    SUBSCRIBE_PRIMARY ? "primary" : "all"));
+	for (struct worker *w = sup_workers; w != NULL &&
+	    cc->subscribe == SUBSCRIBE_PRIMARY; w = w->next)
+		if (w->sub.held && strcmp(w->ep->chain, chain) == 0) {
+			h = json_pack("{s:s, s:b, s:I}", "endpoint", w->name,
+			    "live", w->sub.live && w->sub.told_gen == w->gen,
+			    "since", (json_int_t)w->sub.held_at);
+			break;
+		}
+	json_object_set_new(j, "subscription", h);
 }

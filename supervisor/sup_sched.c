@@ -703,6 +703,8 @@ sched_verdicts(void)
 static void
 tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
 {
+	/* A flood of one log line that stopped: tell its count now. */
+	log_flood_flush(0);
 	/* Who holds a chain's one subscription needs no store. */
 	sup_primary_tick();
 	/* A blocked store takes no new work: no lease, no request. */

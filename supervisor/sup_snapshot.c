@@ -1,7 +1,8 @@
 /*
  * What the supervisor tells of itself over the control socket, for
  * chainwatch status and the metrics server: every endpoint's counters,
- * breaker and worker, and every chain's head and hedges.  It only reads.
+ * breaker and worker, and every chain's head, hedges and who holds its
+ * new-heads subscription.  It only reads.
  */
 #include "config.h"
 
@@ -10,6 +11,7 @@
 #include "sup_backlog.h"
 #include "sup_chain.h"
 #include "sup_health.h"
+#include "sup_primary.h"
 #include "sup_snapshot.h"
 #include "sup_spawn.h"
 #include "sup_store.h"
@@ -90,13 +92,20 @@ snapshot_store(void)
 json_t *
 sup_snapshot_json(void)
 {
-	json_t	*j = json_object(), *eps = json_array();
+	json_t	*j = json_object(), *eps = json_array(), *chains;
 
 	for (struct worker *w = sup_workers; w != NULL; w = w->next)
 		if (w->proc.fsm.state != CS_DEAD)
 			json_array_append_new(eps, snapshot_endpoint(w));
 	json_object_set_new(j, "endpoints", eps);
-	json_object_set_new(j, "chains", sup_chains_json());
+	chains = sup_chains_json();
+	for (size_t i = 0; i < json_array_size(chains); i++) {
+		json_t	*c = json_array_get(chains, i);
+
+		sup_primary_json(json_string_value(json_object_get(c,
+		    "chain")), c);
+	}
+	json_object_set_new(j, "chains", chains);
 	json_object_set_new(j, "store", snapshot_store());
 	return j;
 }

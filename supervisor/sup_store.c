@@ -34,6 +34,7 @@
 #include "log.h"
 #include "schema.h"
 #include "sup_store.h"
+#include "u512_sql.h"
 #include "util.h"
 
 #define STORE_BATCH_OPS	2000
@@ -614,6 +615,8 @@ migrate(const char *path)
 		    path, (long long)v + 1);
 		exec_sql("BEGIN IMMEDIATE");
 		exec_sql(schema_migrations[v]);
+		if (schema_fixups[v] != NULL)
+			exec_sql(schema_fixups[v]);
 		snprintf(sql, sizeof(sql), "PRAGMA user_version = %lld",
 		    (long long)v + 1);
 		exec_sql(sql);
@@ -709,6 +712,9 @@ store_open(const char *path, int sync_full, struct ev_loop *l)
 	exec_sql(sync_full ? "PRAGMA synchronous = FULL" :
 	    "PRAGMA synchronous = NORMAL");
 	exec_sql("PRAGMA foreign_keys = ON");
+	if ((rc = u512_sql_register(db)) != SQLITE_OK)
+		fatalx(CW_EXIT_SYSTEM, "database %s: cannot add u512_sum(): %s",
+		    path, sqlite3_errstr(rc));
 	migrate(path);
 	ev_init(&flush_timer, flush_cb);
 	ev_init(&retry_timer, retry_cb);

@@ -7,7 +7,7 @@ check_PROGRAMS += tests/unit/test_conf tests/unit/test_conf_keys \
 	tests/unit/test_lease tests/unit/test_chain tests/unit/test_route \
 	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr \
 	tests/unit/test_ratelimit tests/unit/test_view_fmt tests/unit/test_answer \
-	tests/unit/test_backlog tests/unit/test_store
+	tests/unit/test_backlog tests/unit/test_store tests/unit/test_logflood
 tests_unit_test_conf_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_conf_LDADD = $(UNIT_LIBS)
 tests_unit_test_conf_keys_CFLAGS = $(UNIT_CFLAGS)
@@ -22,6 +22,8 @@ tests_unit_test_listen_addr_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_listen_addr_LDADD = $(UNIT_LIBS)
 tests_unit_test_ratelimit_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_ratelimit_LDADD = $(UNIT_LIBS)
+tests_unit_test_logflood_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_logflood_LDADD = $(UNIT_LIBS)
 tests_unit_test_view_fmt_CFLAGS = $(UNIT_CFLAGS) $(JANSSON_CFLAGS)
 tests_unit_test_view_fmt_SOURCES = tests/unit/test_view_fmt.c src/view_fmt.c
 tests_unit_test_view_fmt_LDADD = $(UNIT_LIBS) $(JANSSON_LIBS)
@@ -48,7 +50,7 @@ tests_unit_test_backlog_LDADD = $(UNIT_LIBS)
 tests_unit_test_store_CFLAGS = $(UNIT_CFLAGS) $(SQLITE_CFLAGS) \
 	-I$(top_srcdir)/supervisor
 tests_unit_test_store_SOURCES = tests/unit/test_store.c \
-	supervisor/sup_store.c
+	supervisor/sup_store.c src/u512_sql.c
 tests_unit_test_store_LDADD = $(UNIT_LIBS) $(SQLITE_LIBS) $(EV_LIBS)
 # Answers checked against their requests.
 tests_unit_test_answer_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
@@ -60,7 +62,7 @@ tests_unit_test_chain_CFLAGS = $(UNIT_CFLAGS) $(SQLITE_CFLAGS) \
 	-I$(top_srcdir)/supervisor
 tests_unit_test_chain_SOURCES = tests/unit/test_chain.c \
 	supervisor/sup_chain.c supervisor/sup_queue.c supervisor/sup_route.c \
-	supervisor/sup_store.c
+	supervisor/sup_store.c src/u512_sql.c
 tests_unit_test_chain_LDADD = $(UNIT_LIBS) $(SQLITE_LIBS) $(EV_LIBS) \
 	$(JANSSON_LIBS) $(SODIUM_LIBS) $(XXHASH_LIBS)
 # Overdue endpoints and slow chains on a fake clock.
@@ -80,7 +82,7 @@ TESTS += tests/unit/test_conf tests/unit/test_conf_keys \
 	tests/unit/test_lease tests/unit/test_chain tests/unit/test_route \
 	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr \
 	tests/unit/test_ratelimit tests/unit/test_view_fmt tests/unit/test_answer \
-	tests/unit/test_backlog tests/unit/test_store
+	tests/unit/test_backlog tests/unit/test_store tests/unit/test_logflood
 
 # chainwatchd -n on tests/conf/*.in, compared with the .ok files.
 SUP_TESTS = tests/integration/conf_check.sh \

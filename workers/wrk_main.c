@@ -81,6 +81,7 @@ heartbeat_cb(struct ev_loop *loop, ev_timer *t, int revents)
 {
 	struct msgbuf	mb;
 
+	log_flood_flush(0);	/* a flood of one line that stopped */
 	msg_begin(&mb, MSG_HEARTBEAT, wrk_gen, 1);
 	msg_put_uint(&mb, "rss_kb", rss_kb());
 	wrk_send(&mb);

@@ -43,11 +43,13 @@ SS58_B=$("$MKSCHEMA" ss58 222222222222222222222222222222222222222222222222222222
 SS58_C=$("$MKSCHEMA" ss58 3333333333333333333333333333333333333333333333333333333333333333)
 export SS58_A SS58_B SS58_C
 
-# cli_store DB: a WAL store with two chains.  planck has 30 canonical
-# blocks (best 30, final 27) spread over 10 days, a fork block at 30, a
-# block with no miner and one whose difficulty is unknown, and standings
-# that agree; heisenberg has nothing yet.  Writes $T/expect.json: the
-# standings python3 computes for every window, and for final blocks only.
+# cli_store DB: a WAL store with two chains.  planck has a genesis and 30
+# canonical blocks (best 30, final 27) spread over 10 days, a fork block
+# at 30, a block with no miner (unsealed) and one whose difficulty is
+# unknown, and standings that agree; heisenberg has nothing yet.  Writes
+# $T/expect.json: the standings python3 computes for every window, and
+# for final blocks only: the genesis counts nowhere, the unsealed block
+# apart from the miners.
 cli_store() {
 	"$MKSCHEMA" >"$T/schema.sql" || fail "mkschema"
 	python3 - "$T/data.sql" "$T/expect.json" <<'PY' || fail "python3 store"
@@ -73,7 +75,9 @@ for n in range(21, 26): plan[n] = (C, 2 * HOUR)
 plan.update({26: (A, 10 * MIN), 27: (A, 9 * MIN), 28: (B, 8 * MIN),
              29: (None, 7 * MIN), 30: (C, 6 * MIN)})
 best, final = 30, 27
-rows = []
+# The genesis: no miner, a difficulty, a time; never in the standings.
+rows = [dict(number=0, hash=h("planck 0"), parent=bytes(32), miner=None,
+             difficulty=diff(0), ts=now - 11 * DAY, canonical=1, final=1)]
 for n in range(1, best + 1):
     miner, age = plan[n]
     d = None if n == 12 else diff(n)	# difficulty not read yet
@@ -117,6 +121,8 @@ def standings(since=None, final_only=False):
     for r in rows:
         if not r["canonical"] or (since is not None and r["ts"] < since):
             continue
+        if r["number"] == 0:
+            continue
         if final_only and not r["final"]:
             continue
         m = r["miner"] or b""
@@ -140,14 +146,21 @@ open(sys.argv[1], "w").write("\n".join(out) + "\n")
 # The hashrate estimator of chainwatch(1): the window's work less its
 # earliest block's difficulty, over the span of its block times.
 def span(since=None, final_only=False):
-    ws = [r for r in rows if r["canonical"] and
-          (since is None or r["ts"] >= since) and
+    ws = [r for r in rows if r["canonical"] and r["number"] > 0 and
+          r["miner"] is not None and (since is None or r["ts"] >= since) and
           (not final_only or r["final"])]
     if not ws:
         return None, None
     return min(ws, key=lambda r: (r["ts"], r["number"])), max(r["ts"] for r in ws)
 
 def rows_of(acc, first=None, last=None):
+    u = acc.pop(b"", None)
+    unsealed = dict(blocks=0, provisional=0, final=0, work="0",
+                    first_number=None, last_number=None)
+    if u is not None:
+        unsealed = dict(blocks=u["blocks"], provisional=u["blocks"] - u["final"],
+                        final=u["final"], work=str(u["work"]),
+                        first_number=u["first"], last_number=u["last"])
     total = sum(s["blocks"] for s in acc.values())
     def hashrate(work, m):
         if first is None or first["difficulty"] is None or last <= first["ts"]:
@@ -165,7 +178,7 @@ def rows_of(acc, first=None, last=None):
     rs.sort(key=lambda r: (-r["blocks"], -int(r["work"]), r["miner"]))
     for i, r in enumerate(rs):
         r["rank"] = i + 1
-    return dict(blocks=total, miners=len(rs), rows=rs,
+    return dict(blocks=total, miners=len(rs), rows=rs, unsealed=unsealed,
                 hashrate=hashrate(sum(s["work"] for s in acc.values()), None),
                 span_first_ms=first["ts"] if first else None,
                 span_last_ms=last)

@@ -234,6 +234,8 @@ for name, (upd, best, final, eps) in chains.items():
         slow=slow.get(name, (None, None))[0],
         slow_since=slow.get(name, (None, None))[1],
         stale=st in ("stalled", "unreachable"),
+        # No daemon runs on this store: who subscribes is not known.
+        subscribe=None, subscription=None,
         endpoints=[dict(name=en, state=s, since=since,
                         since_iso=None if since is None else iso(since),
                         reason=reason or None, pruning_bound=bound,

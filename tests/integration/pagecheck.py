@@ -120,6 +120,7 @@ class Standings(HTMLParser):
         if tag == "table" and "standings" in cls:
             self.table = self.out.setdefault(a["data-window"], dict(
                 blocks=int(a["data-blocks"]),
+                unsealed=int(a.get("data-unsealed") or 0),
                 hashrate=float(a["data-hashrate"]) if a["data-hashrate"]
                 else None, rows=[]))
         elif tag == "tr" and self.table is not None:

@@ -112,6 +112,11 @@ for w in ("1h", "24h", "7d", "all"):
     if p["blocks"] != cli["blocks"] or not rel(p["hashrate"], cli["hashrate"]):
         sys.exit("%s: page %r/%r, cli %r/%r" % (w, p["blocks"], p["hashrate"],
                  cli["blocks"], cli["hashrate"]))
+    if p["unsealed"] != cli["unsealed"]["blocks"]:
+        sys.exit("%s: unsealed: page %r, cli %r" % (w, p["unsealed"],
+                 cli["unsealed"]["blocks"]))
+    if any(r["miner"] in ("unknown", "unsealed") for r in cli["rows"]):
+        sys.exit("%s: a row that is no miner's: %r" % (w, cli["rows"]))
     if len(p["rows"]) != len(cli["rows"]):
         sys.exit("%s: %d rows, cli %d" % (w, len(p["rows"]), len(cli["rows"])))
     for a, b in zip(p["rows"], cli["rows"]):

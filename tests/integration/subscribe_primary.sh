@@ -10,7 +10,8 @@
 # healthy for the stable period (30 s at these block times).  At the end
 # no height is missing: the store is the devnode's chain hash by hash
 # (store_check.py) and `chainwatch verify` agrees.  Chain "all" keeps a
-# subscription on each of its endpoints throughout.
+# subscription on each of its endpoints throughout.  `chainwatch status`
+# names the holder each time, in its text and --json.
 . "$top_srcdir/tests/integration/lib.sh"
 [ -x /usr/bin/python3 ] || { echo "SKIP: no python3"; exit 77; }
 command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }
@@ -87,10 +88,32 @@ fault() {
 ms() {
 	date +%s%3N
 }
+# said N: chainwatch status says dN holds prim's subscription, in its text
+# and its --json; chain all, subscribe = all, names no holder.
+said() {
+	"$CW" -d "$T/chainwatch.db" -s "$T/chainwatchd.sock" status \
+	    >"$T/st.txt" 2>&1
+	grep -q "^  subscription on d$1 since [0-9:]*\$" "$T/st.txt" || return 1
+	[ "$(grep -c '^  subscription' "$T/st.txt")" = 1 ] || return 1
+	"$CW" -d "$T/chainwatch.db" -s "$T/chainwatchd.sock" status --json \
+	    >"$T/st.json" 2>&1
+	python3 - "$T/st.json" "d$1" <<'PY'
+import json, sys
+c = {x["name"]: x for x in json.load(open(sys.argv[1]))["chains"]}
+p, a = c["prim"], c["all"]
+assert p["subscribe"] == "primary", p
+assert p["subscription"]["endpoint"] == sys.argv[2], p["subscription"]
+assert p["subscription"]["live"] is True, p["subscription"]
+assert isinstance(p["subscription"]["since"], int), p["subscription"]
+assert a["subscribe"] == "all" and a["subscription"] is None, a
+PY
+}
 
 start_daemon
 wait_for 30 holder 1 || fail "d1 does not hold the only subscription: $(counts)"
 ok "d1, first in order, holds prim's only subscription: $(counts)"
+wait_for 10 said 1 || { cat "$T/st.txt" "$T/st.json"; fail "status does not say d1 holds the subscription"; }
+ok "chainwatch status names d1 as the holder: $(grep '^  subscription' "$T/st.txt")"
 wait_for 30 'test "$(wsc a)" = 1 && test "$(wsc b)" = 1' ||
     fail "subscribe = all: da=$(wsc a) db=$(wsc b), not one each"
 ok "subscribe = all: both endpoints of chain all subscribed"
@@ -111,6 +134,7 @@ scenario() {
 	echo "measured: $_name: moved to d2 in $moved ms"
 	grep "chain prim: subscription moves from d1 to d2" "$T/log" |
 	    tail -n 1 | grep . || fail "$_name: no log line of the move"
+	wait_for 10 said 2 || { cat "$T/st.txt" "$T/st.json"; fail "$_name: status does not name d2 as the holder"; }
 	eval "$3"
 	t1=$(ms)
 	if [ -n "$4" ]; then
@@ -124,6 +148,7 @@ scenario() {
 	echo "measured: $_name: back on d1 $back ms after it was mended"
 	[ $back -ge 25000 ] ||
 	    fail "$_name: back after $back ms, before the stable period"
+	wait_for 10 said 1 || { cat "$T/st.txt" "$T/st.json"; fail "$_name: status does not name d1 again"; }
 	ok "$_name: moved in $moved ms, back after $back ms"
 }
 

@@ -29,6 +29,7 @@ static struct chain	*ch;
 static struct chain	*cu, *chh, *cs;	/* quantus, quantus, substrate */
 static struct chain	*cr;		/* quantus, its first head reorged */
 static struct chain	*c2, *cl, *cd;	/* two endpoints each: first heads */
+static struct chain	*cn;		/* substrate, for unsealed blocks */
 static sqlite3		*ro;	/* a second connection, as the CLI would */
 
 /* Block n of branch b: its hash names both, its parent is (b, n - 1). */
@@ -142,7 +143,9 @@ setup(void **state)
 	    "endpoint = l2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
 	    "[chain dis]\nblock_time = 1s\n"
 	    "endpoint = d1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
-	    "endpoint = d2 http://127.0.0.1:2 ws://127.0.0.1:2\n");
+	    "endpoint = d2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
+	    "[chain n]\nformat = substrate\nblock_time = 1s\n"
+	    "endpoint = en http://127.0.0.1:1 ws://127.0.0.1:1\n");
 
 	assert_int_equal(conf->n_errors, 0);
 	assert_int_equal(store_open("file:chaintest?mode=memory&cache=shared",
@@ -165,6 +168,8 @@ setup(void **state)
 	assert_non_null(cd);
 	assert_non_null(c2);
 	assert_non_null(cl);
+	cn = sup_chain_find("n");
+	assert_non_null(cn);
 	assert_non_null(ch);
 	assert_non_null(cu);
 	assert_non_null(chh);
@@ -193,6 +198,10 @@ test_reorg_and_back(void **state)
 		work(1, n, 100);
 	assert_int_equal(q("SELECT count(*) FROM blocks WHERE canonical = 1"),
 	    11);
+	/* The genesis, minerless, is not counted, not even as unsealed. */
+	assert_int_equal(q("SELECT count(*) FROM standings WHERE "
+	    "miner = x''"), 0);
+	assert_int_equal(q("SELECT sum(blocks) FROM standings"), 10);
 	assert_int_equal(miner_blocks(1, "blocks"), 5);
 	assert_int_equal(miner_blocks(2, "blocks"), 5);
 	assert_int_equal(q("SELECT sum(CAST(work AS INTEGER)) FROM "
@@ -255,7 +264,8 @@ test_finality(void **state)
 	    30);
 	assert_int_equal(q("SELECT count(*) FROM blocks WHERE final = 1 AND "
 	    "canonical = 0"), 0);
-	assert_int_equal(q("SELECT sum(final_blocks) FROM standings"), 31);
+	/* Blocks 1 to 30: the genesis is final, and no one's. */
+	assert_int_equal(q("SELECT sum(final_blocks) FROM standings"), 30);
 }
 
 /*
@@ -905,6 +915,47 @@ test_substrate(void **state)
 	assert_chain(cs);
 }
 
+static void
+hdm(struct chain *c, int branch, int64_t n, int parent_branch, int miner)
+{
+	struct proto_head	h;
+
+	memset(&h, 0, sizeof(h));
+	h.kind = HEAD_NEW;
+	h.seen_ms = now_wall_ms();
+	mkheader(&h.h, branch, n, parent_branch, miner);
+	sup_chain_head(c, 1, &h);
+}
+
+/*
+ * Blocks without a miner count under x'' (shown apart as unsealed), the
+ * genesis nowhere; a reorg takes an unsealed block out like any other.
+ */
+static void
+test_unsealed(void **state)
+{
+	hdm(cn, 1, 0, 1, 0);
+	hdm(cn, 1, 1, 1, 9);
+	hdm(cn, 1, 2, 1, 0);
+	hdm(cn, 1, 3, 1, 0);
+	hdm(cn, 1, 4, 1, 9);
+	assert_int_equal(qf("SELECT blocks * 100 + first_number * 10 + "
+	    "last_number FROM standings WHERE chain_id = %lld AND miner = x''",
+	    (long long)cn->id), 223);
+	assert_int_equal(qf("SELECT sum(blocks) FROM standings WHERE "
+	    "chain_id = %lld", (long long)cn->id), 4);
+	/* Longest: a branch after 2 takes 3 and 4 away. */
+	for (int64_t n = 3; n <= 5; n++)
+		hdm(cn, 2, n, n == 3 ? 1 : 2, 8);
+	assert_int_equal(cn->best_number, 5);
+	assert_int_equal(qf("SELECT blocks * 100 + first_number * 10 + "
+	    "last_number FROM standings WHERE chain_id = %lld AND miner = x''",
+	    (long long)cn->id), 122);
+	assert_int_equal(qf("SELECT sum(blocks) FROM standings WHERE "
+	    "chain_id = %lld", (long long)cn->id), 5);
+	assert_chain(cn);
+}
+
 /*
  * `synchronous` changes on the open store, a batch open or not (a reload
  * applies it between transactions), and reads back as set.
@@ -939,6 +990,7 @@ main(void)
 		cmocka_unit_test(test_first_head_agreed),
 		cmocka_unit_test(test_heaviest),
 		cmocka_unit_test(test_substrate),
+		cmocka_unit_test(test_unsealed),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

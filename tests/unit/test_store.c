@@ -2,7 +2,9 @@
  * The store against a real SQLite file locked by a second connection, as
  * an operator's sqlite3 would: it blocks instead of dying, says why, skips
  * and reports writes made meanwhile (the rollback hook), and resumes by
- * itself once the lock is gone (the resume hook).
+ * itself once the lock is gone (the resume hook).  A store of schema
+ * version 4, whose standings counted the genesis, is recounted when
+ * migrated.
  */
 #include "config.h"
 
@@ -17,6 +19,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "schema.h"
 #include "sup_store.h"
 
 static char		 dir[64], path[96];
@@ -187,6 +190,108 @@ test_last_flush(void **state)
 	assert_int_equal(op_count(), 3);
 }
 
+/* A text column of the store's one row that matches where. */
+static char *
+op_text(const char *sql)
+{
+	sqlite3_stmt	*st;
+	char		*v = NULL;
+
+	assert_int_equal(sqlite3_prepare_v2(op, sql, -1, &st, NULL),
+	    SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		v = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return v;
+}
+
+static void
+assert_text(const char *sql, const char *want)
+{
+	char	*got = op_text(sql);
+
+	if (want == NULL)
+		assert_null(got);
+	else {
+		assert_non_null(got);
+		assert_string_equal(got, want);
+	}
+	free(got);
+}
+
+/*
+ * Version 4 counted a canonical genesis under x''; migration 5 counts it
+ * nowhere: x'' keeps the later blocks without a miner, exactly, and a
+ * chain whose only x'' block was its genesis has no x'' row left.  The
+ * miners' rows are not touched.
+ */
+#define Z8	"0000000000000000"
+#define Z31	Z8 Z8 Z8 "00000000000000"
+#define Z32	Z8 Z8 Z8 Z8
+#define Z55	Z32 Z8 Z8 "00000000000000"
+#define Z63	Z32 Z31
+
+static void
+test_migrate_genesis(void **state)
+{
+	sqlite3	*v4;
+	size_t	 i;
+
+	snprintf(dir, sizeof(dir), "/tmp/cw-test-store.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/chainwatch.db", dir);
+	assert_int_equal(sqlite3_open(path, &v4), SQLITE_OK);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(sqlite3_exec(v4, schema_migrations[i], NULL,
+		    NULL, NULL), SQLITE_OK);
+	/* Difficulties 5 (genesis), 7, 2^64 + 11 and 13: sums past 64 bits. */
+	assert_int_equal(sqlite3_exec(v4,
+	    "PRAGMA user_version = 4;"
+	    "INSERT INTO chains (id, name, format, block_time,"
+	    "  finality_depth) VALUES (1, 'p', 'quantus', 1000, 1),"
+	    "  (2, 'q', 'quantus', 1000, 1);"
+	    "INSERT INTO miners VALUES (x'" Z32 "', 'a');"
+	    "INSERT INTO blocks (chain_id, hash, number, parent, miner,"
+	    "  difficulty, canonical, final, first_seen) VALUES"
+	    "  (1, x'00" Z31 "', 0, x'" Z32 "', NULL,"
+	    "    x'05" Z63 "', 1, 1, 1),"
+	    "  (1, x'01" Z31 "', 1, x'00" Z31 "',"
+	    "    x'" Z32 "', x'07" Z63 "', 1, 1, 1),"
+	    "  (1, x'02" Z31 "', 2, x'01" Z31 "', NULL,"
+	    "    x'0b0000000000000001" Z55 "', 1, 1, 1),"
+	    "  (1, x'03" Z31 "', 3, x'02" Z31 "', NULL,"
+	    "    x'0d" Z63 "', 1, 0, 1),"
+	    "  (2, x'10" Z31 "', 0, x'" Z32 "', NULL,"
+	    "    x'05" Z63 "', 1, 0, 1);"
+	    "INSERT INTO standings VALUES"
+	    "  (1, x'', 3, 2, '18446744073709551645', 1.8e19,"
+	    "    '18446744073709551632', 0, 3),"
+	    "  (1, x'" Z32 "', 1, 1, '7', 7.0, '7', 1, 1),"
+	    "  (2, x'', 1, 0, '5', 5.0, '0', 0, 0);",
+	    NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(v4);
+
+	assert_int_equal(store_open(path, 0, ev_default_loop(0)), 0);
+	assert_int_equal(sqlite3_open(path, &op), SQLITE_OK);
+	assert_text("PRAGMA user_version", "5");
+	assert_text("SELECT blocks || ' ' || final_blocks || ' ' || work ||"
+	    " ' ' || final_work || ' ' || first_number || ' ' || last_number"
+	    " FROM standings WHERE chain_id = 1 AND miner = x''",
+	    "2 1 18446744073709551640 18446744073709551627 2 3");
+	assert_text("SELECT work_f = CAST(work AS REAL) FROM standings"
+	    " WHERE chain_id = 1 AND miner = x''", "1");
+	assert_text("SELECT blocks || ' ' || work || ' ' || first_number"
+	    " FROM standings WHERE chain_id = 1 AND miner = x'" Z32 "'",
+	    "1 7 1");
+	assert_text("SELECT count(*) FROM standings WHERE chain_id = 2",
+	    "0");
+	/* The views: miners only; the unsealed blocks apart. */
+	assert_text("SELECT group_concat(miner) FROM standings_all", "a");
+	assert_text("SELECT chain || ' ' || blocks FROM standings_unsealed",
+	    "p 2");
+	teardown(state);
+}
+
 int
 main(void)
 {
@@ -195,6 +300,11 @@ main(void)
 		cmocka_unit_test(test_locked),
 		cmocka_unit_test(test_last_flush),
 	};
+	const struct CMUnitTest migrations[] = {
+		cmocka_unit_test(test_migrate_genesis),
+	};
+	int	rc;
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	rc = cmocka_run_group_tests(tests, setup, teardown);
+	return rc | cmocka_run_group_tests(migrations, NULL, NULL);
 }
