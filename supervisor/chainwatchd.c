@@ -343,6 +343,7 @@ main(int argc, char *argv[])
 	/* A blocked store does not hold up the exit: one short try. */
 	store_flush_last(STOP_COMMIT_MS);
 	store_close();
+	log_info("store closed; stopped");
 	sup_chains_free();
 	pidfile_remove();
 	conf_free(sup_conf);
