@@ -33,10 +33,6 @@
 # Every scenario runs even when one fails; the test fails at the end, with
 # the figures of all and the daemon's log lines of each failed one.
 . "$top_srcdir/tests/integration/lib.sh"
-if [ "$CW_QUICK_CHECK" = yes ]; then
-	echo "SKIP: --enable-quick-check (make distcheck): the builds ran it"
-	exit 77
-fi
 [ -x /usr/bin/python3 ] || { echo "SKIP: no python3"; exit 77; }
 command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
 command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }

@@ -16,6 +16,9 @@ skip() {
 	exit 77
 }
 [ "$(id -u)" = 0 ] || skip "not root: the packages are installed into the machine"
+# The packages are built from the sources by dpkg-buildpackage, never with
+# this build's sanitizers: one run (the plain build's) checks them.
+[ "$CW_SANITIZED" = yes ] && skip "sanitizer build: the packages are the same as the plain build's, which checks them"
 for c in dpkg-buildpackage dh lintian fakeroot dpkg-deb flock curl; do
 	command -v $c >/dev/null ||
 	    skip "no $c (Debian packages dpkg-dev, debhelper, lintian, fakeroot, util-linux, curl)"

@@ -14,10 +14,6 @@
 # chain is slow.  Last, a breaker that opens and flips half-open and open
 # again several times: its `since` stays the outage's start.
 . "$top_srcdir/tests/integration/lib.sh"
-if [ "$CW_QUICK_CHECK" = yes ]; then
-	echo "SKIP: --enable-quick-check (make distcheck): the builds ran it"
-	exit 77
-fi
 [ -x /usr/bin/python3 ] || { echo "SKIP: no python3"; exit 77; }
 command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
 command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }
