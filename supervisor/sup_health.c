@@ -456,6 +456,27 @@ health_outcome(struct endpoint *e, uint32_t gen, enum outcome o)
 	return act | answered(e, o);
 }
 
+/* It as the other endpoints of its chain see it (the peer rule). */
+void
+health_peer(const struct endpoint *e, struct brk_peer *p)
+{
+	breaker_peer(&e->brk, health_usable(e), p);
+}
+
+/*
+ * The peer rule (sup_breaker.h): peers are the n other endpoints of its
+ * chain.  Its breaker may open now, whatever it was last told.
+ */
+unsigned
+health_peers(struct endpoint *e, const struct brk_peer *peers, size_t n)
+{
+	enum brk_state	before = e->brk.state;
+
+	if (breaker_peers(&e->brk, peers, n, now_wall_ms()) != 1)
+		return 0;
+	return breaker_note(e, before);
+}
+
 /*
  * The outcome of a request the worker made on its own (its best-head
  * probe, its start-up facts).  It counts while the breaker is closed,
