@@ -44,8 +44,11 @@ command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }
 CW=$top_builddir/cli/chainwatch
 CHECK="/usr/bin/python3 $top_srcdir/tests/integration/chaos_check.py"
 DB=$T/chainwatch.db
-# CHAOS_TIMEOUTS=default (in the environment): the same matrix on the
-# default timeouts and breaker settings (hedge_after 1 s), for figures.
+# CHAOS_TIMEOUTS=default (in the environment; chaos_defaults.sh): the
+# same matrix, with the same 5 s bar, on the default timeouts and breaker
+# settings (request_timeout 10 s, breaker_min_span 10 s, hedge_after 1 s):
+# only the unresponsive rule and the breaker's peer rule (chainwatchd(8),
+# "Endpoint health") can show a failing endpoint that fast.
 HEDGE_MS=500
 [ "$CHAOS_TIMEOUTS" = default ] && HEDGE_MS=1000
 WAIT_LIMIT_MS=$((HEDGE_MS + 1000))
