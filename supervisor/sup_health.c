@@ -334,6 +334,14 @@ breaker_note(struct endpoint *e, enum brk_state before)
 	case BRK_CLOSED:
 		log_info("w/%s: endpoint healthy again", e->name);
 		act = HEALTH_BACK;
+		/*
+		 * It answered: probes lost during the outage are no wait
+		 * of now (else it would be shown unresponsive for them
+		 * until its next probe); its next probe is due from now.
+		 */
+		e->poll_lost = 0;
+		if (e->poll_ok != 0)
+			e->poll_ok = now_mono_ms();
 		break;
 	}
 	health_event(e, breaker_state_name(e->brk.state), e->brk.reason);
