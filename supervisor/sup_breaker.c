@@ -142,7 +142,7 @@ static void
 run_add(struct breaker *b, enum outcome o, uint64_t now)
 {
 	uint64_t	g = b->conf.min_span / b->conf.consecutive;
-	uint64_t	pg = BRK_PEER_SPAN_MS / (BRK_PEER_STRIKES - 1);
+	uint64_t	pg = BRK_PEER_STRIKE_MS;
 
 	if (b->run_fails == 0) {
 		b->run_start = b->strike_start = b->peer_start = now;
@@ -462,11 +462,23 @@ breaker_ready_at(const struct breaker *b, uint64_t now)
 	return t;
 }
 
-/* A 429 or -32999: back off 1 s, 2 s, 4 s ... up to cooldown_max. */
+/*
+ * A 429 or -32999: back off 1 s, 2 s, 4 s ... up to cooldown_max, one
+ * doubling per slow-down that did not cure it.  One that comes during
+ * the slow-down (a request sent before it, the worker's own probe) says
+ * nothing new: it only keeps the endpoint alone for the step from now.
+ */
 static void
 slow_down(struct breaker *b, uint64_t now)
 {
-	uint64_t	step = b->slow_step == 0 ? BRK_SLOW_MIN_MS :
+	uint64_t	step;
+
+	if (b->slow_step != 0 && now < b->slow_until) {
+		if (sat_add(now, b->slow_step) > b->slow_until)
+			b->slow_until = sat_add(now, b->slow_step);
+		return;
+	}
+	step = b->slow_step == 0 ? BRK_SLOW_MIN_MS :
 		    b->slow_step > b->conf.cooldown_max / 2 ?
 		    b->conf.cooldown_max : 2 * b->slow_step;
 

@@ -43,8 +43,8 @@
  * whenever the caller likes (the supervisor: every tick), so that a
  * failing endpoint is shown within seconds on default settings rather
  * than after min_span: a run of BRK_PEER_STRIKES strikes of
- * BRK_PEER_SPAN_MS / (BRK_PEER_STRIKES - 1) ms (1 s) spanning at least
- * BRK_PEER_SPAN_MS (2 s) opens the breaker when the other endpoints of
+ * BRK_PEER_STRIKE_MS (3 of 500 ms) spanning at least BRK_PEER_SPAN_MS
+ * (2 s) opens the breaker when the other endpoints of
  * the chain make the verdict plain:
  *   - another endpoint had a success after the run began: the chain
  *     answers, this endpoint does not ("while others answer"); or
@@ -80,7 +80,11 @@
  *
  * Slowing down.  Every rate_limited answer moves slow_until to now + a step
  * (never earlier than it was) that starts at BRK_SLOW_MIN_MS and doubles up to
- * cooldown_max, in any state.
+ * cooldown_max, in any state; it doubles only for an answer that comes once
+ * the slow-down is over (the endpoint still limits after it was left alone).
+ * One that comes during it, from a request sent before it or the worker's
+ * own probe, keeps the step: a worker probing every second must not turn a
+ * 5 s rate limit into 32 s without work.
  * Until then breaker_allow() answers BRK_DENY_SLOW where it would have said
  * BRK_ALLOW or BRK_TRIAL.  A success resets the step (the next rate_limited
  * starts at 1 s again) but does not cut short the current slow-down: answers
@@ -115,10 +119,14 @@
 #define BRK_DEFAULT_TRIAL_TIMEOUT_MS	30000
 
 /*
- * The peer rule: three strikes a second apart, over 2 s, is no blip, and
- * well within the 5 s people should wait to see an endpoint fail.
+ * The peer rule: failures at three moments at least half a second apart,
+ * over 2 s, are no blip, and well within the 5 s people should wait to see
+ * an endpoint fail.  Strikes shorter than a probe interval (1 s at least
+ * for a chain of 1 s blocks) so that probes a second apart, give or take a
+ * millisecond, are strikes of their own.
  */
 #define BRK_PEER_STRIKES	3
+#define BRK_PEER_STRIKE_MS	500
 #define BRK_PEER_SPAN_MS	2000
 
 #define BRK_SLOW_MIN_MS		1000	/* first slow-down after a 429 */

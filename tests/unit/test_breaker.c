@@ -419,23 +419,29 @@ test_peers_answer(void **state)
 	    "3 HTTP 5xx answers in a row since 12:03:07 UTC while others "
 	    "answer");
 
-	/* A burst: 15 failures within a second and one 2 s later are 2
-	 * strikes; so are failures 1 s apart over less than 2 s. */
+	/*
+	 * A burst: 15 failures within half a second and one 2 s later are 2
+	 * strikes; failures a second apart over less than 2 s are 3, too
+	 * short; probes a second apart, a millisecond early, are strikes.
+	 */
 	breaker_init(&b, &c, T0);
 	breaker_init(&o[0], &c, T0);
 	for (int i = 0; i < 15; i++)
-		feed(&b, OUTCOME_TIMEOUT, t + (uint64_t)i * 45);
+		feed(&b, OUTCOME_TIMEOUT, t + (uint64_t)i * 30);
 	feed(&b, OUTCOME_TIMEOUT, t + 2 * S);
 	feed(&o[0], OUTCOME_OK, t + 2 * S);
 	assert_int_equal(b.peer_strikes, 2);
 	assert_int_equal(peers(&b, o, 1, t + 2 * S), 0);
 	breaker_init(&b, &c, T0);
 	feed(&b, OUTCOME_TIMEOUT, t);
-	feed(&b, OUTCOME_TIMEOUT, t + S);
-	feed(&b, OUTCOME_TIMEOUT, t + 2 * S - 1);
-	assert_int_equal(b.peer_strikes, 2);
+	feed(&b, OUTCOME_TIMEOUT, t + S - 1);
+	feed(&b, OUTCOME_TIMEOUT, t + 2 * S - 2);
+	assert_int_equal(b.peer_strikes, 3);
 	assert_int_equal(peers(&b, o, 1, t + 5 * S), 0);
 	want_state(&b, BRK_CLOSED);
+	feed(&b, OUTCOME_TIMEOUT, t + 3 * S - 3);
+	assert_int_equal(peers(&b, o, 1, t + 3 * S), 1);
+	want_state(&b, BRK_OPEN);
 
 	/* A success of its own ends the run; rate_limited does not. */
 	breaker_init(&b, &c, T0);
@@ -865,12 +871,34 @@ test_rate_limited_slows(void **state)
 	t += 300 * S;
 	feed(&b, OUTCOME_RATE_LIMITED, t);
 	assert_int_equal(b.slow_step, 1 * S);
+	/*
+	 * During the slow-down, more of them (sent before it, or probes)
+	 * keep the step and only keep the endpoint alone that long from
+	 * then: a probe a second for 5 s is 1 s of slow-down after it.
+	 */
+	feed(&b, OUTCOME_RATE_LIMITED, t + 500);
+	feed(&b, OUTCOME_RATE_LIMITED, t + 900);
+	assert_int_equal(b.slow_step, 1 * S);
+	assert_int_equal(b.slow_until, t + 1900);
+	for (int i = 1; i <= 5; i++)
+		feed(&b, OUTCOME_RATE_LIMITED, t + 900 + i * (S - 1));
+	assert_int_equal(b.slow_step, 1 * S);
+	assert_int_equal(b.slow_until, t + 900 + 5 * (S - 1) + S);
+	/* Once it is over, the next one doubles. */
+	t = b.slow_until;
+	feed(&b, OUTCOME_RATE_LIMITED, t);
+	assert_int_equal(b.slow_step, 2 * S);
 	/* A shorter step never shortens a longer slow-down. */
-	for (int i = 0; i < 9; i++)
+	for (int i = 0; i < 3; i++) {
+		t = b.slow_until;
 		feed(&b, OUTCOME_RATE_LIMITED, t);
+	}
+	assert_int_equal(b.slow_step, 16 * S);
+	assert_int_equal(b.slow_until, t + 16 * S);
 	feed(&b, OUTCOME_HTTP_4XX, t);
 	feed(&b, OUTCOME_RATE_LIMITED, t + S);
-	assert_int_equal(b.slow_until, t + 300 * S);
+	assert_int_equal(b.slow_step, 1 * S);
+	assert_int_equal(b.slow_until, t + 16 * S);
 	/* A failure does not reset the step. */
 	feed(&b, OUTCOME_TIMEOUT, t + 2 * S);
 	assert_int_equal(b.slow_step, 1 * S);
@@ -879,8 +907,8 @@ test_rate_limited_slows(void **state)
 	breaker_init(&b, &c, T0);
 	for (int i = 0; i < 10000; i++)
 		feed(&b, OUTCOME_RATE_LIMITED, T0);
-	assert_int_equal(b.slow_step, 300 * S);
-	assert_int_equal(b.slow_until, T0 + 300 * S);
+	assert_int_equal(b.slow_step, 1 * S);
+	assert_int_equal(b.slow_until, T0 + 1 * S);
 	for (t = T0; t < T0 + 24 * HOUR; t += 100)
 		feed(&b, OUTCOME_RATE_LIMITED, t);
 	want_state(&b, BRK_CLOSED);
@@ -891,19 +919,23 @@ test_rate_limited_slows(void **state)
 	/* While open, the trial also waits for the slow-down. */
 	breaker_init(&b, &c, T0);
 	trip(&b, T0);
-	for (int i = 0; i < 4; i++)
-		feed(&b, OUTCOME_RATE_LIMITED, T0 + S);	/* until +9 s */
+	feed(&b, OUTCOME_RATE_LIMITED, T0 + S);		/* until +2 s */
+	feed(&b, OUTCOME_RATE_LIMITED, T0 + 2 * S);	/* until +4 s */
+	feed(&b, OUTCOME_RATE_LIMITED, T0 + 4 * S);	/* until +8 s */
 	want_state(&b, BRK_OPEN);
 	want_verdict(&b, T0 + 5 * S, BRK_DENY_SLOW);
 	want_state(&b, BRK_OPEN);
-	assert_int_equal(breaker_ready_at(&b, T0), T0 + 9 * S);
-	want_verdict(&b, T0 + 9 * S, BRK_TRIAL);
+	assert_int_equal(breaker_ready_at(&b, T0), T0 + 8 * S);
+	want_verdict(&b, T0 + 8 * S, BRK_TRIAL);
 
 	/* The cap is cooldown_max. */
 	c.cooldown_max = 6 * S;
 	breaker_init(&b, &c, T0);
-	for (int i = 0; i < 5; i++)
-		feed(&b, OUTCOME_RATE_LIMITED, T0);
+	t = T0;
+	for (int i = 0; i < 5; i++) {
+		feed(&b, OUTCOME_RATE_LIMITED, t);
+		t = b.slow_until;
+	}
 	assert_int_equal(b.slow_step, 6 * S);
 }
 
