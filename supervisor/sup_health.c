@@ -464,11 +464,16 @@ health_outcome(struct endpoint *e, uint32_t gen, enum outcome o)
 	return act | answered(e, o);
 }
 
-/* It as the other endpoints of its chain see it (the peer rule). */
+/*
+ * It as the other endpoints of its chain see it (the peer rule): out if
+ * down, quarantined, inconsistent or unresponsive; one whose worker only
+ * starts is judged by its breaker, which its start-up facts feed.
+ */
 void
 health_peer(const struct endpoint *e, struct brk_peer *p)
 {
-	breaker_peer(&e->brk, health_usable(e), p);
+	breaker_peer(&e->brk, e->av.state == EP_READY ||
+	    e->av.state == EP_STARTING, p);
 }
 
 /*

@@ -666,6 +666,8 @@ overdue_chain(struct chain *ch, uint64_t watched, uint64_t now)
 		}
 		ws[n++] = o;
 	}
+	/* A breaker that knows speaks first: it outweighs overdue. */
+	peers_chain(ws, n);
 	latency = route_latency_quantile(&ch->hedging, OVERDUE_QUANTILE);
 	bound = overdue_chain_bound(latency, ch->hedging.after);
 	for (size_t i = 0; i < n; i++) {
@@ -679,7 +681,6 @@ overdue_chain(struct chain *ch, uint64_t watched, uint64_t now)
 	}
 	slow_store(ch, overdue_chain_slow(eps, n, bound, watched, now,
 	    latency, why, sizeof(why)), why);
-	peers_chain(ws, n);
 }
 
 /* Every chain once a tick, in the order of their first workers. */
