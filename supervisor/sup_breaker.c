@@ -129,30 +129,49 @@ rate_holds(const struct breaker *b)
 static void
 run_reset(struct breaker *b)
 {
-	b->run_fails = b->run_strikes = 0;
+	b->run_fails = b->run_strikes = b->peer_strikes = 0;
 	b->run_mixed = 0;
+	b->peers = BRK_PEERS_NONE;
 }
 
-/* Failures closer than g to the start of the current strike belong to it. */
+/*
+ * Failures closer than g to the start of the current strike belong to it;
+ * the peer rule's strikes likewise, with its own granularity.
+ */
 static void
 run_add(struct breaker *b, enum outcome o, uint64_t now)
 {
 	uint64_t	g = b->conf.min_span / b->conf.consecutive;
+	uint64_t	pg = BRK_PEER_STRIKE_MS;
 
 	if (b->run_fails == 0) {
-		b->run_start = b->strike_start = now;
-		b->run_strikes = 1;
+		b->run_start = b->strike_start = b->peer_start = now;
+		b->run_strikes = b->peer_strikes = 1;
 		b->run_class = o;
 	} else {
 		if (now - b->strike_start >= g) {
 			b->run_strikes++;
 			b->strike_start = now;
 		}
+		if (now - b->peer_start >= pg) {
+			b->peer_strikes++;
+			b->peer_start = now;
+		}
 		if (o != b->run_class)
 			b->run_mixed = 1;
 	}
+	b->run_last = now;
 	if (b->run_fails < UINT_MAX)
 		b->run_fails++;
+}
+
+/* The run is long enough for the peer rule, whatever the peers say. */
+static int
+peer_run(const struct breaker *b)
+{
+	return b->state == BRK_CLOSED && b->run_fails > 0 &&
+	    b->peer_strikes >= BRK_PEER_STRIKES &&
+	    b->run_last - b->run_start >= BRK_PEER_SPAN_MS;
 }
 
 static int
@@ -235,12 +254,15 @@ reason_trip(struct breaker *b, uint64_t now)
 			    (unsigned long long)most) >= (int)sizeof(b->reason))
 			/* Cut, as any reason too long: its head says it. */
 			b->reason[sizeof(b->reason) - 1] = '\0';
-	} else if (run_holds(b, now)) {
+	} else if (run_holds(b, now) || b->peers != BRK_PEERS_NONE) {
 		fmt_hms(t, sizeof(t), b->run_start);
 		snprintf(b->reason, sizeof(b->reason),
-		    "%u %s in a row since %s UTC", b->run_fails,
+		    "%u %s in a row since %s UTC%s", b->run_fails,
 		    failure_words(b->run_mixed ? OUTCOME_OK : b->run_class,
-		    b->run_fails != 1), t);
+		    b->run_fails != 1), t,
+		    b->peers == BRK_PEERS_ANSWER ? " while others answer" :
+		    b->peers == BRK_PEERS_FAIL ? " while every endpoint fails" :
+		    "");
 	} else
 		snprintf(b->reason, sizeof(b->reason), "tripped");
 }
@@ -440,11 +462,23 @@ breaker_ready_at(const struct breaker *b, uint64_t now)
 	return t;
 }
 
-/* A 429 or -32999: back off 1 s, 2 s, 4 s ... up to cooldown_max. */
+/*
+ * A 429 or -32999: back off 1 s, 2 s, 4 s ... up to cooldown_max, one
+ * doubling per slow-down that did not cure it.  One that comes during
+ * the slow-down (a request sent before it, the worker's own probe) says
+ * nothing new: it only keeps the endpoint alone for the step from now.
+ */
 static void
 slow_down(struct breaker *b, uint64_t now)
 {
-	uint64_t	step = b->slow_step == 0 ? BRK_SLOW_MIN_MS :
+	uint64_t	step;
+
+	if (b->slow_step != 0 && now < b->slow_until) {
+		if (sat_add(now, b->slow_step) > b->slow_until)
+			b->slow_until = sat_add(now, b->slow_step);
+		return;
+	}
+	step = b->slow_step == 0 ? BRK_SLOW_MIN_MS :
 		    b->slow_step > b->conf.cooldown_max / 2 ?
 		    b->conf.cooldown_max : 2 * b->slow_step;
 
@@ -472,6 +506,7 @@ breaker_outcome(struct breaker *b, uint32_t gen, enum outcome o, uint64_t now)
 	}
 	if (!outcome_is_failure(o)) {
 		b->slow_step = 0;
+		b->ok_at = now;
 		if (b->state == BRK_CLOSED) {
 			win_add(b, now, o);
 			run_reset(b);
@@ -488,6 +523,46 @@ breaker_outcome(struct breaker *b, uint32_t gen, enum outcome o, uint64_t now)
 		}
 	}
 	return breaker_step(b, ev, now);
+}
+
+/* One endpoint as the others of its chain see it, for the peer rule. */
+void
+breaker_peer(const struct breaker *b, int usable, struct brk_peer *p)
+{
+	p->ok_at = b->ok_at;
+	p->out = !usable || b->state != BRK_CLOSED;
+	p->failing = peer_run(b);
+}
+
+/* What the others say of b's run, if it is long enough to ask them. */
+enum brk_peers
+breaker_peers_say(const struct breaker *b, const struct brk_peer *peers,
+    size_t n)
+{
+	size_t	failing = 0;
+
+	if (n == 0 || !peer_run(b))
+		return BRK_PEERS_NONE;
+	for (size_t i = 0; i < n; i++) {
+		if (peers[i].ok_at > b->run_start)
+			return BRK_PEERS_ANSWER;
+		if (peers[i].out || peers[i].failing)
+			failing++;
+	}
+	return failing == n ? BRK_PEERS_FAIL : BRK_PEERS_NONE;
+}
+
+int
+breaker_peers(struct breaker *b, const struct brk_peer *peers, size_t n,
+    uint64_t now)
+{
+	enum brk_peers	say = breaker_peers_say(b, peers, n);
+
+	if (say == BRK_PEERS_NONE)
+		return 0;
+	now = brk_clock(b, now);
+	b->peers = say;
+	return breaker_step(b, BE_TRIP, now);
 }
 
 const char *

@@ -39,10 +39,30 @@
  * the classic consecutive-failure breaker.  A success ends the run;
  * rate_limited does not (it says nothing about the endpoint's health).
  *
+ * Peer rule (endpoints of a chain compared), judged by breaker_peers()
+ * whenever the caller likes (the supervisor: every tick), so that a
+ * failing endpoint is shown within seconds on default settings rather
+ * than after min_span: a run of BRK_PEER_STRIKES strikes of
+ * BRK_PEER_STRIKE_MS (3 of 500 ms) spanning at least BRK_PEER_SPAN_MS
+ * (2 s) opens the breaker when the other endpoints of
+ * the chain make the verdict plain:
+ *   - another endpoint had a success after the run began: the chain
+ *     answers, this endpoint does not ("while others answer"); or
+ *   - every other endpoint is out (its breaker not closed, or not usable)
+ *     or in such a run itself: nothing answers, and the chain is shown
+ *     unreachable rather than ok ("while every endpoint fails").
+ * Otherwise (an endpoint alone in its chain, or another one with neither
+ * a success nor a failing run since: no evidence) only the two rules
+ * above decide.  A single failure, or a burst shorter than 2 s, opens
+ * nothing.  The peer rule counts its strikes apart from the run rule's,
+ * with its own granularity; a success ends both.
+ *
  * Reasons, in b->reason: "62% failures over 60 s (31 of 50)" (the rate rule,
  * named first when both hold), "5 timeouts in a row since 12:03:07 UTC" (the
  * run rule; the time of its first failure; "failures" when classes mixed),
- * "timeout on trial at 12:10:00, down since 12:03:07 UTC" (a failed trial).
+ * "3 transport errors in a row since 12:03:07 UTC while others answer"
+ * (the peer rule), "timeout on trial at 12:10:00, down since 12:03:07 UTC"
+ * (a failed trial).
  * Empty when closed; half-open keeps the reason it was opened with.
  *
  * Open, then half-open.  An open breaker refuses (BRK_DENY_OPEN) until
@@ -60,7 +80,11 @@
  *
  * Slowing down.  Every rate_limited answer moves slow_until to now + a step
  * (never earlier than it was) that starts at BRK_SLOW_MIN_MS and doubles up to
- * cooldown_max, in any state.
+ * cooldown_max, in any state; it doubles only for an answer that comes once
+ * the slow-down is over (the endpoint still limits after it was left alone).
+ * One that comes during it, from a request sent before it or the worker's
+ * own probe, keeps the step: a worker probing every second must not turn a
+ * 5 s rate limit into 32 s without work.
  * Until then breaker_allow() answers BRK_DENY_SLOW where it would have said
  * BRK_ALLOW or BRK_TRIAL.  A success resets the step (the next rate_limited
  * starts at 1 s again) but does not cut short the current slow-down: answers
@@ -69,6 +93,7 @@
 #ifndef CW_SUP_BREAKER_H
 #define CW_SUP_BREAKER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "outcome.h"
@@ -92,6 +117,17 @@
 #define BRK_DEFAULT_COOLDOWN_MS		5000
 #define BRK_DEFAULT_COOLDOWN_MAX_MS	300000
 #define BRK_DEFAULT_TRIAL_TIMEOUT_MS	30000
+
+/*
+ * The peer rule: failures at three moments at least half a second apart,
+ * over 2 s, are no blip, and well within the 5 s people should wait to see
+ * an endpoint fail.  Strikes shorter than a probe interval (1 s at least
+ * for a chain of 1 s blocks) so that probes a second apart, give or take a
+ * millisecond, are strikes of their own.
+ */
+#define BRK_PEER_STRIKES	3
+#define BRK_PEER_STRIKE_MS	500
+#define BRK_PEER_SPAN_MS	2000
 
 #define BRK_SLOW_MIN_MS		1000	/* first slow-down after a 429 */
 #define BRK_SLOTS		64	/* counters in the rate window */
@@ -135,6 +171,24 @@ struct breaker_conf {
 	uint64_t	trial_timeout;	/* ms, from request_timeout */
 };
 
+/*
+ * What the other endpoints of its chain tell of one endpoint's run
+ * (breaker_peers(); the peer rule).
+ */
+enum brk_peers {
+	BRK_PEERS_NONE,		/* no evidence: the configured rules decide */
+	BRK_PEERS_ANSWER,	/* another endpoint answered during the run */
+	BRK_PEERS_FAIL,		/* every other endpoint is out or failing */
+};
+
+/* One other endpoint of the chain, as breaker_peer() sees it. */
+struct brk_peer {
+	uint64_t	ok_at;		/* its latest success; 0: none */
+	int		out;		/* not closed, or not usable */
+	int		failing;	/* closed, in a run the peer rule
+					 * would count */
+};
+
 /* The failure classes, counted apart so that a reason can name them. */
 #define BRK_CLASSES		5	/* 5xx, transport, timeout, malformed, large */
 
@@ -168,6 +222,11 @@ struct breaker {
 	unsigned	run_strikes;
 	uint64_t	run_start;	/* its first failure */
 	uint64_t	strike_start;	/* the start of its latest strike */
+	uint64_t	run_last;	/* its latest failure */
+	unsigned	peer_strikes;	/* strikes of the peer rule */
+	uint64_t	peer_start;	/* the start of its latest one */
+	enum brk_peers	peers;		/* the peer rule trips: why */
+	uint64_t	ok_at;		/* the latest counted success */
 	enum outcome	run_class;
 	int		run_mixed;	/* more than one failure class */
 
@@ -220,6 +279,17 @@ uint64_t breaker_ready_at(const struct breaker *, uint64_t now);
  */
 int	breaker_outcome(struct breaker *, uint32_t gen, enum outcome,
 	    uint64_t now);
+
+/*
+ * The peer rule: what peers (the n other endpoints of the chain) say of
+ * b's run, and whether it opens b now.  Returns 1 if b changed state.
+ * breaker_peer() describes one endpoint for the others' judgement.
+ */
+int	breaker_peers(struct breaker *, const struct brk_peer *peers,
+	    size_t n, uint64_t now);
+enum brk_peers breaker_peers_say(const struct breaker *,
+	    const struct brk_peer *peers, size_t n);
+void	breaker_peer(const struct breaker *, int usable, struct brk_peer *);
 
 /* The transition function; returns 1 if the state changed. */
 int	breaker_step(struct breaker *, enum brk_event, uint64_t now);

@@ -334,6 +334,14 @@ breaker_note(struct endpoint *e, enum brk_state before)
 	case BRK_CLOSED:
 		log_info("w/%s: endpoint healthy again", e->name);
 		act = HEALTH_BACK;
+		/*
+		 * It answered: probes lost during the outage are no wait
+		 * of now (else it would be shown unresponsive for them
+		 * until its next probe); its next probe is due from now.
+		 */
+		e->poll_lost = 0;
+		if (e->poll_ok != 0)
+			e->poll_ok = now_mono_ms();
 		break;
 	}
 	health_event(e, breaker_state_name(e->brk.state), e->brk.reason);
@@ -454,6 +462,32 @@ health_outcome(struct endpoint *e, uint32_t gen, enum outcome o)
 	breaker_outcome(&e->brk, gen, o, now_wall_ms());
 	act = breaker_note(e, before);
 	return act | answered(e, o);
+}
+
+/*
+ * It as the other endpoints of its chain see it (the peer rule): out if
+ * down, quarantined, inconsistent or unresponsive; one whose worker only
+ * starts is judged by its breaker, which its start-up facts feed.
+ */
+void
+health_peer(const struct endpoint *e, struct brk_peer *p)
+{
+	breaker_peer(&e->brk, e->av.state == EP_READY ||
+	    e->av.state == EP_STARTING, p);
+}
+
+/*
+ * The peer rule (sup_breaker.h): peers are the n other endpoints of its
+ * chain.  Its breaker may open now, whatever it was last told.
+ */
+unsigned
+health_peers(struct endpoint *e, const struct brk_peer *peers, size_t n)
+{
+	enum brk_state	before = e->brk.state;
+
+	if (breaker_peers(&e->brk, peers, n, now_wall_ms()) != 1)
+		return 0;
+	return breaker_note(e, before);
 }
 
 /*

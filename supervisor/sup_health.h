@@ -8,6 +8,7 @@
 #ifndef CW_SUP_HEALTH_H
 #define CW_SUP_HEALTH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "conf.h"
@@ -63,6 +64,9 @@ void		 health_polled(struct endpoint *, enum outcome,
 		    uint64_t latency);
 unsigned	 health_outcome(struct endpoint *, uint32_t gen, enum outcome);
 unsigned	 health_probe(struct endpoint *, enum outcome);
+void		 health_peer(const struct endpoint *, struct brk_peer *);
+unsigned	 health_peers(struct endpoint *, const struct brk_peer *,
+		    size_t n);
 int		 health_allow(struct endpoint *, int all_open, int idle,
 		    unsigned *limit, uint32_t *deadline);
 

@@ -601,8 +601,41 @@ slow_store(const struct chain *ch, int slow, const char *why)
 }
 
 /*
+ * The peer rule (sup_breaker.h) for each of the n endpoints ws[]: its
+ * run of failures against what the others show.  Its leases go back in
+ * release_unusable() if it opens; what it has out answers on.
+ */
+static void
+peers_chain(struct worker **ws, size_t n)
+{
+	static struct brk_peer	*all, *others;
+	static size_t		 cap;
+
+	if (n < 2)
+		return;
+	if (n > cap) {
+		cap = n;
+		all = xrealloc(all, cap * sizeof(*all));
+		others = xrealloc(others, cap * sizeof(*others));
+	}
+	for (size_t i = 0; i < n; i++)
+		health_peer(ws[i]->ep, &all[i]);
+	for (size_t i = 0; i < n; i++) {
+		size_t	k = 0;
+
+		for (size_t j = 0; j < n; j++)
+			if (j != i)
+				others[k++] = all[j];
+		(void)health_peers(ws[i]->ep, others, k);
+		/* It may count as out for those judged after it. */
+		health_peer(ws[i]->ep, &all[i]);
+	}
+}
+
+/*
  * Who of ch's endpoints is overdue while others answer (sup_overdue.c):
- * unresponsive; and whether the whole chain is slow instead.
+ * unresponsive; whether the whole chain is slow instead; and who fails
+ * while the others answer, or with them (the peer rule).
  */
 static void
 overdue_chain(struct chain *ch, uint64_t watched, uint64_t now)
@@ -633,6 +666,8 @@ overdue_chain(struct chain *ch, uint64_t watched, uint64_t now)
 		}
 		ws[n++] = o;
 	}
+	/* A breaker that knows speaks first: it outweighs overdue. */
+	peers_chain(ws, n);
 	latency = route_latency_quantile(&ch->hedging, OVERDUE_QUANTILE);
 	bound = overdue_chain_bound(latency, ch->hedging.after);
 	for (size_t i = 0; i < n; i++) {

@@ -4,7 +4,8 @@
 # exit 1 when the check fails.
 #   chaos_check.py status --cw BIN --db DB --expect SPEC --t0 MS --timeout S
 #   chaos_check.py caught-up --db DB --timeout S
-#   chaos_check.py waits --db DB --from MS --to MS [--exclude MS-MS]...
+#   chaos_check.py waits --db DB --from MS --to MS [--settle S]
+#       [--exclude MS-MS]...
 #   chaos_check.py store --db DB --port RPC_PORT [--margin N]
 #   chaos_check.py events --db DB --from MS --endpoints a,b
 #   chaos_check.py hedges --socket PATH
@@ -182,17 +183,28 @@ def cmd_waits(args):
     blocks first stored in [from, to] outside the excluded spans, the
     block it was, how many blocks, how many lack their state, and the
     longest head delay (first_seen - the block's own Timestamp.Now).
+    With --settle S, blocks that lack their state are waited for up to
+    S seconds: a block stored just before `to` may have its read in
+    flight; how long any state took is judged by the wait figure.
     """
     db = opt(args, "--db")
     lo, hi = int(opt(args, "--from")), int(opt(args, "--to"))
+    settle = float(opt(args, "--settle", "0"))
     excl = [tuple(int(x) for x in args[i + 1].split("-"))
             for i, a in enumerate(args) if a == "--exclude"]
-    con = db_open(db)
-    rows = con.execute(
-        "SELECT number, first_seen, state_at, timestamp FROM blocks WHERE "
-        "canonical = 1 AND first_seen BETWEEN ? AND ? ORDER BY number",
-        (lo, hi)).fetchall()
-    con.close()
+    t0 = now_ms()
+    while True:
+        con = db_open(db)
+        rows = con.execute(
+            "SELECT number, first_seen, state_at, timestamp FROM blocks "
+            "WHERE canonical = 1 AND first_seen BETWEEN ? AND ? "
+            "ORDER BY number", (lo, hi)).fetchall()
+        con.close()
+        if (all(r[2] is not None for r in rows if not any(
+                a <= r[1] <= b for a, b in excl)) or
+                now_ms() - t0 > settle * 1000):
+            break
+        time.sleep(0.2)
     worst, at, n, missing, head = 0, -1, 0, 0, 0
     for number, seen, state_at, ts in rows:
         if any(a <= seen <= b for a, b in excl):

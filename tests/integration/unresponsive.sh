@@ -161,9 +161,10 @@ wait_for 60 '"$CW" -d "$DB" status devchain 2>&1 | grep -q "^devchain: ok: 3 end
 echo "unresponsive: all slow: healthy again $(secs $(($(now_ms) - T1))) s after"
 ok "every endpoint slow: status says slow, no endpoint singled out"
 
-# One outage, several flips: refused connections open d3's breaker (5
-# failures over 10 s on its probes); its trials fail and it flips
-# half-open and open again; its since stays the outage's start.
+# One outage, several flips: refused connections open d3's breaker (the
+# peer rule: failures over 2 s while d1 and d2 answer); its trials fail
+# and it flips half-open and open again; its since stays the outage's
+# start.
 T0=$(now_ms)
 ctl d3 '{"enable":"refuse"}'
 wait_for 60 'test "$(state d3)" = open' || fail "flips: d3's breaker never opened: $(state d3)"

@@ -346,6 +346,196 @@ test_quiet_consecutive(void **state)
 	    "1 oversized answer in a row since 12:03:07 UTC");
 }
 
+/* The peer rule: what the others say of a run, and when it opens. */
+static enum brk_peers
+say(const struct breaker *b, const struct breaker *others, size_t n,
+    const int *usable)
+{
+	struct brk_peer	p[4];
+
+	for (size_t i = 0; i < n; i++)
+		breaker_peer(&others[i], usable == NULL || usable[i], &p[i]);
+	return breaker_peers_say(b, p, n);
+}
+
+static int
+peers(struct breaker *b, const struct breaker *others, size_t n,
+    uint64_t now)
+{
+	struct brk_peer	p[4];
+
+	for (size_t i = 0; i < n; i++)
+		breaker_peer(&others[i], 1, &p[i]);
+	return breaker_peers(b, p, n, now);
+}
+
+/*
+ * Another endpoint answers while this one fails: three strikes a second
+ * apart over 2 s open it, on default settings, long before min_span.
+ */
+static void
+test_peers_answer(void **state)
+{
+	struct breaker_conf	c = dconf();
+	struct breaker		b, o[1];
+	uint64_t		t = AT(12, 3, 7);
+
+	breaker_init(&b, &c, T0);
+	breaker_init(&o[0], &c, T0);
+	feed(&b, OUTCOME_OK, t - S);
+	feed(&o[0], OUTCOME_OK, t - S);
+	/* One failure is no run worth asking about; nor two. */
+	feed(&b, OUTCOME_TRANSPORT, t);
+	feed(&o[0], OUTCOME_OK, t + 500);
+	assert_int_equal(say(&b, o, 1, NULL), BRK_PEERS_NONE);
+	assert_int_equal(peers(&b, o, 1, t + 600), 0);
+	feed(&b, OUTCOME_TRANSPORT, t + S);
+	assert_int_equal(peers(&b, o, 1, t + S + 100), 0);
+	want_state(&b, BRK_CLOSED);
+	/* The third strike, 2 s after the first: open, saying why. */
+	feed(&b, OUTCOME_TRANSPORT, t + 2 * S);
+	want_state(&b, BRK_CLOSED);
+	assert_int_equal(b.peer_strikes, 3);
+	assert_int_equal(say(&b, o, 1, NULL), BRK_PEERS_ANSWER);
+	assert_int_equal(peers(&b, o, 1, t + 2 * S + 50), 1);
+	want_state(&b, BRK_OPEN);
+	assert_string_equal(b.reason,
+	    "3 transport errors in a row since 12:03:07 UTC while others "
+	    "answer");
+	assert_int_equal(b.since, t + 2 * S + 50);
+	/* Open: the rule has nothing more to say. */
+	assert_int_equal(peers(&b, o, 1, t + 3 * S), 0);
+
+	/* The peer's success must come after the run began. */
+	breaker_init(&b, &c, T0);
+	breaker_init(&o[0], &c, T0);
+	feed(&o[0], OUTCOME_OK, t);
+	for (int i = 0; i < 3; i++)
+		feed(&b, OUTCOME_HTTP_5XX, t + i * S);
+	assert_int_equal(say(&b, o, 1, NULL), BRK_PEERS_NONE);
+	feed(&o[0], OUTCOME_ABSENT, t + 2500);	/* an answer all the same */
+	assert_int_equal(peers(&b, o, 1, t + 2600), 1);
+	assert_string_equal(b.reason,
+	    "3 HTTP 5xx answers in a row since 12:03:07 UTC while others "
+	    "answer");
+
+	/*
+	 * A burst: 15 failures within half a second and one 2 s later are 2
+	 * strikes; failures a second apart over less than 2 s are 3, too
+	 * short; probes a second apart, a millisecond early, are strikes.
+	 */
+	breaker_init(&b, &c, T0);
+	breaker_init(&o[0], &c, T0);
+	for (int i = 0; i < 15; i++)
+		feed(&b, OUTCOME_TIMEOUT, t + (uint64_t)i * 30);
+	feed(&b, OUTCOME_TIMEOUT, t + 2 * S);
+	feed(&o[0], OUTCOME_OK, t + 2 * S);
+	assert_int_equal(b.peer_strikes, 2);
+	assert_int_equal(peers(&b, o, 1, t + 2 * S), 0);
+	breaker_init(&b, &c, T0);
+	feed(&b, OUTCOME_TIMEOUT, t);
+	feed(&b, OUTCOME_TIMEOUT, t + S - 1);
+	feed(&b, OUTCOME_TIMEOUT, t + 2 * S - 2);
+	assert_int_equal(b.peer_strikes, 3);
+	assert_int_equal(peers(&b, o, 1, t + 5 * S), 0);
+	want_state(&b, BRK_CLOSED);
+	feed(&b, OUTCOME_TIMEOUT, t + 3 * S - 3);
+	assert_int_equal(peers(&b, o, 1, t + 3 * S), 1);
+	want_state(&b, BRK_OPEN);
+
+	/* A success of its own ends the run; rate_limited does not. */
+	breaker_init(&b, &c, T0);
+	feed(&b, OUTCOME_TRANSPORT, t);
+	feed(&b, OUTCOME_TRANSPORT, t + S);
+	feed(&b, OUTCOME_OK, t + 1500);
+	feed(&b, OUTCOME_TRANSPORT, t + 2 * S);
+	feed(&o[0], OUTCOME_OK, t + 2 * S);
+	assert_int_equal(peers(&b, o, 1, t + 2 * S), 0);
+	breaker_init(&b, &c, T0);
+	feed(&b, OUTCOME_TRANSPORT, t);
+	feed(&b, OUTCOME_RATE_LIMITED, t + 500);
+	feed(&b, OUTCOME_TRANSPORT, t + S);
+	feed(&b, OUTCOME_MALFORMED, t + 2 * S);
+	assert_int_equal(peers(&b, o, 1, t + 2 * S), 1);
+	assert_string_equal(b.reason,
+	    "3 failures in a row since 12:03:07 UTC while others answer");
+
+	/* Outcomes of the generation before the opening do not count. */
+	assert_int_equal(breaker_outcome(&b, b.gen - 1, OUTCOME_OK, t + 3 * S),
+	    -1);
+	want_state(&b, BRK_OPEN);
+}
+
+/*
+ * Every endpoint fails: each opens once all the others are out or failing
+ * as long, so the chain is shown unreachable; one that says nothing (no
+ * success, no run) keeps the others on the configured rules, and an
+ * endpoint alone in its chain is never judged by this rule.
+ */
+static void
+test_peers_fail(void **state)
+{
+	struct breaker_conf	c = dconf();
+	struct breaker		e[3], o[2];
+	uint64_t		t = AT(12, 3, 7);
+	int			usable[2] = { 1, 0 };
+
+	for (int k = 0; k < 3; k++) {
+		breaker_init(&e[k], &c, T0);
+		feed(&e[k], OUTCOME_OK, t - S);
+		for (int i = 0; i < 3; i++)
+			feed(&e[k], OUTCOME_TRANSPORT, t + i * S + k * 10);
+	}
+	/* e0 against e1, e2: both failing as long. */
+	o[0] = e[1];
+	o[1] = e[2];
+	assert_int_equal(say(&e[0], o, 2, NULL), BRK_PEERS_FAIL);
+	assert_int_equal(peers(&e[0], o, 2, t + 2100), 1);
+	assert_string_equal(e[0].reason,
+	    "3 transport errors in a row since 12:03:07 UTC while every "
+	    "endpoint fails");
+	/* e1 against e0 (open now) and e2 (failing). */
+	o[0] = e[0];
+	o[1] = e[2];
+	assert_int_equal(peers(&e[1], o, 2, t + 2100), 1);
+	o[0] = e[0];
+	o[1] = e[1];
+	assert_int_equal(peers(&e[2], o, 2, t + 2100), 1);
+	for (int k = 0; k < 3; k++)
+		want_state(&e[k], BRK_OPEN);
+
+	/* A peer that says nothing: no verdict; one not usable is out. */
+	breaker_init(&e[0], &c, T0);
+	breaker_init(&o[0], &c, T0);
+	breaker_init(&o[1], &c, T0);
+	for (int i = 0; i < 3; i++)
+		feed(&e[0], OUTCOME_TRANSPORT, t + i * S);
+	assert_int_equal(say(&e[0], o, 2, NULL), BRK_PEERS_NONE);
+	assert_int_equal(say(&e[0], o, 2, usable), BRK_PEERS_NONE);
+	for (int i = 0; i < 3; i++)
+		feed(&o[0], OUTCOME_TIMEOUT, t + i * S);
+	assert_int_equal(say(&e[0], o, 2, NULL), BRK_PEERS_NONE);
+	assert_int_equal(say(&e[0], o, 2, usable), BRK_PEERS_FAIL);
+	/* A peer failing for less than the rule asks is not failing. */
+	breaker_init(&o[0], &c, T0);
+	feed(&o[0], OUTCOME_TIMEOUT, t + 2 * S);
+	assert_int_equal(say(&e[0], o, 2, usable), BRK_PEERS_NONE);
+
+	/* Alone in its chain: only the configured rules, 10 s. */
+	breaker_init(&e[0], &c, T0);
+	for (int i = 0; i < 5; i++)
+		feed(&e[0], OUTCOME_TRANSPORT, t + i * S);
+	assert_int_equal(peers(&e[0], o, 0, t + 5 * S), 0);
+	want_state(&e[0], BRK_CLOSED);
+	for (int i = 5; i < 10; i++)
+		feed(&e[0], OUTCOME_TRANSPORT, t + i * S);
+	want_state(&e[0], BRK_CLOSED);
+	feed(&e[0], OUTCOME_TRANSPORT, t + 10 * S);
+	want_state(&e[0], BRK_OPEN);
+	assert_string_equal(e[0].reason,
+	    "11 transport errors in a row since 12:03:07 UTC");
+}
+
 /*
  * A burst at one instant is one strike, and so is anything within g =
  * min_span / consecutive of the start of the strike.
@@ -681,12 +871,34 @@ test_rate_limited_slows(void **state)
 	t += 300 * S;
 	feed(&b, OUTCOME_RATE_LIMITED, t);
 	assert_int_equal(b.slow_step, 1 * S);
+	/*
+	 * During the slow-down, more of them (sent before it, or probes)
+	 * keep the step and only keep the endpoint alone that long from
+	 * then: a probe a second for 5 s is 1 s of slow-down after it.
+	 */
+	feed(&b, OUTCOME_RATE_LIMITED, t + 500);
+	feed(&b, OUTCOME_RATE_LIMITED, t + 900);
+	assert_int_equal(b.slow_step, 1 * S);
+	assert_int_equal(b.slow_until, t + 1900);
+	for (int i = 1; i <= 5; i++)
+		feed(&b, OUTCOME_RATE_LIMITED, t + 900 + i * (S - 1));
+	assert_int_equal(b.slow_step, 1 * S);
+	assert_int_equal(b.slow_until, t + 900 + 5 * (S - 1) + S);
+	/* Once it is over, the next one doubles. */
+	t = b.slow_until;
+	feed(&b, OUTCOME_RATE_LIMITED, t);
+	assert_int_equal(b.slow_step, 2 * S);
 	/* A shorter step never shortens a longer slow-down. */
-	for (int i = 0; i < 9; i++)
+	for (int i = 0; i < 3; i++) {
+		t = b.slow_until;
 		feed(&b, OUTCOME_RATE_LIMITED, t);
+	}
+	assert_int_equal(b.slow_step, 16 * S);
+	assert_int_equal(b.slow_until, t + 16 * S);
 	feed(&b, OUTCOME_HTTP_4XX, t);
 	feed(&b, OUTCOME_RATE_LIMITED, t + S);
-	assert_int_equal(b.slow_until, t + 300 * S);
+	assert_int_equal(b.slow_step, 1 * S);
+	assert_int_equal(b.slow_until, t + 16 * S);
 	/* A failure does not reset the step. */
 	feed(&b, OUTCOME_TIMEOUT, t + 2 * S);
 	assert_int_equal(b.slow_step, 1 * S);
@@ -695,8 +907,8 @@ test_rate_limited_slows(void **state)
 	breaker_init(&b, &c, T0);
 	for (int i = 0; i < 10000; i++)
 		feed(&b, OUTCOME_RATE_LIMITED, T0);
-	assert_int_equal(b.slow_step, 300 * S);
-	assert_int_equal(b.slow_until, T0 + 300 * S);
+	assert_int_equal(b.slow_step, 1 * S);
+	assert_int_equal(b.slow_until, T0 + 1 * S);
 	for (t = T0; t < T0 + 24 * HOUR; t += 100)
 		feed(&b, OUTCOME_RATE_LIMITED, t);
 	want_state(&b, BRK_CLOSED);
@@ -707,19 +919,23 @@ test_rate_limited_slows(void **state)
 	/* While open, the trial also waits for the slow-down. */
 	breaker_init(&b, &c, T0);
 	trip(&b, T0);
-	for (int i = 0; i < 4; i++)
-		feed(&b, OUTCOME_RATE_LIMITED, T0 + S);	/* until +9 s */
+	feed(&b, OUTCOME_RATE_LIMITED, T0 + S);		/* until +2 s */
+	feed(&b, OUTCOME_RATE_LIMITED, T0 + 2 * S);	/* until +4 s */
+	feed(&b, OUTCOME_RATE_LIMITED, T0 + 4 * S);	/* until +8 s */
 	want_state(&b, BRK_OPEN);
 	want_verdict(&b, T0 + 5 * S, BRK_DENY_SLOW);
 	want_state(&b, BRK_OPEN);
-	assert_int_equal(breaker_ready_at(&b, T0), T0 + 9 * S);
-	want_verdict(&b, T0 + 9 * S, BRK_TRIAL);
+	assert_int_equal(breaker_ready_at(&b, T0), T0 + 8 * S);
+	want_verdict(&b, T0 + 8 * S, BRK_TRIAL);
 
 	/* The cap is cooldown_max. */
 	c.cooldown_max = 6 * S;
 	breaker_init(&b, &c, T0);
-	for (int i = 0; i < 5; i++)
-		feed(&b, OUTCOME_RATE_LIMITED, T0);
+	t = T0;
+	for (int i = 0; i < 5; i++) {
+		feed(&b, OUTCOME_RATE_LIMITED, t);
+		t = b.slow_until;
+	}
 	assert_int_equal(b.slow_step, 6 * S);
 }
 
@@ -1209,6 +1425,8 @@ main(void)
 		cmocka_unit_test(test_partial_burst),
 		cmocka_unit_test(test_quiet_consecutive),
 		cmocka_unit_test(test_burst_one_strike),
+		cmocka_unit_test(test_peers_answer),
+		cmocka_unit_test(test_peers_fail),
 		cmocka_unit_test(test_stale_generation),
 		cmocka_unit_test(test_cooldown_doubling),
 		cmocka_unit_test(test_trial),

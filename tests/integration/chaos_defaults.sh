@@ -1,0 +1,9 @@
+#!/bin/sh
+# The chaos matrix of chaos.sh on the DEFAULT timeouts and breaker
+# settings (request_timeout 10 s, breaker_min_span 10 s, hedge_after 1 s,
+# none set in its configuration): every scenario must reach the right
+# status within 5 s all the same (issue 13), through the unresponsive
+# rule and the breaker's peer rule rather than short timeouts.
+CHAOS_TIMEOUTS=default
+export CHAOS_TIMEOUTS
+exec /bin/sh "$top_srcdir/tests/integration/chaos.sh"
