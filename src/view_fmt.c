@@ -45,12 +45,18 @@ view_span(int64_t ms, char *out, size_t outlen)
 		snprintf(out, outlen, "%lld d", (long long)(s / 86400));
 }
 
+/*
+ * An age: a moment measured, not a duration written, so from a second on
+ * in whole seconds (1 s, not 1435 ms); under a second in ms.
+ */
 void
 view_ago(int64_t ms, char *out, size_t outlen)
 {
 	char	 span[VIEW_AGE_LEN - 8];	/* room for " ahead" */
+	int64_t	 a = ms < 0 ? -ms : ms;
 
-	view_span(ms, span, sizeof(span));
+	view_span(a >= 1000 && a < 10000 ? a - a % 1000 : a, span,
+	    sizeof(span));
 	snprintf(out, outlen, "%s %s", span, ms < 0 ? "ahead" : "ago");
 }
 

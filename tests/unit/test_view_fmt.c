@@ -50,6 +50,10 @@ test_ago(void **state)
 	assert_string_equal(out, "40 s ahead");
 	view_ago(300, out, sizeof(out));
 	assert_string_equal(out, "300 ms ago");
+	view_ago(1435, out, sizeof(out));
+	assert_string_equal(out, "1 s ago");
+	view_ago(-9999, out, sizeof(out));
+	assert_string_equal(out, "9 s ahead");
 }
 
 int
