@@ -102,15 +102,26 @@ compare() {
 	ok "$1: the store equals the honest chain; $(tail -n 1 "$T/verify.out")"
 }
 
+# pair FORMAT SEED BACKLOG [OPTION...]: d1 and d2, one chain, an empty
+# store (those of a pair before are stopped and removed).
+pair() {
+	_f=$1 _s=$2 _b=$3
+	shift 3
+	[ -n "$d1_pid" ] && kill $d1_pid $d2_pid 2>/dev/null
+	rm -f "$T"/chainwatch.db* "$T"/d1.* "$T"/d2.*
+	start=$(($(date +%s) * 1000))
+	for n in d1 d2; do
+		devnode $n --seed "$_s" --format "$_f" --block-time 300 \
+		    --backlog "$_b" --start-time "$start" "$@"
+		eval ${n}_pid=$!
+	done
+	conf "$_f"
+}
+
 # Quantus: heads that do not connect, and a number that is not its
 # parent's + 1.
-start=$(($(date +%s) * 1000))
-for n in d1 d2; do
-	devnode $n --seed heads --format quantus --block-time 300 \
-	    --backlog 200 --start-time "$start"
-	eval ${n}_pid=$!
-done
-conf quantus
+d1_pid=
+pair quantus heads 200
 start_daemon
 caught_up
 ok "following both devnodes at #$(sql 'SELECT best_number FROM chains')"
@@ -123,16 +134,8 @@ compare quantus
 # A liar at the first start: an empty store, and d2 announcing only a
 # forged head 10^9 ahead from the very start.  Nothing links a head yet;
 # the first best is d1's, never the forgery, and d2 is judged after.
-kill $d1_pid $d2_pid 2>/dev/null
-rm -f "$T"/chainwatch.db* "$T"/d1.* "$T"/d2.*
-start=$(($(date +%s) * 1000))
-for n in d1 d2; do
-	devnode $n --seed first --format quantus --block-time 300 \
-	    --backlog 50 --start-time "$start"
-	eval ${n}_pid=$!
-done
+pair quantus first 50
 control d2 '{"enable": "forge_head"}'
-conf quantus
 start_daemon
 wait_for 60 'test -n "$(sql "SELECT best_number FROM chains")"' ||
     fail "first start: no first best"
@@ -149,15 +152,7 @@ caught_up
 compare "first start"
 
 # Substrate: a finalized head that is not on the canonical chain.
-kill $d1_pid $d2_pid 2>/dev/null
-rm -f "$T"/chainwatch.db* "$T"/d1.* "$T"/d2.*
-start=$(($(date +%s) * 1000))
-for n in d1 d2; do
-	devnode $n --seed heads-sub --format substrate --block-time 300 \
-	    --backlog 200 --finality-lag 5 --start-time "$start"
-	eval ${n}_pid=$!
-done
-conf substrate
+pair substrate heads-sub 200 --finality-lag 5
 start_daemon
 caught_up
 lie finalized_off "a finalized head off the canonical chain"

@@ -345,16 +345,24 @@ qf(const char *fmt, ...)
 	return q(sql);
 }
 
+/* A head from endpoint ep, mined by miner. */
 static void
-hd(struct chain *c, int64_t ep, int branch, int64_t n, int parent_branch)
+hdm(struct chain *c, int64_t ep, int branch, int64_t n, int parent_branch,
+    int miner)
 {
 	struct proto_head	h;
 
 	memset(&h, 0, sizeof(h));
 	h.kind = HEAD_NEW;
 	h.seen_ms = now_wall_ms();
-	mkheader(&h.h, branch, n, parent_branch, 9);
+	mkheader(&h.h, branch, n, parent_branch, miner);
 	sup_chain_head(c, ep, &h);
+}
+
+static void
+hd(struct chain *c, int64_t ep, int branch, int64_t n, int parent_branch)
+{
+	hdm(c, ep, branch, n, parent_branch, 9);
 }
 
 static void
@@ -915,18 +923,6 @@ test_substrate(void **state)
 	assert_chain(cs);
 }
 
-static void
-hdm(struct chain *c, int branch, int64_t n, int parent_branch, int miner)
-{
-	struct proto_head	h;
-
-	memset(&h, 0, sizeof(h));
-	h.kind = HEAD_NEW;
-	h.seen_ms = now_wall_ms();
-	mkheader(&h.h, branch, n, parent_branch, miner);
-	sup_chain_head(c, 1, &h);
-}
-
 /*
  * Blocks without a miner count under x'' (shown apart as unsealed), the
  * genesis nowhere; a reorg takes an unsealed block out like any other.
@@ -934,11 +930,11 @@ hdm(struct chain *c, int branch, int64_t n, int parent_branch, int miner)
 static void
 test_unsealed(void **state)
 {
-	hdm(cn, 1, 0, 1, 0);
-	hdm(cn, 1, 1, 1, 9);
-	hdm(cn, 1, 2, 1, 0);
-	hdm(cn, 1, 3, 1, 0);
-	hdm(cn, 1, 4, 1, 9);
+	hdm(cn, 1, 1, 0, 1, 0);
+	hdm(cn, 1, 1, 1, 1, 9);
+	hdm(cn, 1, 1, 2, 1, 0);
+	hdm(cn, 1, 1, 3, 1, 0);
+	hdm(cn, 1, 1, 4, 1, 9);
 	assert_int_equal(qf("SELECT blocks * 100 + first_number * 10 + "
 	    "last_number FROM standings WHERE chain_id = %lld AND miner = x''",
 	    (long long)cn->id), 223);
@@ -946,7 +942,7 @@ test_unsealed(void **state)
 	    "chain_id = %lld", (long long)cn->id), 4);
 	/* Longest: a branch after 2 takes 3 and 4 away. */
 	for (int64_t n = 3; n <= 5; n++)
-		hdm(cn, 2, n, n == 3 ? 1 : 2, 8);
+		hdm(cn, 1, 2, n, n == 3 ? 1 : 2, 8);
 	assert_int_equal(cn->best_number, 5);
 	assert_int_equal(qf("SELECT blocks * 100 + first_number * 10 + "
 	    "last_number FROM standings WHERE chain_id = %lld AND miner = x''",
