@@ -67,19 +67,44 @@ ok() {
 	echo "ok: $*"
 }
 
-# wait_for SECONDS 'SHELL CODE': poll every 0.1 s until the code succeeds.
+# wait_for SECONDS 'SHELL CODE': poll every 0.1 s until the code succeeds,
+# for that many seconds of the clock (however long each try takes).
 wait_for() {
-	_limit=$(( $1 * 10 ))
+	_end=$(( $(date +%s) + $1 ))
 	shift
-	_i=0
-	while [ $_i -lt $_limit ]; do
+	while :; do
 		if eval "$*" >/dev/null 2>&1; then
 			return 0
 		fi
+		[ "$(date +%s)" -lt "$_end" ] || return 1
 		sleep 0.1
-		_i=$((_i + 1))
 	done
-	return 1
+}
+
+# hold_lock SECONDS: another process holds the store's write lock (BEGIN
+# IMMEDIATE) for that long, as an operator's sqlite3 would, and touches
+# $T/locked once it has it.  It tries every 2 ms: a daemon at work leaves
+# only short gaps between its transactions, which SQLite's busy handler,
+# sleeping longer and longer, misses.  Its pid: HOLDER.
+hold_lock() {
+	python3 - "$T/chainwatch.db" "$T/locked" "$1" >"$T/holder.out" 2>&1 <<'PY' &
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], timeout=0, isolation_level=None)
+end = time.monotonic() + 120
+while True:
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        break
+    except sqlite3.OperationalError as e:
+        if time.monotonic() > end:
+            sys.exit("no write lock in 120 s: %s" % e)
+        time.sleep(0.002)
+open(sys.argv[2], "w").close()
+time.sleep(float(sys.argv[3]))
+db.execute("COMMIT")
+PY
+	HOLDER=$!
+	CW_PIDS="$CW_PIDS $HOLDER"
 }
 
 # Workers are exec'd as "chainwatch-worker NAME": find one by name among

@@ -84,16 +84,9 @@ ok "$left items left leased, to be released at the next start"
 
 # 2. With the store locked by another process.
 start_daemon
-{
-	echo ".timeout 20000"
-	echo "BEGIN IMMEDIATE;"
-	echo ".system touch $T/locked"
-	sleep 60
-	echo "COMMIT;"
-} | sqlite3 "$T/chainwatch.db" >"$T/holder.out" 2>&1 &
-HOLDER=$!
-CW_PIDS="$CW_PIDS $HOLDER"
-wait_for 30 'test -f "$T/locked"' || fail "sqlite3 did not take the lock"
+rm -f "$T/locked"
+hold_lock 60
+wait_for 130 'test -f "$T/locked"' || fail "no write lock taken: $(cat "$T/holder.out")"
 wait_for 20 '"$CW" -f "$T/chainwatch.conf" status 2>&1 | grep -q store-blocked' ||
     fail "status does not say store-blocked"
 sleep 1	# let messages pile up in memory

@@ -24,19 +24,11 @@ wait_for 120 'test "$(sql "SELECT count(*) FROM queue")" = 0 && test "$(sql "SEL
 before=$(sql "SELECT best_number FROM chains")
 ok "caught up to #$before"
 
-# The lock: sqlite3 itself, as an operator would, for 30 s.
-{
-	echo ".timeout 20000"
-	echo "BEGIN IMMEDIATE;"
-	echo ".system touch $T/locked"
-	sleep 30
-	echo "COMMIT;"
-} | sqlite3 "$T/chainwatch.db" >"$T/holder.out" 2>&1 &
-HOLDER=$!
-CW_PIDS="$CW_PIDS $HOLDER"
-wait_for 30 'test -f "$T/locked"' || fail "sqlite3 did not take the lock: $(cat "$T/holder.out")"
+# The lock, as an operator's sqlite3 would hold it, for 30 s.
+hold_lock 30
+wait_for 130 'test -f "$T/locked"' || fail "no write lock taken: $(cat "$T/holder.out")"
 t0=$(date +%s)
-ok "sqlite3 holds BEGIN IMMEDIATE"
+ok "another process holds BEGIN IMMEDIATE"
 
 wait_for 20 '"$CW" -f "$T/chainwatch.conf" status >"$T/status.out" 2>&1; grep -q "store-blocked: locked by another process" "$T/status.out"' ||
     { cat "$T/status.out"; fail "status does not say store-blocked"; }
@@ -49,7 +41,7 @@ while alive $HOLDER; do
 	alive $DAEMON_PID || fail "chainwatchd exited while the store was locked"
 	sleep 0.5
 done
-wait $HOLDER || fail "sqlite3 failed: $(cat "$T/holder.out")"
+wait $HOLDER || fail "the lock holder failed: $(cat "$T/holder.out")"
 held=$(( $(date +%s) - t0 ))
 [ "$held" -ge 25 ] || fail "the lock was held $held s only"
 ok "lock held $held s; chainwatchd still running"
