@@ -154,8 +154,12 @@ latency_answer(struct depth *d, struct depth_class *c, uint64_t ms,
 	    ms;
 	c->samples++;
 	f = class_floor(c);
+	/* Latency that rose while the window was not in use is not its
+	 * doing: it is not cut for it. */
 	if (c->samples >= DEPTH_MIN_SAMPLES &&
 	    c->ewma_x4 > 4 * (2 * f + DEPTH_SLACK_MS)) {
+		if ((double)inflight * 2 < d->window)
+			return;
 		double	factor = (double)(6 * f + 4 * DEPTH_SLACK_MS) /
 		    (double)c->ewma_x4;
 

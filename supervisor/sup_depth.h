@@ -26,7 +26,9 @@
  * trip, until the first cut; then +1 per window of good answers
  * (additive increase, +1 per round trip).
  *
- * Cuts.  Congested: the window times max(1/2, floor * 3/2 / latency).
+ * Cuts.  Congested while at least half the window is out (a latency
+ * that rose while the window was not in use is not the window's doing):
+ * the window times max(1/2, floor * 3/2 / latency).
  * http_5xx, transport, timeout: halved.  rate_limited: halved and held
  * (no growth) until Retry-After when the worker reports one, else for
  * DEPTH_HOLD_MS.  At most one cut per smoothed round trip of the class

@@ -855,11 +855,34 @@ request_outcome(const void *items, size_t n, size_t size, size_t off)
 }
 
 /*
+ * The endpoint's own latency in an answer: the slowest of its items as
+ * the worker timed them (0: none told).  Unlike the time the answer took
+ * to reach the scheduler, it leaves out this process's own stalls (a
+ * store commit, a busy loop), which more or fewer requests would not
+ * change.
+ */
+static uint64_t
+endpoint_ms(const void *items, size_t n, size_t size, size_t off)
+{
+	uint64_t	worst = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t ms = *(const uint64_t *)((const char *)items +
+		    i * size + off);
+
+		if (ms > worst)
+			worst = ms;
+	}
+	return worst;
+}
+
+/*
  * Every answer, straggler or not, counts for its endpoint: its breaker,
- * its counters, and the chain's hedging delay.
+ * its counters, its window (by the endpoint's own latency, ep_ms, when
+ * the worker told it) and the chain's hedging delay.
  */
 static void
-count(struct request *r, enum outcome o)
+count(struct request *r, enum outcome o, uint64_t ep_ms)
 {
 	uint64_t	ms = now_mono_ms() - r->sent;
 
@@ -869,8 +892,9 @@ count(struct request *r, enum outcome o)
 		r->w->load.answered_in = ms;
 	}
 	/* Its window learns from every answer, a straggler's too. */
-	depth_answer(load_depth(r->w, r->ch), r->kind, o, ms,
-	    r->w->load.inflight, 0, now_mono_ms());
+	depth_answer(load_depth(r->w, r->ch), r->kind, o,
+	    ep_ms > 0 && ep_ms <= ms ? ep_ms : ms, r->w->load.inflight, 0,
+	    now_mono_ms());
 	if (health_outcome(r->w->ep, r->brk_gen, o) & HEALTH_BACK)
 		sched_back(r->w->ep);
 	stats_request(&r->w->ep->stats, o, ms);
@@ -922,7 +946,7 @@ reject(struct request *r, enum answer_verdict v, const char *what_differed,
 	static char	why[ANSWER_WHY_MAX + 160];
 	char		what[96];
 
-	count(r, OUTCOME_MALFORMED);
+	count(r, OUTCOME_MALFORMED, 0);
 	request_what(r, what, sizeof(what));
 	log_warnx("w/%s: answer to request %llu (%s) does not answer it: %s; "
 	    "counted malformed, %s", r->w->name, (unsigned long long)r->id,
@@ -957,7 +981,9 @@ answer_headers(struct request *r, const struct proto_res_headers *rh,
 		return;
 	}
 	count(r, request_outcome(rh->items, rh->n, sizeof(rh->items[0]),
-	    offsetof(struct proto_item, outcome)));
+	    offsetof(struct proto_item, outcome)), endpoint_ms(rh->items,
+	    rh->n, sizeof(rh->items[0]), offsetof(struct proto_item,
+	    latency_ms)));
 	a->headers = rh;
 	for (size_t i = 0; i < rh->n; i++)
 		if (rh->items[i].outcome != OUTCOME_OK &&
@@ -999,7 +1025,9 @@ answer_storage(struct request *r, const struct proto_res_storage *rs,
 		return;
 	}
 	count(r, request_outcome(rs->items, rs->n, sizeof(rs->items[0]),
-	    offsetof(struct proto_value, outcome)));
+	    offsetof(struct proto_value, outcome)), endpoint_ms(rs->items,
+	    rs->n, sizeof(rs->items[0]), offsetof(struct proto_value,
+	    latency_ms)));
 	a->hashes = (const uint8_t (*)[32])r->hashes;
 	for (size_t i = 0; i < r->n && k + per <= rs->n; i++, k += per) {
 		const struct proto_value *d = quantus ? &rs->items[k] : NULL;
@@ -1124,7 +1152,7 @@ sched_answer(struct worker *w, const struct msg *m, struct sched_answer *a,
 		answer_storage(r, &rs, a);
 		break;
 	case K_RUNTIME:
-		count(r, rr.outcome);
+		count(r, rr.outcome, rr.latency_ms);
 		a->runtime = &rr;
 		a->hashes = (const uint8_t (*)[32])r->hashes;
 		a->number = r->number;

@@ -146,6 +146,33 @@ test_converges_at_knee(void **state)
 	assert_true(d.cuts > 0);
 }
 
+/*
+ * Slow answers while little of the window is out are not the window's
+ * doing (a stall on this side, another tenant): no cut; the same with
+ * the window in use is congestion.
+ */
+static void
+test_slow_while_unused(void **state)
+{
+	struct depth	d;
+	uint64_t	now;
+
+	(void)state;
+	depth_init(&d, CAP, T0);
+	now = run(&d, 0, flat, 10, T0, NULL, NULL);
+	assert_int_equal(learnt(&d), CAP);
+	for (int i = 0; i < 20; i++) {
+		now += 100;
+		depth_answer(&d, 0, OUTCOME_OK, 600, CAP / 4, 0, now);
+	}
+	assert_int_equal(learnt(&d), CAP);
+	assert_int_equal(d.cuts, 0);
+	now += 100;
+	depth_answer(&d, 0, OUTCOME_OK, 600, CAP, 0, now);
+	assert_int_equal(d.cuts, 1);
+	assert_int_equal(learnt(&d), CAP / 2);
+}
+
 /* Classes keep their own floors: a slower kind is not congestion. */
 static void
 test_classes(void **state)
@@ -309,6 +336,7 @@ main(void)
 		cmocka_unit_test(test_flat_grows_to_cap),
 		cmocka_unit_test(test_idle_does_not_grow),
 		cmocka_unit_test(test_converges_at_knee),
+		cmocka_unit_test(test_slow_while_unused),
 		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_failures_cut),
 		cmocka_unit_test(test_neutral),
