@@ -1,5 +1,5 @@
-# bench/backfill: blocks/s chainwatchd backfills from 1, 2 and 3 slow
-# devnodes, against their ceiling (run by hand: bench/backfill.sh).
+# bench/backfill: blocks/s chainwatchd backfills from slowed devnodes (-l
+# ms,...; -e endpoints), against its ceilings (run by hand: bench/backfill.sh).
 noinst_PROGRAMS += bench/backfill
 bench_backfill_SOURCES = bench/backfill.c bench/benchlib.c bench/benchlib.h
 bench_backfill_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/workers \

@@ -28,6 +28,9 @@ void	bench_load_hashes(const char *url);
  */
 double	bench_direct_rate(const char *url, unsigned batch, unsigned inflight,
 	    double secs);
+/* The same against n devnodes at once: the sum of their rates. */
+double	bench_direct_rates(const char *const *urls, size_t n, unsigned batch,
+	    unsigned inflight, double secs);
 
 /*
  * Blocks in the store db that match the SQL condition cond, read through

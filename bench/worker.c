@@ -93,6 +93,7 @@ worker_start(const char *path)
 	pc.connect_timeout = 5000;
 	pc.request_timeout = 10000;
 	pc.max_response = 64 << 20;
+	pc.max_inflight = 64;
 	pc.heartbeat = 1000;
 	pc.log_level = LOG_LEVEL_WARN;
 	pc.log_stderr = 1;

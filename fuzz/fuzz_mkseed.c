@@ -88,6 +88,7 @@ seed_msgs(const char *dir)
 	c.connect_timeout = 5000;
 	c.request_timeout = 10000;
 	c.max_response = 16 << 20;
+	c.max_inflight = 64;
 	c.heartbeat = 5000;
 	c.log_level = 2;
 	proto_pack_config(&mb, 1, &c);

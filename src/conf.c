@@ -93,7 +93,7 @@ const struct conf_key conf_keys[] = {
 	    C(breaker_cooldown) },
 	{ CONF_CHAIN, "breaker_cooldown_max", CT_DURATION, "5m", 100, DAY_MS,
 	    NULL, C(breaker_cooldown_max) },
-	{ CONF_CHAIN, "max_inflight", CT_UINT, "4", 1, 64, NULL,
+	{ CONF_CHAIN, "max_inflight", CT_UINT, "64", 1, CONF_INFLIGHT_MAX, NULL,
 	    C(max_inflight) },
 	{ CONF_CHAIN, "hedge_after", CT_DURATION, "1s", 50, 60000, NULL,
 	    C(hedge_after) },

@@ -14,6 +14,7 @@
 
 #define CONF_NAME_MAX	32	/* chain and endpoint names */
 #define CONF_URL_MAX	512
+#define CONF_INFLIGHT_MAX	256	/* max_inflight's range: 1 .. */
 
 enum conf_section {
 	CONF_DAEMON,

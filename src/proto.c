@@ -64,6 +64,7 @@ static const struct pfield config_fields[] = {
 	F(proto_config, "connect_timeout", PF_U64, connect_timeout),
 	F(proto_config, "request_timeout", PF_U64, request_timeout),
 	F(proto_config, "max_response", PF_U64, max_response),
+	F(proto_config, "max_inflight", PF_U64, max_inflight),
 	F(proto_config, "memory_limit", PF_U64, memory_limit),
 	F(proto_config, "heartbeat", PF_U64, heartbeat),
 	F(proto_config, "log_level", PF_U64, log_level),

@@ -37,6 +37,7 @@ struct proto_config {
 	uint64_t	connect_timeout;	/* ms */
 	uint64_t	request_timeout;	/* ms */
 	uint64_t	max_response;		/* bytes */
+	uint64_t	max_inflight;		/* requests out, at most */
 	uint64_t	memory_limit;		/* bytes, 0: none */
 	uint64_t	heartbeat;		/* ms */
 	uint64_t	log_level;		/* enum log_level */

@@ -15,6 +15,7 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/sup_child.c supervisor/sup_child.h \
 	supervisor/sup_control.c supervisor/sup_control.h \
 	supervisor/sup_ctlreq.c supervisor/sup_ctlreq.h \
+	supervisor/sup_depth.c supervisor/sup_depth.h \
 	supervisor/sup_dispatch.c supervisor/sup_dispatch.h \
 	supervisor/sup_endpoint.c supervisor/sup_endpoint.h \
 	supervisor/sup_forks.c supervisor/sup_forks.h \

@@ -1579,8 +1579,8 @@ window_down(struct chain *ch)
 	if (ch->queued_down < 0 || ch->queued_down > low ||
 	    !queue_headers_within(ch->id, ch->queued_down, low - 1))
 		ch->queued_down = low;
-	from = low - CHAIN_WINDOW > (int64_t)ch->backfill_from ?
-	    low - CHAIN_WINDOW : (int64_t)ch->backfill_from;
+	from = low - CHAIN_BACKFILL_WINDOW > (int64_t)ch->backfill_from ?
+	    low - CHAIN_BACKFILL_WINDOW : (int64_t)ch->backfill_from;
 	to = ch->queued_down - 1;
 	if (from > to)
 		return;

@@ -18,6 +18,13 @@
 #define CHAIN_CLAIMS_MAX	16	/* heads held per chain */
 #define CHAIN_CLAIM_STEPS	128	/* parents of a claim fetched by hash */
 #define CHAIN_WINDOW		2000	/* blocks of ranges queued ahead */
+/*
+ * Below the chain (backfill) ranges are queued further ahead: their
+ * numbers are bounded by a block that is connected, not by a claim, and
+ * 100 ranges keep two endpoints' adaptive windows full while the lowest
+ * ranges link, rather than idle until the window moves.
+ */
+#define CHAIN_BACKFILL_WINDOW	10000
 #define CHAIN_VERDICTS_MAX	64
 
 /*

@@ -2,9 +2,9 @@
  * Where a chain's work goes.  Backfill fans out over every healthy
  * endpoint; state reads of live blocks (the last LIVE_BLOCKS) use
  * failover instead: the preferred endpoint, the first healthy one in
- * configuration order with room, takes them and keeps one of its
- * max_inflight slots free for them, and one it failed goes to the others
- * at once.  A request out longer than the chain's hedging delay is also
+ * configuration order with room, takes them in a slot kept for them above
+ * its adaptive window (sup_depth.c), within max_inflight, and one it failed
+ * goes to the others at once.  A request out longer than the chain's hedging delay is also
  * sent to the first other healthy endpoint with room.  Pure functions of
  * what they are given, so that tests can run every case directly.
  */
@@ -32,10 +32,26 @@ route_is_live(const struct qitem *it, int64_t live_from)
 	    top >= live_from;
 }
 
+/*
+ * How many requests e may have out: its window, and one more for live
+ * reads if it is preferred (a full-speed backfill never makes a live read
+ * wait behind it); never more than max_inflight, which keeps that slot
+ * out of the window's reach.
+ */
+static unsigned
+ep_limit(const struct route_ep *e, int preferred, unsigned max_inflight)
+{
+	unsigned	w = e->window + (preferred ? 1 : 0);
+
+	return w < max_inflight ? w : max_inflight;
+}
+
+/* Room for a live read or a hedge: the slot above the window counts. */
 static int
 has_room(const struct route_ep *e, unsigned max_inflight)
 {
-	return e->inflight < max_inflight && e->verdict == BRK_ALLOW;
+	return e->inflight < ep_limit(e, 1, max_inflight) &&
+	    e->verdict == BRK_ALLOW;
 }
 
 /*
@@ -67,6 +83,17 @@ route_all_open(const struct route_ep *e, size_t n)
 		if (e[i].verdict != BRK_DENY_OPEN)
 			return 0;
 	return 1;
+}
+
+/* How many requests self may have out now: live reads included. */
+unsigned
+route_limit(const struct route_ep *e, size_t n, size_t self,
+    unsigned max_inflight)
+{
+	int	pref = route_preferred(e, n, max_inflight);
+
+	return ep_limit(&e[self], pref == -1 || (size_t)pref == self,
+	    max_inflight);
 }
 
 /* Which due items endpoint self may take now. */
@@ -108,7 +135,7 @@ route_filter(const struct route_ep *e, size_t n, size_t self,
 	f->wrong_id = other ? e[self].id : -1;
 	/* The preferred endpoint keeps a slot for live reads. */
 	f->live_only = pref != -1 && (size_t)pref == self &&
-	    e[self].inflight + 1 >= max_inflight;
+	    e[self].inflight + 1 >= ep_limit(&e[self], 1, max_inflight);
 }
 
 /*

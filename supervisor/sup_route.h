@@ -26,6 +26,7 @@ struct route_ep {
 	int64_t			 id;
 	int			 position;	/* in the configuration */
 	unsigned		 inflight;	/* requests out */
+	unsigned		 window;	/* sup_depth.c's, now */
 	enum brk_verdict	 verdict;	/* breaker_peek() now */
 	int64_t			 pruning_bound;	/* -1: none */
 };
@@ -49,6 +50,8 @@ int		 route_is_live(const struct qitem *, int64_t live_from);
 int		 route_preferred(const struct route_ep *, size_t,
 		    unsigned max_inflight);
 int		 route_all_open(const struct route_ep *, size_t);
+unsigned	 route_limit(const struct route_ep *, size_t, size_t self,
+		    unsigned max_inflight);
 void		 route_filter(const struct route_ep *, size_t, size_t self,
 		    int64_t live_from, unsigned max_inflight,
 		    struct queue_filter *);

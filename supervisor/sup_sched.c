@@ -5,7 +5,10 @@
  * lease (sup_lease.c) covers one item and up to two requests, the first
  * and its hedge; a request whose lease is gone is a straggler, whose
  * answer only counts for its endpoint's health.  Trials of half-open
- * breakers are requests of no lease.
+ * breakers are requests of no lease.  How many requests a worker may
+ * have out is its endpoint's adaptive window (sup_depth.c), fed every
+ * answer, under the chain's max_inflight; the preferred endpoint has
+ * one slot more for live reads (sup_route.c).
  */
 #include "config.h"
 
@@ -32,6 +35,9 @@
 #include "util.h"
 
 #define QUEUE_TICK	0.05	/* seconds */
+
+/* The window keeps one class of latency per kind of item. */
+_Static_assert(DEPTH_CLASSES >= ITEM_KINDS, "a depth class per item kind");
 
 /* A request out to a worker. */
 struct request {
@@ -154,6 +160,20 @@ lease_apply(struct held *h, unsigned act, enum outcome o, const char *why,
 		held_free(h);
 }
 
+/*
+ * w's window, started at its first scheduling and following the chain's
+ * max_inflight (a reload changes it) after that.
+ */
+static struct depth *
+load_depth(struct worker *w, const struct chain *ch)
+{
+	if (w->load.depth.cap == 0)
+		depth_init(&w->load.depth, ch->max_inflight, now_mono_ms());
+	else if (w->load.depth.cap != ch->max_inflight)
+		depth_set_cap(&w->load.depth, ch->max_inflight);
+	return &w->load.depth;
+}
+
 /* The usable endpoints of ch as the router sees them; *self is w's. */
 static size_t
 route_eps(const struct chain *ch, const struct worker *w, uint64_t now,
@@ -163,6 +183,7 @@ route_eps(const struct chain *ch, const struct worker *w, uint64_t now,
 	static struct worker	**ws;
 	static size_t		 cap;
 	size_t			 n = 0;
+	uint64_t		 mono = now_mono_ms();
 
 	*self = SIZE_MAX;
 	for (struct worker *o = sup_workers; o != NULL; o = o->next) {
@@ -177,6 +198,7 @@ route_eps(const struct chain *ch, const struct worker *w, uint64_t now,
 		e[n].id = o->ep->id;
 		e[n].position = o->ep->position;
 		e[n].inflight = o->load.inflight;
+		e[n].window = depth_window(load_depth(o, ch), mono);
 		e[n].verdict = breaker_peek(&o->ep->brk, now);
 		e[n].pruning_bound = o->ep->pruning_bound;
 		if (o == w)
@@ -443,6 +465,19 @@ all_open(struct chain *ch, struct worker *w)
 	return route_all_open(eps, n);
 }
 
+/* How many requests w may have out now: 0 if it is not usable. */
+static unsigned
+limit_for(struct chain *ch, struct worker *w)
+{
+	struct route_ep	*eps;
+	struct worker	**who;
+	size_t		 n, self;
+
+	n = route_eps(ch, w, now_wall_ms(), &eps, &who, &self);
+	return self == SIZE_MAX ? 0 : route_limit(eps, n, self,
+	    ch->max_inflight);
+}
+
 static void
 schedule(void)
 {
@@ -490,10 +525,10 @@ schedule(void)
 			    (ch = sup_chain_find(w->ep->chain)) == NULL ||
 			    w->load.inflight >= ch->max_inflight)
 				continue;
-			limit = ch->max_inflight;
 			deadline = (uint32_t)ch->request_timeout;
 			/* No work, no trial taken for nothing. */
-			if (!queue_has_due(ch->id, now_wall_ms()))
+			if (!queue_has_due(ch->id, now_wall_ms()) ||
+			    w->load.inflight >= (limit = limit_for(ch, w)))
 				continue;
 			if (!health_allow(w->ep, all_open(ch, w),
 			    w->load.inflight == 0, &limit, &deadline) ||
@@ -857,11 +892,34 @@ request_outcome(const void *items, size_t n, size_t size, size_t off)
 }
 
 /*
+ * The endpoint's own latency in an answer: the slowest of its items as
+ * the worker timed them (0: none told).  Unlike the time the answer took
+ * to reach the scheduler, it leaves out this process's own stalls (a
+ * store commit, a busy loop), which more or fewer requests would not
+ * change.
+ */
+static uint64_t
+endpoint_ms(const void *items, size_t n, size_t size, size_t off)
+{
+	uint64_t	worst = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t ms = *(const uint64_t *)((const char *)items +
+		    i * size + off);
+
+		if (ms > worst)
+			worst = ms;
+	}
+	return worst;
+}
+
+/*
  * Every answer, straggler or not, counts for its endpoint: its breaker,
- * its counters, and the chain's hedging delay.
+ * its counters, its window (by the endpoint's own latency, ep_ms, when
+ * the worker told it) and the chain's hedging delay.
  */
 static void
-count(struct request *r, enum outcome o)
+count(struct request *r, enum outcome o, uint64_t ep_ms)
 {
 	uint64_t	ms = now_mono_ms() - r->sent;
 
@@ -870,6 +928,10 @@ count(struct request *r, enum outcome o)
 		r->w->load.answered = r->sent;
 		r->w->load.answered_in = ms;
 	}
+	/* Its window learns from every answer, a straggler's too. */
+	depth_answer(load_depth(r->w, r->ch), r->kind, o,
+	    ep_ms > 0 && ep_ms <= ms ? ep_ms : ms, r->w->load.inflight, 0,
+	    now_mono_ms());
 	if (health_outcome(r->w->ep, r->brk_gen, o) & HEALTH_BACK)
 		sched_back(r->w->ep);
 	stats_request(&r->w->ep->stats, o, ms);
@@ -921,7 +983,7 @@ reject(struct request *r, enum answer_verdict v, const char *what_differed,
 	static char	why[ANSWER_WHY_MAX + 160];
 	char		what[96];
 
-	count(r, OUTCOME_MALFORMED);
+	count(r, OUTCOME_MALFORMED, 0);
 	request_what(r, what, sizeof(what));
 	log_warnx("w/%s: answer to request %llu (%s) does not answer it: %s; "
 	    "counted malformed, %s", r->w->name, (unsigned long long)r->id,
@@ -956,7 +1018,9 @@ answer_headers(struct request *r, const struct proto_res_headers *rh,
 		return;
 	}
 	count(r, request_outcome(rh->items, rh->n, sizeof(rh->items[0]),
-	    offsetof(struct proto_item, outcome)));
+	    offsetof(struct proto_item, outcome)), endpoint_ms(rh->items,
+	    rh->n, sizeof(rh->items[0]), offsetof(struct proto_item,
+	    latency_ms)));
 	a->headers = rh;
 	for (size_t i = 0; i < rh->n; i++)
 		if (rh->items[i].outcome != OUTCOME_OK &&
@@ -998,7 +1062,9 @@ answer_storage(struct request *r, const struct proto_res_storage *rs,
 		return;
 	}
 	count(r, request_outcome(rs->items, rs->n, sizeof(rs->items[0]),
-	    offsetof(struct proto_value, outcome)));
+	    offsetof(struct proto_value, outcome)), endpoint_ms(rs->items,
+	    rs->n, sizeof(rs->items[0]), offsetof(struct proto_value,
+	    latency_ms)));
 	a->hashes = (const uint8_t (*)[32])r->hashes;
 	for (size_t i = 0; i < r->n && k + per <= rs->n; i++, k += per) {
 		const struct proto_value *d = quantus ? &rs->items[k] : NULL;
@@ -1123,7 +1189,7 @@ sched_answer(struct worker *w, const struct msg *m, struct sched_answer *a,
 		answer_storage(r, &rs, a);
 		break;
 	case K_RUNTIME:
-		count(r, rr.outcome);
+		count(r, rr.outcome, rr.latency_ms);
 		a->runtime = &rr;
 		a->hashes = (const uint8_t (*)[32])r->hashes;
 		a->number = r->number;

@@ -13,6 +13,7 @@
 
 #include "msg.h"
 #include "proto.h"
+#include "sup_depth.h"
 #include "sup_queue.h"
 
 struct chain;
@@ -20,9 +21,14 @@ struct endpoint;
 struct request;
 struct worker;
 
-/* A worker's share of the requests out; only sup_sched.c writes it. */
+/*
+ * A worker's share of the requests out, and how many it may have out
+ * (its endpoint's adaptive window; cap 0 until its first scheduling);
+ * only sup_sched.c writes it.
+ */
 struct load {
 	unsigned	 inflight;
+	struct depth	 depth;
 	uint64_t	 answered;	/* monotonic ms: the latest sent of the
 					 * requests it answered */
 	uint64_t	 answered_in;	/* ms that one took */

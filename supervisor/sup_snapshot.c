@@ -15,6 +15,7 @@
 #include "sup_snapshot.h"
 #include "sup_spawn.h"
 #include "sup_store.h"
+#include "util.h"
 
 /* Every non-cumulative bucket count, as Prometheus wants them summed. */
 static json_t *
@@ -53,6 +54,9 @@ snapshot_endpoint(const struct worker *w)
 	json_object_set_new(j, "rss_bytes", json_integer(
 	    (json_int_t)w->rss_kb * 1024));
 	json_object_set_new(j, "inflight", json_integer(w->load.inflight));
+	/* 0 until it was first given work. */
+	json_object_set_new(j, "window", json_integer(w->load.depth.cap == 0 ?
+	    0 : depth_window(&w->load.depth, now_mono_ms())));
 	json_object_set_new(j, "hedges", json_integer(
 	    (json_int_t)w->ep->stats.hedges));
 	json_object_set_new(j, "breaker", json_string(

@@ -83,6 +83,7 @@ sup_worker_config(const struct conf *conf, const struct conf_chain *ch,
 	pc.connect_timeout = ch->connect_timeout;
 	pc.request_timeout = ch->request_timeout;
 	pc.max_response = ch->max_response;
+	pc.max_inflight = ch->max_inflight;
 	pc.memory_limit = conf->daemon.worker_memory_limit;
 	pc.heartbeat = conf->daemon.heartbeat_interval;
 	/* chainwatchd -v: workers log at debug too, whatever the key. */

@@ -7,7 +7,8 @@ check_PROGRAMS += tests/unit/test_conf tests/unit/test_conf_keys \
 	tests/unit/test_lease tests/unit/test_chain tests/unit/test_route \
 	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr \
 	tests/unit/test_ratelimit tests/unit/test_view_fmt tests/unit/test_answer \
-	tests/unit/test_backlog tests/unit/test_store tests/unit/test_logflood
+	tests/unit/test_backlog tests/unit/test_store tests/unit/test_logflood \
+	tests/unit/test_depth
 tests_unit_test_conf_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_conf_LDADD = $(UNIT_LIBS)
 tests_unit_test_conf_keys_CFLAGS = $(UNIT_CFLAGS)
@@ -36,6 +37,10 @@ tests_unit_test_lease_LDADD = $(UNIT_LIBS)
 tests_unit_test_route_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
 tests_unit_test_route_SOURCES = tests/unit/test_route.c supervisor/sup_route.c
 tests_unit_test_route_LDADD = $(UNIT_LIBS)
+# The adaptive window of an endpoint, on a fake clock.
+tests_unit_test_depth_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
+tests_unit_test_depth_SOURCES = tests/unit/test_depth.c supervisor/sup_depth.c
+tests_unit_test_depth_LDADD = $(UNIT_LIBS)
 # The availability FSM, and what it shows beside its breaker.
 tests_unit_test_endpoint_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
 tests_unit_test_endpoint_SOURCES = tests/unit/test_endpoint.c \
@@ -82,7 +87,8 @@ TESTS += tests/unit/test_conf tests/unit/test_conf_keys \
 	tests/unit/test_lease tests/unit/test_chain tests/unit/test_route \
 	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr \
 	tests/unit/test_ratelimit tests/unit/test_view_fmt tests/unit/test_answer \
-	tests/unit/test_backlog tests/unit/test_store tests/unit/test_logflood
+	tests/unit/test_backlog tests/unit/test_store tests/unit/test_logflood \
+	tests/unit/test_depth
 
 # chainwatchd -n on tests/conf/*.in, compared with the .ok files.
 SUP_TESTS = tests/integration/conf_check.sh \

@@ -1023,6 +1023,9 @@ wrk_ep_start(struct ev_loop *loop, const struct wrk_conf *wc)
 	hc.url = wc->c.rpc_url;
 	hc.connect_timeout_ms = (uint32_t)wc->c.connect_timeout;
 	hc.max_response = (size_t)wc->c.max_response;
+	/* A connection for each request the supervisor may have out, and
+	 * one for this worker's own polls and probes. */
+	hc.max_conns = (unsigned)wc->c.max_inflight + 1;
 	if ((ep.rpc = wrk_rpc_new(loop, &hc)) == NULL)
 		fatalx(CW_EXIT_SETUP, "%s: cannot set up HTTP", wc->rpc_shown);
 	ep.primary = wc->c.subscribe == SUBSCRIBE_PRIMARY;

@@ -180,7 +180,8 @@ read_config(void)
 	if (proto_unpack_config(&m, &wc.c, err, sizeof(err)) == -1)
 		fatalx(CW_EXIT_SETUP, "bad configuration message: %s", err);
 	if (wc.c.heartbeat == 0 || wc.c.log_level > LOG_LEVEL_DEBUG ||
-	    wc.c.format > FORMAT_SUBSTRATE || wc.c.block_time == 0)
+	    wc.c.format > FORMAT_SUBSTRATE || wc.c.block_time == 0 ||
+	    wc.c.max_inflight == 0 || wc.c.max_inflight > CONF_INFLIGHT_MAX)
 		fatalx(CW_EXIT_SETUP, "configuration message has a bad value");
 	wrk_gen = m.gen;
 	msg_free(&m);

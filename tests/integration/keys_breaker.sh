@@ -20,8 +20,10 @@
 #   quant  hedge_quantile = 30, hedge_after = 60s: reads keep being hedged
 #          after ~50 ms although half the latencies are slow (default 95:
 #          the delay climbs to the slow latency and hedging stops)
-#   infl   max_inflight = 7: an endpoint has 7 requests out (default: 4),
-#          never more
+#   infl   max_inflight = 7: an endpoint has 7 requests out (default: 64),
+#          never more: its adaptive window grows to the cap on a slow
+#          endpoint whose latency stays flat, over a backlog long enough
+#          to keep it busy the whole test
 # The run rule is kept out of the rate chains (breaker_consecutive =
 # 1000).  Timed checks are lower bounds, or bounded by the default the key
 # replaces; measured figures are printed.
@@ -44,7 +46,7 @@ for n in q1 q2; do
 	devnode d$n --seed keys-q --block-time 200 --backlog 20 --start-time $now
 done
 for n in i1 i2; do
-	devnode d$n --seed keys-i --block-time 500 --backlog 3000 \
+	devnode d$n --seed keys-i --block-time 500 --backlog 20000 \
 	    --start-time $now --fault slow:1000@http
 done
 

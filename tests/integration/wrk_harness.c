@@ -413,6 +413,7 @@ main(int argc, char *argv[])
 	pc.connect_timeout = 2000;
 	pc.request_timeout = 3000;
 	pc.max_response = 16 << 20;
+	pc.max_inflight = 64;
 	pc.heartbeat = 500;
 	pc.log_level = LOG_LEVEL_INFO;
 	pc.log_stderr = 1;

@@ -27,6 +27,8 @@ ep(int64_t id, int position, unsigned inflight, enum brk_verdict v)
 	e.inflight = inflight;
 	e.verdict = v;
 	e.pruning_bound = -1;
+	/* A window past any max_inflight here: the cap decides. */
+	e.window = 1000;
 	return e;
 }
 
@@ -550,6 +552,58 @@ test_failover_back(void **state)
 	assert_int_equal(send_live(e, live_from), D1);
 }
 
+/*
+ * The adaptive window (sup_depth.c) below max_inflight: backfill fills
+ * the window, the preferred endpoint keeps one slot above it for live
+ * reads, the others have none, and the cap bounds them all.
+ */
+static void
+test_window(void **state)
+{
+	struct route_ep		e[2];
+	struct queue_filter	f;
+
+	(void)state;
+	e[0] = ep(10, 0, 0, BRK_ALLOW);
+	e[1] = ep(20, 1, 0, BRK_ALLOW);
+	e[0].window = e[1].window = 8;
+	assert_int_equal(route_limit(e, 2, 0, 64), 9);
+	assert_int_equal(route_limit(e, 2, 1, 64), 8);
+	/* Backfill up to the window; then live reads only. */
+	e[0].inflight = 7;
+	route_filter(e, 2, 0, 901, 64, &f);
+	assert_int_equal(f.live_only, 0);
+	e[0].inflight = 8;
+	route_filter(e, 2, 0, 901, 64, &f);
+	assert_int_equal(f.may_live, 1);
+	assert_int_equal(f.live_only, 1);
+	assert_int_equal(route_preferred(e, 2, 64), 0);
+	/* Its live slot taken too: the next one is preferred. */
+	e[0].inflight = 9;
+	assert_int_equal(route_preferred(e, 2, 64), 1);
+	assert_int_equal(route_limit(e, 2, 1, 64), 9);
+	/* A window at the cap: the live slot is the cap's last. */
+	e[0].inflight = 0;
+	e[0].window = 64;
+	assert_int_equal(route_limit(e, 2, 0, 64), 64);
+	e[0].inflight = 63;
+	route_filter(e, 2, 0, 901, 64, &f);
+	assert_int_equal(f.live_only, 1);
+	/* A window cut to 1: one backfill request, and the live slot. */
+	e[0].inflight = 0;
+	e[0].window = 1;
+	route_filter(e, 2, 0, 901, 64, &f);
+	assert_int_equal(f.live_only, 0);
+	e[0].inflight = 1;
+	route_filter(e, 2, 0, 901, 64, &f);
+	assert_int_equal(f.live_only, 1);
+	assert_int_equal(route_hedge_target(e, 2, 1, 64,
+	    &(struct qitem){ .kind = K_RUNTIME }), 0);
+	e[0].inflight = 2;
+	assert_int_equal(route_hedge_target(e, 2, 1, 64,
+	    &(struct qitem){ .kind = K_RUNTIME }), -1);
+}
+
 int
 main(void)
 {
@@ -561,6 +615,7 @@ main(void)
 		cmocka_unit_test(test_all_open),
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_hedge_target),
+		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_failover_healthy),
 		cmocka_unit_test(test_failover_blackhole),
 		cmocka_unit_test(test_failover_open),

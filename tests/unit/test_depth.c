@@ -1,0 +1,349 @@
+/*
+ * The adaptive window (sup_depth.c) against simulated endpoints on a fake
+ * clock: one whose latency stays flat, one whose latency rises with what
+ * it is sent, and the answers that cut the window (429, 5xx, timeouts).
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sup_depth.h"
+
+#define T0	1000000000ULL	/* ms: any start will do */
+#define CAP	64
+
+/* The window learnt, outside any probe of the floor. */
+static unsigned
+learnt(const struct depth *d)
+{
+	return depth_window(d, UINT64_MAX);
+}
+
+/* An endpoint's latency with k requests out. */
+typedef uint64_t (*latency_fn)(unsigned k);
+
+static uint64_t
+flat(unsigned k)
+{
+	(void)k;
+	return 100;
+}
+
+/* 100 ms up to 16 out; beyond, each request more waits 20 ms more. */
+static uint64_t
+knee16(unsigned k)
+{
+	return k <= 16 ? 100 : 100 + 20 * (uint64_t)(k - 16);
+}
+
+/*
+ * Keep the window full for rounds round trips: every round, as many
+ * requests as the window allows go out together and come back ok after
+ * the latency the endpoint has at that load.  Returns the clock.
+ */
+static uint64_t
+run(struct depth *d, unsigned cls, latency_fn lat, unsigned rounds,
+    uint64_t now, unsigned *lo, unsigned *hi)
+{
+	for (unsigned r = 0; r < rounds; r++) {
+		unsigned k = depth_window(d, now);
+		uint64_t ms = lat(k);
+
+		now += ms;
+		for (unsigned i = 0; i < k; i++)
+			depth_answer(d, cls, OUTCOME_OK, ms, k - i, 0, now);
+		if (lo != NULL && depth_window(d, now) < *lo)
+			*lo = depth_window(d, now);
+		if (hi != NULL && depth_window(d, now) > *hi)
+			*hi = depth_window(d, now);
+	}
+	return now;
+}
+
+static void
+test_start(void **state)
+{
+	struct depth	d;
+
+	(void)state;
+	depth_init(&d, CAP, T0);
+	assert_int_equal(learnt(&d), DEPTH_INITIAL);
+	depth_init(&d, 2, T0);
+	assert_int_equal(learnt(&d), 2);
+	/* A cap of 0 is taken as 1. */
+	depth_init(&d, 0, T0);
+	assert_int_equal(learnt(&d), 1);
+	assert_int_equal(depth_floor(&d, 0), 0);
+	assert_int_equal(depth_latency(&d, 0), 0);
+}
+
+/* Flat latency: slow start reaches the cap in a few round trips. */
+static void
+test_flat_grows_to_cap(void **state)
+{
+	struct depth	d;
+	uint64_t	now;
+	unsigned	lo = CAP, hi = 0;
+
+	(void)state;
+	depth_init(&d, CAP, T0);
+	now = run(&d, 0, flat, 10, T0, NULL, NULL);
+	assert_int_equal(learnt(&d), CAP);
+	assert_int_equal(depth_floor(&d, 0), 100);
+	/* And stays there, but for probes of the floor (half, 2 RTT). */
+	now = run(&d, 0, flat, 1000, now, &lo, &hi);
+	assert_int_equal(learnt(&d), CAP);
+	assert_int_equal(d.cuts, 0);
+	assert_int_equal(lo, CAP / 2);
+	assert_int_equal(hi, CAP);
+	/* A lower cap (a reload) takes at once. */
+	depth_set_cap(&d, 7);
+	assert_int_equal(learnt(&d), 7);
+	(void)run(&d, 0, flat, 10, now, NULL, NULL);
+	assert_int_equal(learnt(&d), 7);
+}
+
+/* An endpoint not kept busy is not credited with more. */
+static void
+test_idle_does_not_grow(void **state)
+{
+	struct depth	d;
+	uint64_t	now = T0;
+
+	(void)state;
+	depth_init(&d, CAP, T0);
+	for (int i = 0; i < 1000; i++) {
+		now += 100;
+		depth_answer(&d, 0, OUTCOME_OK, 100, 1, 0, now);
+	}
+	assert_int_equal(learnt(&d), DEPTH_INITIAL);
+}
+
+/*
+ * Latency rising with load: the window settles around the knee, neither
+ * at the cap nor at 1, and stays there.
+ */
+static void
+test_converges_at_knee(void **state)
+{
+	struct depth	d;
+	unsigned	lo = CAP, hi = 0;
+	uint64_t	now;
+
+	(void)state;
+	depth_init(&d, CAP, T0);
+	now = run(&d, 0, knee16, 200, T0, NULL, NULL);
+	(void)run(&d, 0, knee16, 2000, now, &lo, &hi);
+	print_message("knee 16: window %u..%u over the last 2000 rounds\n",
+	    lo, hi);
+	assert_true(lo >= 8);
+	assert_true(hi <= 24);
+	assert_true(d.cuts > 0);
+}
+
+/*
+ * Slow answers while little of the window is out are not the window's
+ * doing (a stall on this side, another tenant): no cut; the same with
+ * the window in use is congestion.
+ */
+static void
+test_slow_while_unused(void **state)
+{
+	struct depth	d;
+	uint64_t	now;
+
+	(void)state;
+	depth_init(&d, CAP, T0);
+	now = run(&d, 0, flat, 10, T0, NULL, NULL);
+	assert_int_equal(learnt(&d), CAP);
+	for (int i = 0; i < 20; i++) {
+		now += 100;
+		depth_answer(&d, 0, OUTCOME_OK, 600, CAP / 4, 0, now);
+	}
+	assert_int_equal(learnt(&d), CAP);
+	assert_int_equal(d.cuts, 0);
+	now += 100;
+	depth_answer(&d, 0, OUTCOME_OK, 600, CAP, 0, now);
+	assert_int_equal(d.cuts, 1);
+	assert_int_equal(learnt(&d), CAP / 2);
+}
+
+/* Classes keep their own floors: a slower kind is not congestion. */
+static void
+test_classes(void **state)
+{
+	struct depth	d;
+	uint64_t	now = T0;
+
+	(void)state;
+	depth_init(&d, CAP, T0);
+	for (int r = 0; r < 50; r++) {
+		unsigned k = learnt(&d);
+
+		now += 200;
+		for (unsigned i = 0; i < k; i++)
+			depth_answer(&d, i % 2, OUTCOME_OK, i % 2 ? 200 : 100,
+			    k - i, 0, now);
+	}
+	assert_int_equal(learnt(&d), CAP);
+	assert_int_equal(depth_floor(&d, 0), 100);
+	assert_int_equal(depth_floor(&d, 1), 200);
+	assert_int_equal(d.cuts, 0);
+}
+
+/*
+ * Failures halve the window, one cut per round trip however many
+ * answers of the window say so, never below 1.
+ */
+static void
+test_failures_cut(void **state)
+{
+	enum outcome	fail[] = { OUTCOME_HTTP_5XX, OUTCOME_TIMEOUT,
+	    OUTCOME_TRANSPORT };
+
+	(void)state;
+	for (size_t f = 0; f < sizeof(fail) / sizeof(fail[0]); f++) {
+		struct depth	d;
+		uint64_t	now;
+
+		depth_init(&d, CAP, T0);
+		now = run(&d, 0, flat, 10, T0, NULL, NULL);
+		assert_int_equal(learnt(&d), CAP);
+		/* A whole window fails at one instant: one cut. */
+		for (int i = 0; i < CAP; i++)
+			depth_answer(&d, 0, fail[f], 10000, CAP, 0, now);
+		assert_int_equal(learnt(&d), CAP / 2);
+		/* One round trip later, the next cut. */
+		now += 100;
+		depth_answer(&d, 0, fail[f], 10000, CAP, 0, now);
+		assert_int_equal(learnt(&d), CAP / 4);
+		/* Failing for ever: 1, never 0. */
+		for (int i = 0; i < 100; i++) {
+			now += 100;
+			depth_answer(&d, 0, fail[f], 10000, 1, 0, now);
+		}
+		assert_int_equal(learnt(&d), 1);
+		/* Then good again: additive growth, +1 per round trip. */
+		now = run(&d, 0, flat, 10, now, NULL, NULL);
+		assert_true(learnt(&d) >= 4 && learnt(&d) <= 11);
+	}
+}
+
+/* Answers about the request, not the load, change nothing. */
+static void
+test_neutral(void **state)
+{
+	enum outcome	o[] = { OUTCOME_ABSENT, OUTCOME_RPC_ERROR,
+	    OUTCOME_HTTP_4XX, OUTCOME_MALFORMED, OUTCOME_TOO_LARGE };
+	struct depth	d;
+	uint64_t	now = T0;
+
+	(void)state;
+	depth_init(&d, CAP, T0);
+	for (size_t i = 0; i < sizeof(o) / sizeof(o[0]); i++) {
+		now += 100;
+		depth_answer(&d, 0, o[i], 5000, DEPTH_INITIAL, 0, now);
+	}
+	assert_int_equal(learnt(&d), DEPTH_INITIAL);
+	assert_int_equal(d.cuts, 0);
+}
+
+/* 429: halved, and no growth until Retry-After (or DEPTH_HOLD_MS). */
+static void
+test_rate_limited(void **state)
+{
+	struct depth	d;
+	uint64_t	now;
+
+	(void)state;
+	depth_init(&d, CAP, T0);
+	now = run(&d, 0, flat, 10, T0, NULL, NULL);
+	depth_answer(&d, 0, OUTCOME_RATE_LIMITED, 50, CAP, 5000, now);
+	assert_int_equal(learnt(&d), CAP / 2);
+	/* Good answers within the 5 s asked: held. */
+	now = run(&d, 0, flat, 40, now, NULL, NULL);
+	assert_int_equal(learnt(&d), CAP / 2);
+	/* After it: growing again. */
+	(void)run(&d, 0, flat, 20, now, NULL, NULL);
+	assert_true(learnt(&d) > CAP / 2);
+
+	/* Without Retry-After: held DEPTH_HOLD_MS. */
+	depth_init(&d, CAP, T0);
+	now = run(&d, 0, flat, 10, T0, NULL, NULL);
+	depth_answer(&d, 0, OUTCOME_RATE_LIMITED, 50, CAP, 0, now);
+	assert_int_equal(learnt(&d), CAP / 2);
+	now = run(&d, 0, flat, DEPTH_HOLD_MS / 100 - 1, now, NULL, NULL);
+	assert_int_equal(learnt(&d), CAP / 2);
+	(void)run(&d, 0, flat, 6, now, NULL, NULL);
+	assert_true(learnt(&d) > CAP / 2);
+}
+
+/* A clock that steps back stands still: no cut twice at once. */
+static void
+test_clock_back(void **state)
+{
+	struct depth	d;
+	uint64_t	now;
+
+	(void)state;
+	depth_init(&d, CAP, T0);
+	now = run(&d, 0, flat, 10, T0, NULL, NULL);
+	depth_answer(&d, 0, OUTCOME_TIMEOUT, 10000, CAP, 0, now);
+	assert_int_equal(learnt(&d), CAP / 2);
+	depth_answer(&d, 0, OUTCOME_TIMEOUT, 10000, CAP, 0, now - 60000);
+	assert_int_equal(learnt(&d), CAP / 2);
+}
+
+/* A floor measured long ago is forgotten: a slower route is not
+ * congestion for ever. */
+static void
+test_floor_ages(void **state)
+{
+	struct depth	d;
+	uint64_t	now;
+
+	(void)state;
+	depth_init(&d, CAP, T0);
+	now = run(&d, 0, flat, 10, T0, NULL, NULL);
+	assert_int_equal(depth_floor(&d, 0), 100);
+	/* The route now takes 300 ms at any load. */
+	for (int i = 0; i < 2 * DEPTH_FLOOR_MS / 300 + 2; i++) {
+		now += 300;
+		depth_answer(&d, 0, OUTCOME_OK, 300, learnt(&d), 0, now);
+	}
+	assert_int_equal(depth_floor(&d, 0), 300);
+	assert_true(learnt(&d) >= 1);
+	for (int r = 0; r < 200; r++) {
+		unsigned k = learnt(&d);
+
+		now += 300;
+		for (unsigned i = 0; i < k; i++)
+			depth_answer(&d, 0, OUTCOME_OK, 300, k - i, 0, now);
+	}
+	assert_int_equal(learnt(&d), CAP);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_start),
+		cmocka_unit_test(test_flat_grows_to_cap),
+		cmocka_unit_test(test_idle_does_not_grow),
+		cmocka_unit_test(test_converges_at_knee),
+		cmocka_unit_test(test_slow_while_unused),
+		cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_failures_cut),
+		cmocka_unit_test(test_neutral),
+		cmocka_unit_test(test_rate_limited),
+		cmocka_unit_test(test_clock_back),
+		cmocka_unit_test(test_floor_ages),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
