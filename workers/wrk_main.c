@@ -242,7 +242,8 @@ static void
 sandbox(const char *tag)
 {
 	struct wrk_sandbox	sb = {
-		.tag = tag, .report_fd = MSG_FD, .gen = wrk_gen
+		.tag = tag, .report_fd = MSG_FD, .gen = wrk_gen,
+		.conns = (unsigned)wc.c.max_inflight + 1
 	};
 	char			err[160];
 

@@ -100,13 +100,14 @@ set_limit(int res, rlim_t n)
  * would stop every lookup, so then the filter forbids forks instead.
  */
 static int
-limits_apply(char *err, size_t errlen)
+limits_apply(unsigned conns, char *err, size_t errlen)
 {
 	curl_version_info_data	*cv = curl_version_info(CURLVERSION_NOW);
+	rlim_t			 nofile = WRK_NOFILE_BASE + (rlim_t)conns;
 
-	if (set_limit(RLIMIT_NOFILE, WRK_NOFILE) == -1) {
-		snprintf(err, errlen, "setrlimit RLIMIT_NOFILE %d: %s",
-		    WRK_NOFILE, strerror(errno));
+	if (set_limit(RLIMIT_NOFILE, nofile) == -1) {
+		snprintf(err, errlen, "setrlimit RLIMIT_NOFILE %llu: %s",
+		    (unsigned long long)nofile, strerror(errno));
 		return -1;
 	}
 	if (cv != NULL && (cv->features & CURL_VERSION_ASYNCHDNS))
@@ -223,7 +224,7 @@ allow_with_args(scmp_filter_ctx ctx)
 int
 wrk_sandbox_apply(const struct wrk_sandbox *sb, char *err, size_t errlen)
 {
-	if (sandbox_basics(err, errlen) == -1 || limits_apply(err, errlen) == -1)
+	if (sandbox_basics(err, errlen) == -1 || limits_apply(sb->conns, err, errlen) == -1)
 		return -1;
 #ifdef WRK_SANITIZED
 	(void)sb;

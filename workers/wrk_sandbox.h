@@ -10,12 +10,14 @@
 
 #include <stdint.h>
 
-#define WRK_NOFILE	128	/* descriptors: 64 + its connections and DNS */
+/* Descriptors: 64 (stdio, IPC, libev, DNS, the WebSocket) + connections. */
+#define WRK_NOFILE_BASE	64
 
 struct wrk_sandbox {
 	const char	*tag;		/* for the trap's line on stderr */
 	int		 report_fd;	/* MSG_SANDBOX goes here; -1: none */
 	uint32_t	 gen;		/* the packet's generation */
+	unsigned	 conns;		/* HTTP connections it may open */
 };
 
 /*

@@ -19,6 +19,8 @@ sed -i -e '/^metrics_listen/d' -e '/^metrics_server/d' \
     -e "/^\\[daemon\\]\$/a metrics_listen = 127.0.0.1:0\\
 metrics_server = $top_builddir/metrics/chainwatch-metrics" "$T/chainwatch.conf"
 sed -i 's/^block_time = .*/block_time = 500ms/' "$T/chainwatch.conf"
+# Its descriptors follow its connections: 64 + max_inflight + 1.
+echo "max_inflight = 200" >>"$T/chainwatch.conf"
 echo "endpoint = d1 http://127.0.0.1:$d1_port ws://127.0.0.1:$d1_port" \
     >>"$T/chainwatch.conf"
 start_daemon
@@ -37,10 +39,10 @@ grep -q '^NoNewPrivs:[[:space:]]*1$' "$status" ||
     fail "worker: $(grep NoNewPrivs "$status")"
 ok "worker: NoNewPrivs 1"
 nofile=$(awk '/^Max open files/ { print $4 }' "/proc/$wp/limits")
-[ "$nofile" = 128 ] || fail "worker: RLIMIT_NOFILE $nofile, want 128"
+[ "$nofile" = 265 ] || fail "worker: RLIMIT_NOFILE $nofile, want 265 (64 + max_inflight 200 + 1)"
 core=$(awk '/^Max core file size/ { print $5 }' "/proc/$wp/limits")
 [ "$core" = 0 ] || fail "worker: RLIMIT_CORE $core, want 0"
-ok "worker: RLIMIT_NOFILE 128, RLIMIT_CORE 0"
+ok "worker: RLIMIT_NOFILE 265 (64 + max_inflight 200 + 1), RLIMIT_CORE 0"
 if [ "$CW_SANITIZED" = yes ]; then
 	echo "sanitizer build: Seccomp and the probe's checks skipped (the" \
 	    "worker runs without its filter and Landlock)"
