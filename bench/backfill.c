@@ -73,7 +73,7 @@ usage(void)
 static void
 run_one(const char *cache, struct run *ru)
 {
-	char		 fault[32], url[MAX_EP][64], name[8], conf[PATH_MAX];
+	char		 fault[32], url[MAX_EP][64], name[16], conf[PATH_MAX];
 	char		 db[PATH_MAX], path[PATH_MAX];
 	const char	*urls[MAX_EP];
 	const char	*args[] = { "--seed", "backfill", "--backlog", backlog,

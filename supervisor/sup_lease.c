@@ -167,10 +167,12 @@ lease_retry_at(uint64_t now, unsigned attempts)
 
 /*
  * How long a failed item waits.  A read another endpoint should make at
- * once (one that found the state pruned), and a live read the first two
- * times, go now; a live block the endpoint has not seen yet (the head
- * came from a faster one) is asked again soon, within a block time, not
- * after a backoff meant for failures; everything else backs off.
+ * once (one that found the state pruned), for its first AT_ONCE_MAX
+ * tries, and a live read the first two times, go now; a live block the
+ * endpoint has not seen yet (the head came from a faster one) is asked
+ * again soon, within a block time, not after a backoff meant for
+ * failures; everything else backs off.  (Sent on at once for ever, a read
+ * every endpoint found pruned went round them every 2 ms.)
  */
 uint64_t
 lease_retry_in(int live, unsigned attempts, enum outcome o, int at_once,
@@ -178,7 +180,7 @@ lease_retry_in(int live, unsigned attempts, enum outcome o, int at_once,
 {
 	uint64_t	d;
 
-	if (at_once || (live && attempts <= 2))
+	if ((at_once && attempts <= AT_ONCE_MAX) || (live && attempts <= 2))
 		return 0;
 	if (live && o == OUTCOME_ABSENT) {
 		d = ABSENT_RETRY_MS * (uint64_t)attempts;

@@ -16,6 +16,7 @@
 #define LEASE_BACKOFF_MAX_MS	300000
 #define HEDGES_MAX		3	/* hedge requests for one request */
 #define ABSENT_RETRY_MS		250	/* a live block not there yet */
+#define AT_ONCE_MAX		4	/* tries sent on at once, at most */
 
 enum lease_state {
 	LS_OUT,		/* its request is out and may be hedged */

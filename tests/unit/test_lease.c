@@ -360,9 +360,16 @@ test_deadline_hedged(void **state)
 static void
 test_retry_in(void **state)
 {
-	/* Another endpoint should make it at once. */
-	assert_int_equal(lease_retry_in(0, 7, OUTCOME_ABSENT, 1, BLOCK), 0);
-	assert_int_equal(lease_retry_in(1, 9, OUTCOME_TIMEOUT, 1, BLOCK), 0);
+	/* Another endpoint should make it at once: the first few tries. */
+	assert_int_equal(lease_retry_in(0, 4, OUTCOME_ABSENT, 1, BLOCK), 0);
+	assert_int_equal(lease_retry_in(1, 4, OUTCOME_TIMEOUT, 1, BLOCK), 0);
+	/* Then as any other: never round the endpoints without a pause. */
+	assert_int_equal(lease_retry_in(0, 7, OUTCOME_ABSENT, 1, BLOCK),
+	    lease_retry_at(0, 7));
+	assert_int_equal(lease_retry_in(1, 9, OUTCOME_TIMEOUT, 1, BLOCK),
+	    lease_retry_at(0, 9));
+	assert_int_equal(lease_retry_in(1, 9, OUTCOME_ABSENT, 1, BLOCK),
+	    9 * ABSENT_RETRY_MS);
 	/* A live read, the first two times, whatever it failed with. */
 	for (unsigned a = 0; a <= 2; a++) {
 		assert_int_equal(lease_retry_in(1, a, OUTCOME_TIMEOUT, 0,
@@ -407,7 +414,7 @@ test_retry_in(void **state)
 		lease_start(&l, 1, 5, RT, T0);
 		step(&l, LE_FAIL, &in, T0 + 100, LS_BACK, LA_BACK);
 		assert_int_equal(l.back_in, 1250);
-		lease_start(&l, 1, 5, RT, T0);
+		lease_start(&l, 1, 3, RT, T0);
 		in.at_once = 1;
 		step(&l, LE_FAIL, &in, T0 + 100, LS_BACK, LA_BACK);
 		assert_int_equal(l.back_in, 0);
