@@ -500,13 +500,15 @@ link_down(struct chain *ch, struct sblock *b, int64_t *linked_at)
  * head on an empty store is the best over a gap: nothing is final until
  * the gap links.
  */
+#define FINAL_SLICE	10000	/* blocks made final per call, at most */
+
 static void
 advance_finality(struct chain *ch)
 {
 	int64_t		 target, last;
 	sqlite3_stmt	*st;
 	struct sblock	*v = NULL, f;
-	size_t		 n = 0;
+	size_t		 n = 0, cap = 0;
 	uint8_t		 below[32];
 	int		 have_below = 0;
 
@@ -526,24 +528,32 @@ advance_finality(struct chain *ch)
 		memcpy(below, f.hash, 32);
 		have_below = 1;
 	}
-	/* Read first, then write: one statement at a time per table. */
+	/*
+	 * Read first, then write: one statement at a time per table.  Only
+	 * the run that links up from the last final block is read: the
+	 * first hole ends it (while a gap is filled, at once); and a slice
+	 * at a time (a whole history linking at once goes on at the ticks).
+	 */
 	st = store_bind(&s_unfinal, "iii", ch->id, last, target);
-	while (store_row(st)) {
-		v = xrealloc(v, (n + 1) * sizeof(*v));
-		row_block(st, &v[n++]);
+	while (n < FINAL_SLICE && store_row(st)) {
+		if (n == cap) {
+			cap = cap == 0 ? 64 : 2 * cap;
+			v = xrealloc(v, cap * sizeof(*v));
+		}
+		row_block(st, &v[n]);
+		if (v[n].number != last + 1 || (have_below &&
+		    memcmp(v[n].parent, below, 32) != 0))
+			break;
+		last = v[n].number;
+		memcpy(below, v[n].hash, 32);
+		have_below = 1;
+		n++;
 	}
 	sqlite3_reset(st);
 	for (size_t i = 0; i < n; i++) {
 		struct standing *s;
 
-		/* A hole: what lies above it waits for it. */
-		if (v[i].number != last + 1 || (have_below &&
-		    memcmp(v[i].parent, below, 32) != 0))
-			break;
 		set_flags(ch, &v[i], 1, 1);
-		last = v[i].number;
-		memcpy(below, v[i].hash, 32);
-		have_below = 1;
 		if (!standing_counts(&v[i]))
 			continue;
 		s = standing(ch, &v[i]);
@@ -1608,6 +1618,14 @@ sup_chains_tick(uint64_t now)
 		claims_expire(chains[i], now);
 		window_up(chains[i]);
 		window_down(chains[i]);
+		/* Finality behind a gap that linked: a slice a tick. */
+		if (ch->have_best) {
+			int64_t was = ch->final_number;
+
+			advance_finality(ch);
+			if (ch->final_number != was)
+				save_best(ch);
+		}
 	}
 }
 

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -39,6 +40,7 @@ struct worker	*sup_workers;
 static int	 reading_paused;
 static ev_timer	 drain_timer;
 #define DRAIN_SLICE	256	/* messages per turn of the loop */
+#define READ_SLICE_MS	20	/* a worker's socket read per turn, at most */
 
 static uint32_t	sup_generation;
 
@@ -326,8 +328,10 @@ static void
 drain_cb(struct ev_loop *loop, ev_timer *t, int revents)
 {
 	struct backlog_msg	*m;
+	uint64_t		 t0 = now_mono_ms();
 
-	for (int i = 0; i < DRAIN_SLICE && !backlog_empty(); i++) {
+	for (int i = 0; i < DRAIN_SLICE && !backlog_empty() &&
+	    now_mono_ms() - t0 < READ_SLICE_MS; i++) {
 		if (!store_ready())
 			return;		/* sup_backlog_resume() comes again */
 		m = backlog_pop();
@@ -363,11 +367,17 @@ worker_read_cb(struct ev_loop *loop, ev_io *io, int revents)
 {
 	static char	 buf[MSG_MAX];
 	struct worker	*w = io->data;
+	uint64_t	 t0 = now_mono_ms();
 	long		 n;
 	int		 nr;
 
-	/* A bounded number per wakeup, so that one worker cannot starve. */
-	for (int i = 0; i < 64 && w->chan.fd != -1; i++) {
+	/*
+	 * A bounded number per wakeup, and a bounded time (an answer can be
+	 * 100 headers to store): no worker starves the others, heads or the
+	 * timers; what is left is read at the next turn of the loop.
+	 */
+	for (int i = 0; i < 64 && w->chan.fd != -1 &&
+	    now_mono_ms() - t0 < READ_SLICE_MS; i++) {
 		n = msg_recv(w->chan.fd, buf);
 		if (n == -1) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK)
@@ -473,6 +483,16 @@ worker_died(struct child *c)
 	health_restarts(w->ep, c->fsm.restarts);
 }
 
+/* Does the worker's socket hold bytes this loop has not read? */
+static int
+unread(const struct worker *w)
+{
+	int	n = 0;
+
+	return w->chan.fd != -1 && ioctl(w->chan.fd, FIONREAD, &n) == 0 &&
+	    n > 0;
+}
+
 /*
  * The heartbeat watchdog.  Its timer is the worker's, not the child's: the
  * heartbeats are the worker protocol's (the metrics server has none), it
@@ -497,6 +517,15 @@ worker_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 		}
 		idle = now - w->last_msg;
 		limit = HEARTBEATS_MISSED * sup_conf->daemon.heartbeat_interval;
+		/*
+		 * Bytes wait in its socket: it spoke, and this loop was too
+		 * busy to read it yet (a big batch to store, a loaded
+		 * machine).  Silent is nothing sent, not nothing read.
+		 */
+		if (idle >= limit && unread(w)) {
+			w->last_msg = now;
+			idle = 0;
+		}
 		if (idle >= limit) {
 			log_warnx("w/%s: pid %d sent nothing for %.1f s "
 			    "(%d heartbeats missed); killing it", w->name,
