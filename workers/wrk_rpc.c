@@ -448,6 +448,28 @@ wrk_rpc_free(struct wrk_rpc *rpc)
 	if (rpc == NULL || rpc->dead)
 		return;
 	rpc->dead = 1;
+	/*
+	 * What is still out is told it ends, so that its owners free what
+	 * they keep for it (a send from a callback now fails).
+	 */
+	rpc->busy++;
+	for (struct rpc_pending *p = rpc->all_pending; p != NULL;
+	    p = p->next_all) {
+		wrk_rpc_cb	*cb = p->cb;
+
+		if (cb == NULL)
+			continue;
+		if (p->n > rpc->res_cap) {
+			rpc->res = xrealloc(rpc->res, p->n * sizeof(*rpc->res));
+			rpc->res_cap = p->n;
+		}
+		memset(rpc->res, 0, p->n * sizeof(*rpc->res));
+		all_set(rpc->res, p->n, OUTCOME_TRANSPORT, "worker stopping");
+		p->cb = NULL;
+		cb(p->arg, rpc->res, p->n);
+		p->arg = NULL;
+	}
+	rpc->busy--;
 	/* No callback of ours runs after this, so pending memory is free. */
 	wrk_http_free(rpc->http);
 	rpc->http = NULL;
