@@ -14,6 +14,9 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/cw-test.XXXXXX") || exit 99
 # reaches the control socket here (the socket's mode and group decide).
 chmod 0711 "$T"
 CW_PIDS=
+if [ "$CW_SANITIZED" = yes ] && [ -z "$CW_WAIT_FACTOR" ]; then
+	CW_WAIT_FACTOR=3
+fi
 
 # kill_tree PID: SIGKILL a process and its descendants, children first.
 kill_tree() {
@@ -68,9 +71,10 @@ ok() {
 }
 
 # wait_for SECONDS 'SHELL CODE': poll every 0.1 s until the code succeeds,
-# for that many seconds of the clock (however long each try takes).
+# for that many seconds of the clock (however long each try takes); three
+# times as many in the sanitizer build, whose programs run 2-3x slower.
 wait_for() {
-	_end=$(( $(date +%s) + $1 ))
+	_end=$(( $(date +%s) + $1 * ${CW_WAIT_FACTOR:-1} ))
 	shift
 	while :; do
 		if eval "$*" >/dev/null 2>&1; then
