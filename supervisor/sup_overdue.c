@@ -13,11 +13,12 @@
  * Overdue.  An endpoint is unresponsive when its oldest unanswered
  * request (or, if it never answered anything, the start of its worker)
  * is older than the bound and another endpoint of the chain answered a
- * request sent no earlier, in at most half the time this endpoint has
- * waited: the chain answers, this endpoint does not.  Endpoints equally
- * slow never single each other out (each answer took about as long as
- * the wait it is compared with, a few milliseconds of jitter apart);
- * then the chain is slow (below), not an endpoint.
+ * request sent no earlier, in at most a third of the time this endpoint
+ * has waited: the chain answers, this endpoint does not.  Endpoints
+ * equally slow never single each other out (each answer took about as
+ * long as the wait it is compared with, or twice as long when requests
+ * queue behind one another at a slow node); then the chain is slow
+ * (below), not an endpoint.
  *
  * Slow.  A chain whose measured latency is OVERDUE_MIN_MS or more, or
  * where some endpoint is overdue and none is unresponsive, is slow.
@@ -94,7 +95,7 @@ overdue_judge(const struct overdue_ep *eps, size_t n, size_t self,
 	*age = now > e->waiting ? now - e->waiting : 0;
 	for (size_t i = 0; i < n; i++)
 		if (i != self && eps[i].answered >= e->waiting &&
-		    eps[i].answered_in <= *age / 2)
+		    eps[i].answered_in <= *age / 3)
 			return OV_OVERDUE;
 	return OV_SLOW;
 }

@@ -141,8 +141,15 @@ test_all_slow(void **state)
 
 		assert_int_equal(overdue_judge(j, 2, 0, bound, 0,
 		    T0 + 3 * S + 20, &age), OV_SLOW);
-		/* Half the wait or less is: 1.5 s against 3.02 s. */
-		j[1].answered_in = 1500;
+		/*
+		 * Nor is one answered in half the wait: requests queued at
+		 * a node all equally slow (3 s against 6 s).
+		 */
+		j[1].answered_in = 1510;
+		assert_int_equal(overdue_judge(j, 2, 0, bound, 0,
+		    T0 + 3 * S + 20, &age), OV_SLOW);
+		/* A third of the wait or less is: 1 s against 3.02 s. */
+		j[1].answered_in = 1000;
 		assert_int_equal(overdue_judge(j, 2, 0, bound, 0,
 		    T0 + 3 * S + 20, &age), OV_OVERDUE);
 	}
