@@ -163,3 +163,16 @@ url_redact(const char *url, char *out, size_t outlen)
 	snprintf(out, outlen, "%s", b.p != NULL ? b.p : "");
 	buf_free(&b);
 }
+
+/*
+ * Time never runs back for one owner of *last (a breaker, a window): a
+ * clock that stepped back stands still.
+ */
+uint64_t
+clock_forward(uint64_t *last, uint64_t now)
+{
+	if (now < *last)
+		now = *last;
+	*last = now;
+	return now;
+}

@@ -26,6 +26,8 @@ char	*xstrdup(const char *);
 /* Milliseconds on the monotonic clock, and on the wall clock. */
 uint64_t now_mono_ms(void);
 uint64_t now_wall_ms(void);
+/* now, or *last if the clock stepped back; *last becomes it. */
+uint64_t clock_forward(uint64_t *last, uint64_t now);
 
 /*
  * Copy url into out with its secrets replaced: the password of the

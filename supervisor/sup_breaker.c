@@ -25,21 +25,12 @@
 #include <string.h>
 
 #include "sup_breaker.h"
+#include "util.h"
 
 static uint64_t
 sat_add(uint64_t a, uint64_t b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-/* Time never runs back for one breaker: a stepped-back clock stands still. */
-static uint64_t
-brk_clock(struct breaker *b, uint64_t now)
-{
-	if (now < b->last_now)
-		now = b->last_now;
-	b->last_now = now;
-	return now;
 }
 
 static void
@@ -436,7 +427,7 @@ breaker_allow(struct breaker *b, uint64_t now)
 {
 	enum brk_verdict v;
 
-	now = brk_clock(b, now);
+	now = clock_forward(&b->last_now, now);
 	v = breaker_peek(b, now);
 	if (v == BRK_TRIAL) {
 		if (b->state == BRK_OPEN)
@@ -496,7 +487,7 @@ breaker_outcome(struct breaker *b, uint32_t gen, enum outcome o, uint64_t now)
 
 	if (gen != b->gen || (unsigned)o >= OUTCOME_COUNT)
 		return -1;
-	now = brk_clock(b, now);
+	now = clock_forward(&b->last_now, now);
 
 	if (o == OUTCOME_RATE_LIMITED) {
 		slow_down(b, now);
@@ -560,7 +551,7 @@ breaker_peers(struct breaker *b, const struct brk_peer *peers, size_t n,
 
 	if (say == BRK_PEERS_NONE)
 		return 0;
-	now = brk_clock(b, now);
+	now = clock_forward(&b->last_now, now);
 	b->peers = say;
 	return breaker_step(b, BE_TRIP, now);
 }

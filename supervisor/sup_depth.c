@@ -9,17 +9,7 @@
 #include <string.h>
 
 #include "sup_depth.h"
-
-/* Time never runs back for one controller: a stepped-back clock stands
- * still. */
-static uint64_t
-depth_clock(struct depth *d, uint64_t now)
-{
-	if (now < d->last_now)
-		now = d->last_now;
-	d->last_now = now;
-	return now;
-}
+#include "util.h"
 
 static void
 class_reset(struct depth_class *c, uint64_t now)
@@ -178,7 +168,7 @@ depth_answer(struct depth *d, unsigned cls, enum outcome o,
 	if (cls >= DEPTH_CLASSES)
 		cls = DEPTH_CLASSES - 1;
 	c = &d->cls[cls];
-	now = depth_clock(d, now);
+	now = clock_forward(&d->last_now, now);
 	switch (o) {
 	case OUTCOME_OK:
 		latency_answer(d, c, latency_ms, inflight, now);
