@@ -146,9 +146,11 @@ state_block(struct call *c, const json_t *at, struct dev_blkref *ref,
 }
 
 /*
- * 1 if the view still has the block's state: it is on the best chain and
- * within --state-pruning of the head.  Otherwise the answer is written
- * (null or 4003) and 0 or -1 returned.
+ * 1 if the view still has the block's state: within --state-pruning of
+ * the head, and on the best chain or above the finalized block (a node's
+ * state database keeps the branches that lost until their height is
+ * finalized, then drops them).  Otherwise the answer is written (null or
+ * 4003) and 0 or -1 returned.
  */
 static int
 state_kept(struct call *c, const struct dev_blkref *ref, const uint8_t *hash)
@@ -156,9 +158,9 @@ state_kept(struct call *c, const struct dev_blkref *ref, const uint8_t *hash)
 	const struct dev_view	*v = &c->ctx->view;
 	char			 hex[2 * 32 + 3], msg[160];
 
-	if (dev_view_is_best(v, ref) &&
-	    (dev_conf.state_pruning == 0 ||
-	    v->head - ref->number < dev_conf.state_pruning))
+	if ((dev_conf.state_pruning == 0 ||
+	    v->head - ref->number < dev_conf.state_pruning) &&
+	    (dev_view_is_best(v, ref) || ref->number > dev_view_finalized(v)))
 		return 1;
 	if (dev_conf.pruned_null) {
 		buf_adds(c->out, "null");

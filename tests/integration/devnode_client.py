@@ -206,8 +206,12 @@ async def cmd_reorg(port, fmt, seconds):
     await ws.close()
     check(repeats > 0, "no block number repeated in %ss" % seconds)
     check(replaced, "no block was replaced")
-    # The old branch: known by hash, not canonical, state discarded.
+    # The old branch: known by hash, not canonical, its state kept until
+    # its height is finalized and discarded after.
     best = http(port, "chain_getHeader")["result"]
+    fhash = http(port, "chain_getFinalizedHead")["result"]
+    final = num(http(port, "chain_getHeader", [fhash])["result"])
+    kept = dropped = 0
     for old in replaced:
         n = num(old)
         ohash = None
@@ -226,13 +230,22 @@ async def cmd_reorg(port, fmt, seconds):
         st = http(port, "state_getStorage",
                   ["0xf70798a3fbcee5a2d178b8c516e36ae559769e16105568cee9f916e870cb6e6f",
                    ohash])
-        check("error" in st and st["error"]["code"] == 4003 and
-              "State already discarded for " + ohash in
-              st["error"]["message"], "state of old-branch block: %r" % st)
-        print("old branch #%d %s: known, not canonical, state discarded"
-              % (n, ohash[:18]))
+        if n > final:
+            check("result" in st and st["result"] is not None,
+                  "state of old-branch block #%d above finality #%d: %r"
+                  % (n, final, st))
+            kept += 1
+        else:
+            check("error" in st and st["error"]["code"] == 4003 and
+                  "State already discarded for " + ohash in
+                  st["error"]["message"],
+                  "state of old-branch block #%d: %r" % (n, st))
+            dropped += 1
+        print("old branch #%d %s: known, not canonical, state %s"
+              % (n, ohash[:18], "kept" if n > final else "discarded"))
     print("reorg: %d repeats, %d parent links checked, %d old-branch "
-          "blocks, head #%d" % (repeats, links, len(replaced), num(best)))
+          "blocks (state kept %d, discarded %d), head #%d, final #%d"
+          % (repeats, links, len(replaced), kept, dropped, num(best), final))
 
 
 async def cmd_ping(port, ms):

@@ -2,7 +2,8 @@
 # Deterministic reorgs, seen by a WebSocket subscriber: block numbers
 # repeat, every announced block's parent is the block announced below it
 # (checked by lookup, and by hashing for the substrate format), and the
-# old branch stays answerable by hash with its state discarded.
+# old branch stays answerable by hash, its state kept above finality
+# (quantus run, default lag) and discarded below (substrate run, lag 3).
 . "$top_srcdir/tests/integration/devnode_lib.sh"
 need_curl
 need_websockets
@@ -10,7 +11,7 @@ need_websockets
 dn_start q --block-time 50 --backlog 100 --reorg-every 10 --reorg-depth 2-4
 "$PY" "$CLIENT" reorg $q_port quantus 10 || fail "quantus reorg"
 dn_start s --format substrate --block-time 50 --backlog 100 \
-    --reorg-every 12 --reorg-depth 3
+    --reorg-every 12 --reorg-depth 3 --finality-lag 3
 "$PY" "$CLIENT" reorg $s_port substrate 10 || fail "substrate reorg"
 
 # Reorgs in the backlog: an old-branch block's hash from the parent link
