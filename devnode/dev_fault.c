@@ -41,7 +41,7 @@ static const struct fault_def {
 				    "slow:MS" },
 	[FAULT_HTTP_500] =	{ "http_500", ARG_NONE, 0, 0, T_HTTP, 1 },
 	[FAULT_HTTP_503] =	{ "http_503", ARG_NONE, 0, 0, T_HTTP, 1 },
-	[FAULT_RATE_LIMIT] =	{ "rate_limit", ARG_NONE, 0, 0, T_BOTH, 1 },
+	[FAULT_RATE_LIMIT] =	{ "rate_limit", ARG_OPTIONAL, 1, 86400, T_BOTH, 1 },
 	[FAULT_MALFORMED] =	{ "malformed", ARG_NONE, 0, 0, T_BOTH, 1 },
 	[FAULT_TRUNCATED] =	{ "truncated", ARG_NONE, 0, 0, T_BOTH, 1 },
 	[FAULT_OVERSIZED] =	{ "oversized", ARG_OPTIONAL, 64, 4096, T_BOTH, 1, 1 },

@@ -282,11 +282,15 @@ dev_http_poll(void)
 	listener_update();
 }
 
-/* Queue body (malloc'ed, taken over) with a status and a content type. */
+/*
+ * Queue body (malloc'ed, taken over) with a status and a content type,
+ * and Retry-After: retry_s unless it is 0.
+ */
 static enum MHD_Result
 respond(struct MHD_Connection *conn, unsigned status, const char *ctype,
-    char *body, size_t len)
+    char *body, size_t len, uint64_t retry_s)
 {
+	char			 secs[24];
 	struct MHD_Response	*resp;
 	enum MHD_Result		 ret;
 
@@ -296,9 +300,10 @@ respond(struct MHD_Connection *conn, unsigned status, const char *ctype,
 		return MHD_NO;
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
-	if (status == MHD_HTTP_TOO_MANY_REQUESTS ||
-	    status == MHD_HTTP_SERVICE_UNAVAILABLE)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+	if (retry_s > 0) {
+		snprintf(secs, sizeof(secs), "%llu", (unsigned long long)retry_s);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+	}
 	ret = MHD_queue_response(conn, status, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -308,7 +313,8 @@ static enum MHD_Result
 respond_text(struct MHD_Connection *conn, unsigned status, const char *text)
 {
 	return respond(conn, status, "text/plain; charset=utf-8",
-	    xstrdup(text), strlen(text));
+	    xstrdup(text), strlen(text),
+	    status == MHD_HTTP_SERVICE_UNAVAILABLE ? 1 : 0);
 }
 
 static enum MHD_Result
@@ -318,7 +324,7 @@ respond_buf(struct MHD_Connection *conn, unsigned status, struct buf *b)
 	char	*p = buf_release(b, &len);
 
 	return respond(conn, status, "application/json; charset=utf-8", p,
-	    len);
+	    len, 0);
 }
 
 static enum MHD_Result
@@ -511,7 +517,10 @@ answer_rpc(struct MHD_Connection *conn, struct http_req *r)
 		    "Service Unavailable\n");
 	if (dev_fault_hit(&fv, FAULT_RATE_LIMIT)) {
 		dev_rpc_error(&out, RPC_RATE_LIMITED, "Too many requests");
-		return respond_buf(conn, MHD_HTTP_TOO_MANY_REQUESTS, &out);
+		bad = buf_release(&out, &len);
+		return respond(conn, MHD_HTTP_TOO_MANY_REQUESTS,
+		    "application/json; charset=utf-8", bad, len,
+		    fv.arg[FAULT_RATE_LIMIT]);
 	}
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.tr = TR_HTTP;
@@ -542,7 +551,7 @@ answer_rpc(struct MHD_Connection *conn, struct http_req *r)
 		bad = dev_malform(out.p != NULL ? out.p : "", out.len, &len);
 		buf_free(&out);
 		return respond(conn, MHD_HTTP_OK,
-		    "application/json; charset=utf-8", bad, len);
+		    "application/json; charset=utf-8", bad, len, 0);
 	}
 	return respond_buf(conn, MHD_HTTP_OK, &out);
 }

@@ -109,6 +109,7 @@ static const struct pfield outcome_fields[] = {
 	FS(proto_outcome, "what", PF_STR, what),
 	F(proto_outcome, "outcome", PF_OUTCOME, outcome),
 	F(proto_outcome, "latency", PF_U64, latency_ms),
+	F(proto_outcome, "retry", PF_U64, retry_ms),
 	FS(proto_outcome, "why", PF_STR, why),
 };
 
@@ -137,6 +138,7 @@ static const struct pfield req_headers_fields[] = {
 
 static const struct pfield res_headers_fields[] = {
 	F(proto_res_headers, "id", PF_U64, id),
+	F(proto_res_headers, "retry", PF_U64, retry_ms),
 	FI(proto_res_headers, "items", items, n, proto_item),
 };
 
@@ -160,6 +162,7 @@ static const struct pfield proto_value_fields[] = {
 
 static const struct pfield res_storage_fields[] = {
 	F(proto_res_storage, "id", PF_U64, id),
+	F(proto_res_storage, "retry", PF_U64, retry_ms),
 	FI(proto_res_storage, "items", items, n, proto_value),
 };
 

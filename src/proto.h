@@ -85,6 +85,7 @@ struct proto_outcome {
 	char		what[PROTO_TEXT_MAX];	/* "poll", "info", "head", "ws" */
 	enum outcome	outcome;
 	uint64_t	latency_ms;
+	uint64_t	retry_ms;		/* Retry-After, 0: none */
 	char		why[PROTO_WHY_MAX];
 };
 
@@ -134,6 +135,7 @@ struct proto_item {
 /* MSG_RES_HEADERS: one item per requested number or hash, in order. */
 struct proto_res_headers {
 	uint64_t		id;
+	uint64_t		retry_ms;	/* Retry-After, 0: none */
 	size_t			n;
 	struct proto_item	items[PROTO_BATCH_MAX];
 };
@@ -163,6 +165,7 @@ struct proto_value {
 
 struct proto_res_storage {
 	uint64_t		id;
+	uint64_t		retry_ms;	/* Retry-After, 0: none */
 	size_t			n;
 	struct proto_value	items[PROTO_READS_MAX];
 };

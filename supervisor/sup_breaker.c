@@ -516,6 +516,16 @@ breaker_outcome(struct breaker *b, uint32_t gen, enum outcome o, uint64_t now)
 	return breaker_step(b, ev, now);
 }
 
+void
+breaker_retry_after(struct breaker *b, uint64_t ms, uint64_t now)
+{
+	now = clock_forward(&b->last_now, now);
+	if (ms > b->conf.cooldown_max)
+		ms = b->conf.cooldown_max;
+	if (sat_add(now, ms) > b->slow_until)
+		b->slow_until = sat_add(now, ms);
+}
+
 /* One endpoint as the others of its chain see it, for the peer rule. */
 void
 breaker_peer(const struct breaker *b, int usable, struct brk_peer *p)

@@ -84,7 +84,9 @@
  * the slow-down is over (the endpoint still limits after it was left alone).
  * One that comes during it, from a request sent before it or the worker's
  * own probe, keeps the step: a worker probing every second must not turn a
- * 5 s rate limit into 32 s without work.
+ * 5 s rate limit into 32 s without work.  An answer that says how long
+ * (Retry-After) makes the slow-down at least that, within cooldown_max
+ * (breaker_retry_after).
  * Until then breaker_allow() answers BRK_DENY_SLOW where it would have said
  * BRK_ALLOW or BRK_TRIAL.  A success resets the step (the next rate_limited
  * starts at 1 s again) but does not cut short the current slow-down: answers
@@ -279,6 +281,12 @@ uint64_t breaker_ready_at(const struct breaker *, uint64_t now);
  */
 int	breaker_outcome(struct breaker *, uint32_t gen, enum outcome,
 	    uint64_t now);
+/*
+ * A rate_limited answer said when to come back (Retry-After, ms): the
+ * slow-down lasts at least that long, and at most cooldown_max from now,
+ * whatever the answer says.
+ */
+void	breaker_retry_after(struct breaker *, uint64_t ms, uint64_t now);
 
 /*
  * The peer rule: what peers (the n other endpoints of the chain) say of

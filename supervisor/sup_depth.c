@@ -174,8 +174,9 @@ depth_answer(struct depth *d, unsigned cls, enum outcome o,
 		latency_answer(d, c, latency_ms, inflight, now);
 		break;
 	case OUTCOME_RATE_LIMITED: {
-		uint64_t until = now + (retry_after_ms > 0 ? retry_after_ms :
-		    DEPTH_HOLD_MS);
+		uint64_t until = now + (retry_after_ms == 0 ? DEPTH_HOLD_MS :
+		    retry_after_ms < DEPTH_HOLD_MAX_MS ? retry_after_ms :
+		    DEPTH_HOLD_MAX_MS);
 
 		if (until > d->hold_until)
 			d->hold_until = until;

@@ -30,8 +30,9 @@
  * that rose while the window was not in use is not the window's doing):
  * the window times max(1/2, floor * 3/2 / latency).
  * http_5xx, transport, timeout: halved.  rate_limited: halved and held
- * (no growth) until Retry-After when the worker reports one, else for
- * DEPTH_HOLD_MS.  At most one cut per smoothed round trip of the class
+ * (no growth) until Retry-After when the worker reports one (at most
+ * DEPTH_HOLD_MAX_MS: a number in an answer bounds nothing longer), else
+ * for DEPTH_HOLD_MS.  At most one cut per smoothed round trip of the class
  * (DEPTH_HOLD_MS before one is known), since a window's worth of answers
  * sent before the cut all tell the same story.  Other outcomes (absent,
  * rpc_error, http_4xx, malformed, too_large) say nothing about load.
@@ -53,6 +54,7 @@
 #define DEPTH_SLACK_MS		5	/* jitter that is not congestion */
 #define DEPTH_MIN_SAMPLES	4	/* before a class can be congested */
 #define DEPTH_HOLD_MS		1000	/* after a 429 without Retry-After */
+#define DEPTH_HOLD_MAX_MS	60000	/* the longest Retry-After held */
 
 struct depth_class {
 	uint64_t	 floor[2];	/* ms; UINT64_MAX: none yet */

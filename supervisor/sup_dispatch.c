@@ -131,6 +131,17 @@ dispatch_answer(struct worker *w, const struct msg *m, char *err,
 	return 0;
 }
 
+/* "; retry after 6 s" for a log line, or "". */
+static const char *
+retry_words(uint64_t ms, char *buf, size_t len)
+{
+	if (ms == 0)
+		return "";
+	snprintf(buf, len, "; retry after %llu s",
+	    (unsigned long long)(ms / 1000 + (ms % 1000 != 0)));
+	return buf;
+}
+
 /*
  * Reports from the worker about its endpoint.  Returns -1 with err set
  * when the message does not unpack.
@@ -146,13 +157,13 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 		struct proto_outcome	outcome;
 	} u;
 	struct chain	*ch;
-	char		 hb[16];
+	char		 hb[16], retry[48];
 
 	switch (m->type) {
 	case MSG_INFO:
 		if (proto_unpack_info(m, &u.info, err, errlen) == -1)
 			return -1;
-		sched_health(w, health_probe(w->ep, u.info.outcome));
+		sched_health(w, health_probe(w->ep, u.info.outcome, 0));
 		dispatch_info(w, &u.info);
 		if (u.info.outcome != OUTCOME_OK)
 			log_info("w/%s: endpoint facts: %s (%s)", w->name,
@@ -199,16 +210,18 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 	case MSG_OUTCOME:
 		if (proto_unpack_outcome(m, &u.outcome, err, errlen) == -1)
 			return -1;
-		sched_health(w, health_probe(w->ep, u.outcome.outcome));
+		sched_health(w, health_probe(w->ep, u.outcome.outcome,
+		    u.outcome.retry_ms));
 		if (strcmp(u.outcome.what, "poll") == 0)
 			health_polled(w->ep, u.outcome.outcome,
 			    u.outcome.latency_ms);
 		stats_request(&w->ep->stats, u.outcome.outcome,
 		    u.outcome.latency_ms);
-		log_debug("w/%s: %s %s in %llu ms%s%s", w->name, u.outcome.what,
-		    outcome_name(u.outcome.outcome),
+		log_debug("w/%s: %s %s in %llu ms%s%s%s", w->name,
+		    u.outcome.what, outcome_name(u.outcome.outcome),
 		    (unsigned long long)u.outcome.latency_ms,
-		    u.outcome.why[0] != '\0' ? ": " : "", u.outcome.why);
+		    u.outcome.why[0] != '\0' ? ": " : "", u.outcome.why,
+		    retry_words(u.outcome.retry_ms, retry, sizeof(retry)));
 		return 0;
 	case MSG_RES_HEADERS:
 	case MSG_RES_STORAGE:

@@ -454,12 +454,16 @@ health_reconf(struct endpoint *e, const struct conf_chain *cc,
 
 /* The outcome of a request sent at breaker generation gen. */
 unsigned
-health_outcome(struct endpoint *e, uint32_t gen, enum outcome o)
+health_outcome(struct endpoint *e, uint32_t gen, enum outcome o,
+    uint64_t retry_ms)
 {
 	enum brk_state	before = e->brk.state;
 	unsigned	act;
+	uint64_t	now = now_wall_ms();
 
-	breaker_outcome(&e->brk, gen, o, now_wall_ms());
+	if (breaker_outcome(&e->brk, gen, o, now) != -1 &&
+	    o == OUTCOME_RATE_LIMITED && retry_ms > 0)
+		breaker_retry_after(&e->brk, retry_ms, now);
 	act = breaker_note(e, before);
 	return act | answered(e, o);
 }
@@ -497,10 +501,10 @@ health_peers(struct endpoint *e, const struct brk_peer *peers, size_t n)
  * in for the trial of an open one.
  */
 unsigned
-health_probe(struct endpoint *e, enum outcome o)
+health_probe(struct endpoint *e, enum outcome o, uint64_t retry_ms)
 {
 	if (e->brk.state == BRK_CLOSED)
-		return health_outcome(e, e->brk.gen, o);
+		return health_outcome(e, e->brk.gen, o, retry_ms);
 	return answered(e, o);
 }
 

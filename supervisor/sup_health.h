@@ -62,8 +62,10 @@ unsigned	 health_overdue(struct endpoint *, uint64_t waiting,
 uint64_t	 health_waiting(const struct endpoint *, uint64_t now);
 void		 health_polled(struct endpoint *, enum outcome,
 		    uint64_t latency);
-unsigned	 health_outcome(struct endpoint *, uint32_t gen, enum outcome);
-unsigned	 health_probe(struct endpoint *, enum outcome);
+/* retry_ms: a rate_limited answer's Retry-After, 0 for none. */
+unsigned	 health_outcome(struct endpoint *, uint32_t gen, enum outcome,
+		    uint64_t retry_ms);
+unsigned	 health_probe(struct endpoint *, enum outcome, uint64_t retry_ms);
 void		 health_peer(const struct endpoint *, struct brk_peer *);
 unsigned	 health_peers(struct endpoint *, const struct brk_peer *,
 		    size_t n);

@@ -916,10 +916,12 @@ endpoint_ms(const void *items, size_t n, size_t size, size_t off)
 /*
  * Every answer, straggler or not, counts for its endpoint: its breaker,
  * its counters, its window (by the endpoint's own latency, ep_ms, when
- * the worker told it) and the chain's hedging delay.
+ * the worker told it) and the chain's hedging delay.  retry_ms is the
+ * answer's Retry-After (0: none), which holds the window and leaves the
+ * endpoint alone that long, within bounds (sup_depth.h, sup_breaker.h).
  */
 static void
-count(struct request *r, enum outcome o, uint64_t ep_ms)
+count(struct request *r, enum outcome o, uint64_t ep_ms, uint64_t retry_ms)
 {
 	uint64_t	ms = now_mono_ms() - r->sent;
 
@@ -930,9 +932,9 @@ count(struct request *r, enum outcome o, uint64_t ep_ms)
 	}
 	/* Its window learns from every answer, a straggler's too. */
 	depth_answer(load_depth(r->w, r->ch), r->kind, o,
-	    ep_ms > 0 && ep_ms <= ms ? ep_ms : ms, r->w->load.inflight, 0,
-	    now_mono_ms());
-	if (health_outcome(r->w->ep, r->brk_gen, o) & HEALTH_BACK)
+	    ep_ms > 0 && ep_ms <= ms ? ep_ms : ms, r->w->load.inflight,
+	    retry_ms, now_mono_ms());
+	if (health_outcome(r->w->ep, r->brk_gen, o, retry_ms) & HEALTH_BACK)
 		sched_back(r->w->ep);
 	stats_request(&r->w->ep->stats, o, ms);
 	if (o == OUTCOME_OK)
@@ -983,7 +985,7 @@ reject(struct request *r, enum answer_verdict v, const char *what_differed,
 	static char	why[ANSWER_WHY_MAX + 160];
 	char		what[96];
 
-	count(r, OUTCOME_MALFORMED, 0);
+	count(r, OUTCOME_MALFORMED, 0, 0);
 	request_what(r, what, sizeof(what));
 	log_warnx("w/%s: answer to request %llu (%s) does not answer it: %s; "
 	    "counted malformed, %s", r->w->name, (unsigned long long)r->id,
@@ -1020,7 +1022,7 @@ answer_headers(struct request *r, const struct proto_res_headers *rh,
 	count(r, request_outcome(rh->items, rh->n, sizeof(rh->items[0]),
 	    offsetof(struct proto_item, outcome)), endpoint_ms(rh->items,
 	    rh->n, sizeof(rh->items[0]), offsetof(struct proto_item,
-	    latency_ms)));
+	    latency_ms)), rh->retry_ms);
 	a->headers = rh;
 	for (size_t i = 0; i < rh->n; i++)
 		if (rh->items[i].outcome != OUTCOME_OK &&
@@ -1064,7 +1066,7 @@ answer_storage(struct request *r, const struct proto_res_storage *rs,
 	count(r, request_outcome(rs->items, rs->n, sizeof(rs->items[0]),
 	    offsetof(struct proto_value, outcome)), endpoint_ms(rs->items,
 	    rs->n, sizeof(rs->items[0]), offsetof(struct proto_value,
-	    latency_ms)));
+	    latency_ms)), rs->retry_ms);
 	a->hashes = (const uint8_t (*)[32])r->hashes;
 	for (size_t i = 0; i < r->n && k + per <= rs->n; i++, k += per) {
 		const struct proto_value *d = quantus ? &rs->items[k] : NULL;
@@ -1189,7 +1191,7 @@ sched_answer(struct worker *w, const struct msg *m, struct sched_answer *a,
 		answer_storage(r, &rs, a);
 		break;
 	case K_RUNTIME:
-		count(r, rr.outcome, rr.latency_ms);
+		count(r, rr.outcome, rr.latency_ms, 0);
 		a->runtime = &rr;
 		a->hashes = (const uint8_t (*)[32])r->hashes;
 		a->number = r->number;

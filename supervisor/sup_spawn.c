@@ -457,7 +457,7 @@ worker_exited(struct child *c, int status)
 		char why[96];
 
 		sched_health(w, health_outcome(w->ep, w->ep->brk.gen,
-		    OUTCOME_TRANSPORT));
+		    OUTCOME_TRANSPORT, 0));
 		if (WIFEXITED(status) && WEXITSTATUS(status) == CW_EXIT_SETUP)
 			snprintf(why, sizeof(why), "worker failed its setup");
 		else if (WIFEXITED(status) &&
@@ -533,7 +533,7 @@ worker_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
 			    HEARTBEATS_MISSED);
 			/* A hung worker is its endpoint's failure too. */
 			sched_health(w, health_outcome(w->ep, w->ep->brk.gen,
-			    OUTCOME_TIMEOUT));
+			    OUTCOME_TIMEOUT, 0));
 			{
 				char why[96];
 

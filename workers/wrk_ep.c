@@ -138,6 +138,7 @@ send_outcome(const char *what, const struct wrk_rpc_result *r)
 	snprintf(o.what, sizeof(o.what), "%s", what);
 	o.outcome = r->outcome;
 	o.latency_ms = r->latency_ms;
+	o.retry_ms = r->retry_after_ms;
 	set_why(o.why, r);
 	proto_pack_outcome(&mb, wrk_gen, &o);
 	wrk_send(&mb);
@@ -656,6 +657,8 @@ hdr_headers_done(void *arg, const struct wrk_rpc_result *r, size_t n)
 
 		it->outcome = r[k].outcome;
 		it->latency_ms += r[k].latency_ms;
+		if (r[k].retry_after_ms > hr->r.retry_ms)
+			hr->r.retry_ms = r[k].retry_after_ms;
 		set_why(it->why, &r[k]);
 		if (r[k].outcome != OUTCOME_OK)
 			continue;
@@ -716,6 +719,8 @@ hdr_hashes_done(void *arg, const struct wrk_rpc_result *r, size_t n)
 
 		it->outcome = r[i].outcome;
 		it->latency_ms = r[i].latency_ms;
+		if (r[i].retry_after_ms > hr->r.retry_ms)
+			hr->r.retry_ms = r[i].retry_after_ms;
 		set_why(it->why, &r[i]);
 		if (r[i].outcome != OUTCOME_OK)
 			continue;
@@ -788,6 +793,8 @@ storage_done(void *arg, const struct wrk_rpc_result *r, size_t n)
 
 		pv->outcome = r[i].outcome;
 		pv->latency_ms = r[i].latency_ms;
+		if (r[i].retry_after_ms > sr->r.retry_ms)
+			sr->r.retry_ms = r[i].retry_after_ms;
 		set_why(pv->why, &r[i]);
 		if (pv->outcome != OUTCOME_OK)
 			continue;

@@ -300,12 +300,16 @@ slot_finish(struct http_slot *s, CURLcode code, const char *why)
 	struct wrk_http		*h = s->h;
 	struct wrk_http_reply	 r;
 	long			 status = 0, nconn = 0;
+	curl_off_t		 retry = 0;
 	wrk_http_cb		*cb = s->cb;
 	void			*arg = s->arg;
 
 	ev_timer_stop(h->loop, &s->deadline);
 	curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_getinfo(s->easy, CURLINFO_NUM_CONNECTS, &nconn);
+	/* Seconds or an HTTP date, as curl reads either. */
+	if (curl_easy_getinfo(s->easy, CURLINFO_RETRY_AFTER, &retry) != CURLE_OK)
+		retry = 0;
 	curl_multi_remove_handle(wrk_multi_handle(h->m), s->easy);
 	s->active = 0;
 	h->inflight--;
@@ -325,6 +329,9 @@ slot_finish(struct http_slot *s, CURLcode code, const char *why)
 	else
 		r.error = code == CURLE_OK ? "" : curl_easy_strerror(code);
 	r.latency_ms = now_mono_ms() - s->start_ms;
+	if (retry > 0)
+		r.retry_after_ms = (uint64_t)(retry < 86400 ? retry : 86400) *
+		    1000;
 
 	/* The slot stays out of the pool while cb reads its body. */
 	cb(arg, &r);

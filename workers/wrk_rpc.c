@@ -413,8 +413,10 @@ rpc_reply(void *arg, const struct wrk_http_reply *r)
 	} else
 		doc = wrk_rpc_match(r->body, r->len, p->n > 1, p->first_id,
 		    p->flags, p->n, res);
-	for (size_t i = 0; i < p->n; i++)
+	for (size_t i = 0; i < p->n; i++) {
 		res[i].latency_ms = r->latency_ms;
+		res[i].retry_after_ms = r->retry_after_ms;
+	}
 
 	rpc->busy++;
 	p->cb(p->arg, res, p->n);

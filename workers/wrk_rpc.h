@@ -38,6 +38,7 @@ struct wrk_rpc_result {
 	json_int_t	 code;
 	const char	*message;	/* the error's message, or NULL */
 	const char	*why;		/* when not OK, for logs: "HTTP 503" */
+	uint64_t	 retry_after_ms; /* the answer's Retry-After, 0: none */
 };
 
 /* Results come in the order of the calls. */

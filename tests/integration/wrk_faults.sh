@@ -67,6 +67,24 @@ CMDS
 	has "$fault" '^item 0 ok [0-9]+ms #6 '
 	echo "ok: $fault -> $class"
 done
+# The default 429 says Retry-After: 1, and the worker passes it on; one
+# that asks 7 s, and one that says nothing.
+retries() {
+	echo $(sed -n 's/^res headers .* retry=\([0-9]*\)ms$/\1/p' "$T/$1.out")
+}
+[ "$(retries rate_limit)" = "1000 0" ] ||
+    fail "rate_limit: Retry-After passed on as '$(retries rate_limit)' ms, not '1000 0'"
+session retry_after <<CMDS
+wait_info
+run $CTL '{"clear":true,"enable":"rate_limit:7@http"}'
+headers 5
+run $CTL '{"clear":true,"enable":"rate_limit:0@http"}'
+headers 6
+run $CTL '{"clear":true}'
+CMDS
+[ "$(retries retry_after)" = "7000 0" ] ||
+    fail "retry_after: Retry-After passed on as '$(retries retry_after)' ms, not '7000 0'"
+echo "ok: rate_limit -> Retry-After passed on (1 s, 7 s, none)"
 
 # oversized: too_large at the 1 MiB cap, and the worker's memory stays
 # bounded though the devnode sends 64 MiB.

@@ -137,8 +137,9 @@ print_message(const struct msg *m)
 	case MSG_RES_HEADERS:
 		if ((rc = proto_unpack_res_headers(m, &rh, err, sizeof(err))) != 0)
 			break;
-		printf("res headers id=%llu n=%zu\n",
-		    (unsigned long long)rh.id, rh.n);
+		printf("res headers id=%llu n=%zu retry=%llums\n",
+		    (unsigned long long)rh.id, rh.n,
+		    (unsigned long long)rh.retry_ms);
 		for (size_t i = 0; i < rh.n; i++) {
 			printf("item %zu %s %llums ", i,
 			    outcome_name(rh.items[i].outcome),
@@ -151,8 +152,9 @@ print_message(const struct msg *m)
 	case MSG_RES_STORAGE:
 		if ((rc = proto_unpack_res_storage(m, &st, err, sizeof(err))) != 0)
 			break;
-		printf("res storage id=%llu n=%zu\n", (unsigned long long)st.id,
-		    st.n);
+		printf("res storage id=%llu n=%zu retry=%llums\n",
+		    (unsigned long long)st.id, st.n,
+		    (unsigned long long)st.retry_ms);
 		for (size_t i = 0; i < st.n; i++)
 			printf("value %zu %s %llums value=%s why=%s\n", i,
 			    outcome_name(st.items[i].outcome),

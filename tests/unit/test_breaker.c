@@ -842,6 +842,40 @@ test_answers_never_trip(void **state)
 	assert_string_equal(b.reason, "100% timeouts over 60 s (20 of 20)");
 }
 
+/*
+ * Retry-After: the slow-down lasts what the endpoint asked, never less
+ * than the step and never more than cooldown_max.
+ */
+static void
+test_retry_after(void **state)
+{
+	struct breaker_conf	c = dconf();
+	struct breaker		b;
+
+	(void)state;
+	breaker_init(&b, &c, T0);
+	feed(&b, OUTCOME_RATE_LIMITED, T0);
+	breaker_retry_after(&b, 10 * S, T0);
+	assert_int_equal(breaker_ready_at(&b, T0), T0 + 10 * S);
+	/* A shorter one later never shortens it. */
+	feed(&b, OUTCOME_RATE_LIMITED, T0 + S);
+	breaker_retry_after(&b, 2 * S, T0 + S);
+	assert_int_equal(breaker_ready_at(&b, T0 + S), T0 + 10 * S);
+	want_verdict(&b, T0 + 10 * S - 1, BRK_DENY_SLOW);
+	want_verdict(&b, T0 + 10 * S, BRK_ALLOW);
+	/* One shorter than the step: the step holds. */
+	breaker_init(&b, &c, T0);
+	feed(&b, OUTCOME_RATE_LIMITED, T0);
+	breaker_retry_after(&b, 10, T0);
+	assert_int_equal(breaker_ready_at(&b, T0), T0 + S);
+	/* Eleven days asked: cooldown_max given. */
+	feed(&b, OUTCOME_RATE_LIMITED, T0 + 2 * S);
+	breaker_retry_after(&b, 1000000000, T0 + 2 * S);
+	assert_int_equal(breaker_ready_at(&b, T0 + 2 * S),
+	    T0 + 2 * S + c.cooldown_max);
+	want_state(&b, BRK_CLOSED);
+}
+
 /* rate_limited never opens, and slows down 1 s, 2 s, 4 s ... 5 min. */
 static void
 test_rate_limited_slows(void **state)
@@ -1432,6 +1466,7 @@ main(void)
 		cmocka_unit_test(test_trial),
 		cmocka_unit_test(test_answers_never_trip),
 		cmocka_unit_test(test_rate_limited_slows),
+		cmocka_unit_test(test_retry_after),
 		cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_clock_back),

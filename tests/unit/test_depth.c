@@ -281,6 +281,16 @@ test_rate_limited(void **state)
 	assert_int_equal(learnt(&d), CAP / 2);
 	(void)run(&d, 0, flat, 6, now, NULL, NULL);
 	assert_true(learnt(&d) > CAP / 2);
+
+	/* A Retry-After of eleven days holds DEPTH_HOLD_MAX_MS, no more. */
+	depth_init(&d, CAP, T0);
+	now = run(&d, 0, flat, 10, T0, NULL, NULL);
+	depth_answer(&d, 0, OUTCOME_RATE_LIMITED, 50, CAP, 1000000000, now);
+	assert_int_equal(learnt(&d), CAP / 2);
+	now = run(&d, 0, flat, DEPTH_HOLD_MAX_MS / 100 - 1, now, NULL, NULL);
+	assert_int_equal(learnt(&d), CAP / 2);
+	(void)run(&d, 0, flat, 6, now, NULL, NULL);
+	assert_true(learnt(&d) > CAP / 2);
 }
 
 /* A clock that steps back stands still: no cut twice at once. */
