@@ -14,6 +14,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/cw-test.XXXXXX") || exit 99
 # reaches the control socket here (the socket's mode and group decide).
 chmod 0711 "$T"
 CW_PIDS=
+CW_T0=$(date +%s)
 if [ "$CW_SANITIZED" = yes ] && [ -z "$CW_WAIT_FACTOR" ]; then
 	CW_WAIT_FACTOR=3
 fi
@@ -47,6 +48,8 @@ cleanup() {
 		grep -A 30 -e 'Sanitizer' -e 'runtime error:' "$T/log" | head -n 60
 		_rc=1
 	fi
+	# The suite has a time budget: each test says what it spent.
+	echo "elapsed: $(( $(date +%s) - CW_T0 )) s"
 	if [ -n "$CW_KEEP" ]; then
 		echo "kept $T"
 	else
