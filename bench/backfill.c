@@ -17,7 +17,17 @@
  * which says nothing about backfill.  The ratio is chainwatchd's rate over
  * the lesser ceiling, which is named.
  *
- *   bench/backfill [-b build-dir] [-e endpoints] [-l ms[,ms...]]
+ * -a runs each latency until the whole backlog is stored and prints the
+ * time it took (-n 1650000 -l 100 -a: Planck's history from 2 endpoints).
+ *
+ * -L measures live reads instead, at the first latency, blocks every
+ * 500 ms: for 30 s while idle (a backlog of 200, caught up) and 30 s
+ * while backfilling the -n backlog at full speed, the latency from a
+ * block's timestamp (when the devnode makes it due) to its row, and from
+ * its row to its state (difficulty, timestamp) read and stored; p50 and
+ * p99 of each, and backfilling over idle.
+ *
+ *   bench/backfill [-aL] [-b build-dir] [-e endpoints] [-l ms[,ms...]]
  *                  [-m max_inflight] [-n backlog] [-t secs]
  *
  * -m writes max_inflight into the daemon's configuration; without it the
@@ -54,91 +64,224 @@ struct run {
 	unsigned	 latency;	/* ms */
 	double		 start;		/* s to the first block stored */
 	double		 rate, lat_ceiling, serve_ceiling, ratio;
+	double		 total;		/* -a: s from the first block to all */
+	int64_t		 stored;	/* -a: blocks stored by the end */
+};
+
+/* The devnodes of one run, and chainwatchd against them. */
+struct setup {
+	pid_t		 dn[MAX_EP], cw;
+	char		 url[MAX_EP][64];
+	char		 db[PATH_MAX];
+	uint64_t	 t0;		/* ms, when chainwatchd started */
 };
 
 static const char	*build = ".", *backlog = "200000";
 static char		 dir[] = "/tmp/cw-backfill.XXXXXX";
-static unsigned		 n_ep = 2, cap;
+static unsigned		 n_ep = 2, cap, block_ms = 12000;
 static double		 secs = 15;
+static int		 all;		/* -a: until the whole backlog */
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: bench/backfill [-b build-dir] [-e endpoints] "
-	    "[-l ms[,ms...]] [-m max_inflight] [-n backlog] [-t secs]\n");
+	fprintf(stderr, "usage: bench/backfill [-aL] [-b build-dir] "
+	    "[-e endpoints] [-l ms[,ms...]] [-m max_inflight] [-n backlog] "
+	    "[-t secs]\n");
 	exit(CW_EXIT_USAGE);
 }
 
-/* One latency: devnodes, their ceilings, chainwatchd against them. */
+/*
+ * E devnodes with blog blocks behind, every HTTP answer slowed by latency
+ * ms, and chainwatchd started against them (its store named by tag).
+ * With ru, the ceilings are measured first.
+ */
 static void
-run_one(const char *cache, struct run *ru)
+start_all(const char *cache, const char *tag, const char *blog,
+    unsigned latency, struct setup *su, struct run *ru)
 {
-	char		 fault[32], url[MAX_EP][64], name[16], conf[PATH_MAX];
-	char		 db[PATH_MAX], path[PATH_MAX];
+	char		 fault[32], name[16], conf[PATH_MAX], path[PATH_MAX];
+	char		 bt[16];
 	const char	*urls[MAX_EP];
-	const char	*args[] = { "--seed", "backfill", "--backlog", backlog,
-	    "--block-time", "12000", "--fault", fault, "--cache-dir", cache,
+	const char	*args[] = { "--seed", "backfill", "--backlog", blog,
+	    "--block-time", bt, "--fault", fault, "--cache-dir", cache,
 	    NULL };
-	pid_t		 dn[MAX_EP], cw;
-	int64_t		 first;
-	uint64_t	 t0;
 	FILE		*fp;
 
-	snprintf(fault, sizeof(fault), "slow:%u@http", ru->latency);
+	snprintf(fault, sizeof(fault), "slow:%u@http", latency);
+	snprintf(bt, sizeof(bt), "%u", block_ms);
 	snprintf(path, sizeof(path), "%s/devnode/chainwatch-devnode", build);
 	for (unsigned i = 0; i < n_ep; i++) {
 		snprintf(name, sizeof(name), "d%u", i);
-		dn[i] = bench_devnode(path, dir, name, args, url[i],
-		    sizeof(url[i]));
-		urls[i] = url[i];
+		su->dn[i] = bench_devnode(path, dir, name, args, su->url[i],
+		    sizeof(su->url[i]));
+		urls[i] = su->url[i];
 	}
-	bench_load_hashes(url[0]);
-	ru->serve_ceiling = bench_direct_rates(urls, n_ep, BATCH,
-	    SERVE_INFLIGHT, 3.0) / CALLS_PER_BLOCK;
-	ru->lat_ceiling = (double)n_ep * (cap > 0 ? cap : DEFAULT_CAP) *
-	    BATCH / CALLS_PER_BLOCK * 1000.0 / ru->latency;
+	if (ru != NULL) {
+		bench_load_hashes(su->url[0]);
+		ru->serve_ceiling = bench_direct_rates(urls, n_ep, BATCH,
+		    SERVE_INFLIGHT, 3.0) / CALLS_PER_BLOCK;
+		ru->lat_ceiling = (double)n_ep * (cap > 0 ? cap : DEFAULT_CAP) *
+		    BATCH / CALLS_PER_BLOCK * 1000.0 / latency;
+	}
 
-	snprintf(conf, sizeof(conf), "%s/l%u.conf", dir, ru->latency);
-	snprintf(db, sizeof(db), "%s/l%u.db", dir, ru->latency);
+	snprintf(conf, sizeof(conf), "%s/%s.conf", dir, tag);
+	snprintf(su->db, sizeof(su->db), "%s/%s.db", dir, tag);
 	if ((fp = fopen(conf, "w")) == NULL)
 		fatal(CW_EXIT_SYSTEM, "%s", conf);
-	fprintf(fp, "[daemon]\ndatabase = %s\npidfile = %s/l%u.pid\n"
+	fprintf(fp, "[daemon]\ndatabase = %s\npidfile = %s/%s.pid\n"
 	    "user = %s\nworker = %s/workers/chainwatch-worker\n"
-	    "log_level = warn\ncontrol_socket = %s/l%u.sock\n"
-	    "metrics_listen = none\n[chain bench]\nblock_time = 12s\n",
-	    db, dir, ru->latency, getuid() == 0 ? "nobody" : "",
-	    realpath(build, path) != NULL ? path : build, dir, ru->latency);
+	    "log_level = warn\ncontrol_socket = %s/%s.sock\n"
+	    "metrics_listen = none\n[chain bench]\nblock_time = %ums\n",
+	    su->db, dir, tag, getuid() == 0 ? "nobody" : "",
+	    realpath(build, path) != NULL ? path : build, dir, tag, block_ms);
 	if (cap > 0)
 		fprintf(fp, "max_inflight = %u\n", cap);
 	for (unsigned i = 0; i < n_ep; i++)
-		fprintf(fp, "endpoint = d%u %s ws%s\n", i, url[i], url[i] + 4);
+		fprintf(fp, "endpoint = d%u %s ws%s\n", i, su->url[i],
+		    su->url[i] + 4);
 	fclose(fp);
 	snprintf(path, sizeof(path), "%s/supervisor/chainwatchd", build);
-	t0 = now_mono_ms();
-	if ((cw = fork()) == 0) {
+	su->t0 = now_mono_ms();
+	if ((su->cw = fork()) == 0) {
 		int null = open("/dev/null", O_WRONLY);
 
 		dup2(null, 1);
 		execl(path, "chainwatchd", "-d", "-f", conf, (char *)NULL);
 		_exit(111);
 	}
-	while ((first = bench_count_blocks(db, DONE)) == 0 &&
-	    now_mono_ms() - t0 < 60000)
-		usleep(50000);
-	ru->start = (double)(now_mono_ms() - t0) / 1000.0;
-	t0 = now_mono_ms();
-	while (now_mono_ms() - t0 < (uint64_t)(secs * 1000))
-		usleep(250000);
-	ru->rate = (double)(bench_count_blocks(db, DONE) - first) * 1000.0 /
-	    (double)(now_mono_ms() - t0);
-	kill(cw, SIGTERM);
-	waitpid(cw, NULL, 0);
+}
+
+static void
+stop_all(struct setup *su)
+{
+	kill(su->cw, SIGTERM);
+	waitpid(su->cw, NULL, 0);
 	for (unsigned i = 0; i < n_ep; i++) {
-		kill(dn[i], SIGTERM);
-		waitpid(dn[i], NULL, 0);
+		kill(su->dn[i], SIGTERM);
+		waitpid(su->dn[i], NULL, 0);
 	}
+}
+
+/* One latency: devnodes, their ceilings, chainwatchd against them. */
+static void
+run_one(const char *cache, struct run *ru)
+{
+	struct setup	 su;
+	char		 tag[16];
+	int64_t		 first, want = strtoll(backlog, NULL, 10);
+	uint64_t	 t0;
+
+	snprintf(tag, sizeof(tag), "l%u", ru->latency);
+	start_all(cache, tag, backlog, ru->latency, &su, ru);
+	while ((first = bench_count_blocks(su.db, DONE)) == 0 &&
+	    now_mono_ms() - su.t0 < 60000)
+		usleep(50000);
+	ru->start = (double)(now_mono_ms() - su.t0) / 1000.0;
+	t0 = now_mono_ms();
+	if (all) {
+		/* Blocks 1 to the backlog's last, within an hour. */
+		while ((ru->stored = bench_count_blocks(su.db, DONE)) < want &&
+		    now_mono_ms() - t0 < 3600000)
+			usleep(250000);
+		ru->total = (double)(now_mono_ms() - t0) / 1000.0;
+	} else
+		while (now_mono_ms() - t0 < (uint64_t)(secs * 1000))
+			usleep(250000);
+	ru->rate = (double)(bench_count_blocks(su.db, DONE) - first) * 1000.0 /
+	    (double)(now_mono_ms() - t0);
+	stop_all(&su);
 	ru->ratio = ru->rate / (ru->lat_ceiling < ru->serve_ceiling ?
 	    ru->lat_ceiling : ru->serve_ceiling);
+}
+
+/* ---- -L: live reads while idle and while backfilling ---- */
+
+#define LIVE_SECS	30
+#define LIVE_MAX	4096
+
+struct live {
+	size_t		n;
+	double		head_p50, head_p99, state_p50, state_p99;
+	int		backfilling;	/* still, at the window's end */
+};
+
+/*
+ * Live blocks (above blog) first stored in LIVE_SECS from when the
+ * phase settled: their head-to-row latency (stored minus the block's own
+ * timestamp, which the devnode sets to when it is due) and their state
+ * read's (state stored minus block stored), from the store.
+ */
+static void
+live_phase(const char *cache, const char *tag, const char *blog,
+    unsigned latency, struct live *lv)
+{
+	static int64_t	 rows[LIVE_MAX][2], head[LIVE_MAX], state[LIVE_MAX];
+	struct setup	 su;
+	char		 sql[512];
+	int64_t		 n_blog = strtoll(blog, NULL, 10), from, to;
+	size_t		 n;
+
+	start_all(cache, tag, blog, latency, &su, NULL);
+	/* Settled: idle once the backlog is in, busy once backfill runs. */
+	while (now_mono_ms() - su.t0 < 120000 &&
+	    bench_count_blocks(su.db, DONE) < (n_blog < 1000 ? n_blog : 1000))
+		usleep(100000);
+	from = (int64_t)now_wall_ms();
+	sleep(LIVE_SECS);
+	to = (int64_t)now_wall_ms();
+	lv->backfilling = bench_count_blocks(su.db, DONE) < n_blog;
+	sleep(3);		/* the last ones' state reads */
+	snprintf(sql, sizeof(sql), "SELECT first_seen - timestamp, state_at - "
+	    "first_seen FROM blocks WHERE canonical = 1 AND number > %lld "
+	    "AND first_seen >= %lld AND first_seen < %lld AND timestamp IS "
+	    "NOT NULL AND state_at IS NOT NULL", (long long)n_blog,
+	    (long long)from, (long long)to);
+	n = bench_query(su.db, sql, rows, LIVE_MAX);
+	stop_all(&su);
+	for (size_t i = 0; i < n; i++) {
+		head[i] = rows[i][0];
+		state[i] = rows[i][1];
+	}
+	lv->n = n;
+	lv->head_p50 = bench_quantile(head, n, 50);
+	lv->head_p99 = bench_quantile(head, n, 99);
+	lv->state_p50 = bench_quantile(state, n, 50);
+	lv->state_p99 = bench_quantile(state, n, 99);
+}
+
+static double
+ratio(double a, double b)
+{
+	return b > 0 ? a / b : 0;
+}
+
+static void
+live(const char *cache, unsigned latency)
+{
+	struct live	idle, busy;
+
+	live_phase(cache, "idle", "200", latency, &idle);
+	live_phase(cache, "busy", backlog, latency, &busy);
+	printf("live blocks every %u ms, HTTP slowed %u ms, %d s a phase "
+	    "(ms; p99 of ~%d blocks is about their worst):\n", block_ms,
+	    latency, LIVE_SECS, LIVE_SECS * 1000 / (int)block_ms);
+	printf("  %-12s %6s %10s %10s %10s %10s\n", "phase", "blocks",
+	    "head p50", "head p99", "state p50", "state p99");
+	printf("  %-12s %6zu %10.0f %10.0f %10.0f %10.0f\n", "idle", idle.n,
+	    idle.head_p50, idle.head_p99, idle.state_p50, idle.state_p99);
+	printf("  %-12s %6zu %10.0f %10.0f %10.0f %10.0f%s\n", "backfilling",
+	    busy.n, busy.head_p50, busy.head_p99, busy.state_p50,
+	    busy.state_p99,
+	    busy.backfilling ? "" : "  (backfill ended early: give a larger -n)");
+	printf("  %-12s %6s %10.2f %10.2f %10.2f %10.2f\n", "ratio", "",
+	    ratio(busy.head_p50, idle.head_p50),
+	    ratio(busy.head_p99, idle.head_p99),
+	    ratio(busy.state_p50, idle.state_p50),
+	    ratio(busy.state_p99, idle.state_p99));
+	printf("live_head_p99_ratio=%.2f live_state_p99_ratio=%.2f\n",
+	    ratio(busy.head_p99, idle.head_p99),
+	    ratio(busy.state_p99, idle.state_p99));
 }
 
 int
@@ -148,10 +291,17 @@ main(int argc, char *argv[])
 	const char	*lats = "20,100";
 	struct run	 runs[MAX_LAT];
 	size_t		 n_runs = 0;
-	int		 ch;
+	int		 ch, live_mode = 0;
 
-	while ((ch = getopt(argc, argv, "b:e:l:m:n:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "ab:e:Ll:m:n:t:")) != -1) {
 		switch (ch) {
+		case 'a':
+			all = 1;
+			break;
+		case 'L':
+			live_mode = 1;
+			block_ms = 500;
+			break;
 		case 'b':
 			build = optarg;
 			break;
@@ -196,42 +346,63 @@ main(int argc, char *argv[])
 	snprintf(cache, sizeof(cache), "%s/cache", dir);
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	printf("bench/backfill: backlog %s, %u devnodes, max_inflight %u%s, "
-	    "%.0f s per run, %ld cores\n", backlog, n_ep,
-	    cap > 0 ? cap : DEFAULT_CAP, cap > 0 ? "" : " (default)", secs,
-	    sysconf(_SC_NPROCESSORS_ONLN));
-	printf("  %7s %12s %14s %14s %6s %-8s %s\n", "latency", "chainwatchd",
-	    "latency-bound", "serving", "ratio", "binds", "first block");
-	printf("  %7s %12s %14s %14s %6s %-8s %s\n", "ms", "blk/s", "blk/s",
-	    "blk/s", "", "", "after s");
+	    "%s, %ld cores\n", backlog, n_ep,
+	    cap > 0 ? cap : DEFAULT_CAP, cap > 0 ? "" : " (default)",
+	    live_mode ? "live reads" : all ? "until all is stored" :
+	    "a window per run", sysconf(_SC_NPROCESSORS_ONLN));
 	fflush(stdout);
 	{
 		/* Generate the chain once, into the cache, before timing. */
+		char	url[64], path[PATH_MAX], bt[16];
 		const char *args[] = { "--seed", "backfill", "--backlog",
-		    backlog, "--block-time", "12000", "--cache-dir", cache, NULL };
-		char	url[64], path[PATH_MAX];
+		    backlog, "--block-time", bt, "--cache-dir", cache, NULL };
 		pid_t	pid;
+		uint64_t t0 = now_mono_ms();
 
+		snprintf(bt, sizeof(bt), "%u", block_ms);
 		snprintf(path, sizeof(path), "%s/devnode/chainwatch-devnode",
 		    build);
 		pid = bench_devnode(path, dir, "warm", args, url, sizeof(url));
 		kill(pid, SIGTERM);
 		waitpid(pid, NULL, 0);
+		printf("  (the devnodes' chain of %s blocks made and cached in "
+		    "%.1f s)\n", backlog, (double)(now_mono_ms() - t0) / 1000);
 	}
+	if (live_mode) {
+		live(cache, runs[0].latency);
+		goto done;
+	}
+	printf("  %7s %12s %14s %14s %6s %-8s %11s%s\n", "latency",
+	    "chainwatchd", "latency-bound", "serving", "ratio", "binds",
+	    "first block", all ? "  all stored" : "");
+	printf("  %7s %12s %14s %14s %6s %-8s %11s%s\n", "ms", "blk/s", "blk/s",
+	    "blk/s", "", "", "after s", all ? "     after s" : "");
+	fflush(stdout);
 	for (size_t i = 0; i < n_runs; i++) {
 		struct run *ru = &runs[i];
 
 		run_one(cache, ru);
-		printf("  %7u %12.0f %14.0f %14.0f %6.2f %-8s %.1f\n",
+		printf("  %7u %12.0f %14.0f %14.0f %6.2f %-8s %11.1f",
 		    ru->latency, ru->rate, ru->lat_ceiling, ru->serve_ceiling,
 		    ru->ratio, ru->lat_ceiling < ru->serve_ceiling ? "latency" :
 		    "serving", ru->start);
+		if (all)
+			printf(" %11.1f%s", ru->total, ru->stored <
+			    strtoll(backlog, NULL, 10) ? " (not all: 1 h cap)" :
+			    "");
+		printf("\n");
 		fflush(stdout);
 	}
-	for (size_t i = 0; i < n_runs; i++)
+	for (size_t i = 0; i < n_runs; i++) {
 		printf("%sbackfill_blk_s_%ums=%.0f ratio_%ums=%.2f",
 		    i > 0 ? " " : "", runs[i].latency, runs[i].rate,
 		    runs[i].latency, runs[i].ratio);
+		if (all)
+			printf(" all_s_%ums=%.1f", runs[i].latency,
+			    runs[i].total);
+	}
 	printf("\n");
+done:
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		log_warnx("could not remove %s", dir);

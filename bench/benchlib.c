@@ -30,6 +30,26 @@
 uint8_t		bench_hashes[BENCH_NHASH][32];
 
 
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t	x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double
+bench_quantile(int64_t *v, size_t n, unsigned p)
+{
+	size_t	k;
+
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_i64);
+	k = (n * p + 99) / 100;
+	return (double)v[k > 0 ? k - 1 : 0];
+}
+
 pid_t
 bench_devnode(const char *path, const char *dir, const char *name,
     const char *const *args, char *url, size_t urllen)
@@ -58,7 +78,8 @@ bench_devnode(const char *path, const char *dir, const char *name,
 		execv(path, (char *const *)argv);
 		_exit(111);
 	}
-	for (int i = 0; i < 1200; i++) {
+	/* Up to 30 min: a chain of millions of blocks is hashed first. */
+	for (int i = 0; i < 18000; i++) {
 		if ((fp = fopen(portfile, "r")) != NULL) {
 			if (fgets(line, sizeof(line), fp) != NULL &&
 			    atoi(line) > 0) {
@@ -249,6 +270,29 @@ bench_count_blocks(const char *db, const char *cond)
 	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return n;
+}
+
+size_t
+bench_query(const char *db, const char *sql, int64_t (*rows)[2], size_t max)
+{
+	sqlite3		*h;
+	sqlite3_stmt	*st;
+	size_t		 n = 0;
+
+	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		sqlite3_close(h);
+		return 0;
+	}
+	sqlite3_busy_timeout(h, 5000);
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK)
+		while (n < max && sqlite3_step(st) == SQLITE_ROW) {
+			rows[n][0] = sqlite3_column_int64(st, 0);
+			rows[n][1] = sqlite3_column_int64(st, 1);
+			n++;
+		}
 	sqlite3_finalize(st);
 	sqlite3_close(h);
 	return n;

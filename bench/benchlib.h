@@ -19,6 +19,12 @@ extern uint8_t	bench_hashes[BENCH_NHASH][32];
 pid_t	bench_devnode(const char *path, const char *dir, const char *name,
 	    const char *const *args, char *url, size_t urllen);
 
+/*
+ * The p-th percentile of v[0..n-1] by nearest rank (the least value with
+ * at least p% at or below it); sorts v.  0 when n is 0.
+ */
+double	bench_quantile(int64_t *v, size_t n, unsigned p);
+
 /* The hashes of blocks 1..BENCH_NHASH of the devnode at url. */
 void	bench_load_hashes(const char *url);
 
@@ -39,5 +45,8 @@ double	bench_direct_rates(const char *const *urls, size_t n, unsigned batch,
  * SQLite.
  */
 int64_t	bench_count_blocks(const char *db, const char *cond);
+/* Up to max rows of two integer columns of sql over db; how many came. */
+size_t	bench_query(const char *db, const char *sql, int64_t (*rows)[2],
+	    size_t max);
 
 #endif

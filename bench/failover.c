@@ -43,27 +43,6 @@ struct figures {
 	double		 state_p50, state_p99, head_p50, head_p99;
 };
 
-static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t	x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest rank: the smallest value with at least p% at or below it. */
-static double
-quantile(int64_t *v, size_t n, unsigned p)
-{
-	size_t	k;
-
-	if (n == 0)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_i64);
-	k = (n * p + 99) / 100;
-	return (double)v[k > 0 ? k - 1 : 0];
-}
-
 /* Figures of the canonical blocks first stored in [from, to). */
 static void
 phase_figures(const char *db, int64_t from, int64_t to, struct figures *f)
@@ -96,10 +75,10 @@ phase_figures(const char *db, int64_t from, int64_t to, struct figures *f)
 	}
 	sqlite3_finalize(st);
 	sqlite3_close(h);
-	f->state_p50 = quantile(sw, n, 50);
-	f->state_p99 = quantile(sw, n, 99);
-	f->head_p50 = quantile(hd, m, 50);
-	f->head_p99 = quantile(hd, m, 99);
+	f->state_p50 = bench_quantile(sw, n, 50);
+	f->state_p99 = bench_quantile(sw, n, 99);
+	f->head_p50 = bench_quantile(hd, m, 50);
+	f->head_p99 = bench_quantile(hd, m, 99);
 	free(sw);
 	free(hd);
 }

@@ -5,6 +5,7 @@ include bench/backfill.mk
 include bench/devnode.mk
 include bench/worker.mk
 include bench/failover.mk
+include bench/scale.mk
 # bench/lies.sh: what one lying endpoint costs (CPU, queue rows, RSS).
 EXTRA_DIST += bench/lies.sh
 # bench/ws_rtt.py: one call at a time over the devnode's WebSocket and
