@@ -3,11 +3,12 @@
 # on three devnodes of one seed (d1 d2 d3, in that order) and chain "all"
 # with subscribe = all on two more.  Each devnode tells how many WebSocket
 # connections it holds (control status, wsConnections): of prim's, only
-# the holder of the subscription has one.  The primary d1 is killed
-# (kill -9, then started again on its port), black-holed, ws_drop-ed and
-# ws_silent-ed in turn: each time the subscription moves to d2 within a
-# deadline (the time it took is printed), and back to d1 once d1 has been
-# healthy for the stable period (30 s at these block times).  At the end
+# the holder of the subscription has one.  The holder is killed (kill -9,
+# then started again on its port), black-holed, ws_drop-ed and
+# ws_silent-ed in turn: each time the subscription moves within a
+# deadline (the time it took is printed) to the endpoint the rule names,
+# and at the end back to d1 once d1 has been healthy for the stable
+# period (30 s at these block times).  At the end
 # no height is missing: the store is the devnode's chain hash by hash
 # (store_check.py) and `chainwatch verify` agrees.  Chain "all" keeps a
 # subscription on each of its endpoints throughout.  `chainwatch status`
@@ -19,8 +20,7 @@ command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
 CW=$top_builddir/cli/chainwatch
 
 MOVE_DEADLINE=20	# s: a generous bound; the figure is printed
-BACK_DEADLINE=90	# s: the stable period (30 s), plus the breaker's
-			# cooldown after a kill or a black hole
+BACK_DEADLINE=90	# s: the stable period (30 s), and a margin
 
 now=$(date +%s%3N)
 for n in 1 2 3; do
@@ -121,47 +121,54 @@ ok "subscribe = all: both endpoints of chain all subscribed"
 sleep 3
 holder 1 || fail "after 3 s: $(counts)"
 
-# scenario NAME BREAK MEND [1]: break d1, the subscription moves to d2;
-# mend it, and it comes back after the stable period.  With 1, d1's own
-# count is not read while it is broken (black-holed).
+# scenario NAME FROM TO BREAK MEND [1]: break dFROM, which holds the
+# subscription; it moves to dTO within the deadline; mend dFROM.  With 1,
+# dFROM's own count is not read while it is broken (black-holed), and
+# once mended it must see its old connection closed by the worker.
+# The faults follow one another within the stable period, so each move
+# also shows the choice among endpoints that all failed lately: the one
+# whose failure is oldest.
 scenario() {
-	_name=$1
+	_name=$1 _from=$2 _to=$3
 	t0=$(ms)
-	eval "$2"
-	wait_for $MOVE_DEADLINE holder 2 $4 ||
-	    fail "$_name: the subscription did not move to d2 within ${MOVE_DEADLINE} s: $(counts)"
+	eval "$4"
+	wait_for $MOVE_DEADLINE holder $_to ${6:+$_from} ||
+	    fail "$_name: the subscription did not move from d$_from to d$_to within ${MOVE_DEADLINE} s: $(counts)"
 	moved=$(( $(ms) - t0 ))
-	echo "measured: $_name: moved to d2 in $moved ms"
-	grep "chain prim: subscription moves from d1 to d2" "$T/log" |
+	echo "measured: $_name: moved to d$_to in $moved ms"
+	grep "chain prim: subscription moves from d$_from to d$_to" "$T/log" |
 	    tail -n 1 | grep . || fail "$_name: no log line of the move"
-	wait_for 10 said 2 || { cat "$T/st.txt" "$T/st.json"; fail "$_name: status does not name d2 as the holder"; }
-	eval "$3"
-	t1=$(ms)
-	if [ -n "$4" ]; then
-		# Mended, d1 sees its old connection closed by the worker.
-		wait_for 20 holder 2 ||
-		    fail "$_name: d1 still holds a connection once mended: $(counts)"
+	wait_for 10 said $_to || { cat "$T/st.txt" "$T/st.json"; fail "$_name: status does not name d$_to as the holder"; }
+	eval "$5"
+	if [ -n "$6" ]; then
+		wait_for 20 holder $_to ||
+		    fail "$_name: d$_from still holds a connection once mended: $(counts)"
 	fi
-	wait_for $BACK_DEADLINE holder 1 ||
-	    fail "$_name: the subscription did not come back to d1 within ${BACK_DEADLINE} s: $(counts)"
-	back=$(( $(ms) - t1 ))
-	echo "measured: $_name: back on d1 $back ms after it was mended"
-	[ $back -ge 25000 ] ||
-	    fail "$_name: back after $back ms, before the stable period"
-	wait_for 10 said 1 || { cat "$T/st.txt" "$T/st.json"; fail "$_name: status does not name d1 again"; }
-	ok "$_name: moved in $moved ms, back after $back ms"
+	ok "$_name of d$_from: moved to d$_to in $moved ms"
 }
 
 kill_d1='kill -9 $(pgrep -P $$ -f "$T/d1.port"); d1_old=$d1_port'
 restart_d1='rm -f "$T/d1.port" "$T/d1.cport"; devnode d1 --seed subprim --block-time 300 --backlog 30 --start-time "$now" --listen 127.0.0.1:$d1_old'
-scenario "kill -9" "$kill_d1" "$restart_d1"
+# d1 killed: d2, never failed.  d2 black-holed: d3, never failed.  d3
+# dropped: d1 and d2 failed lately, d1 first.  d1 silent: d2 (d3's
+# failure is later).
+scenario "kill -9" 1 2 "$kill_d1" "$restart_d1"
 [ "$d1_port" = "$d1_old" ] || fail "d1 came back on port $d1_port, not $d1_old"
-scenario blackhole "fault 1 '{\"enable\":\"blackhole\"}'" \
-    "fault 1 '{\"clear\":true}'" 1
-scenario ws_drop "fault 1 '{\"enable\":\"ws_drop\"}'" \
+scenario blackhole 2 3 "fault 2 '{\"enable\":\"blackhole\"}'" \
+    "fault 2 '{\"clear\":true}'" 1
+scenario ws_drop 3 1 "fault 3 '{\"enable\":\"ws_drop\"}'" \
+    "fault 3 '{\"clear\":true}'"
+scenario ws_silent 1 2 "fault 1 '{\"enable\":\"ws_silent\"}'" \
     "fault 1 '{\"clear\":true}'"
-scenario ws_silent "fault 1 '{\"enable\":\"ws_silent\"}'" \
-    "fault 1 '{\"clear\":true}'"
+# d1, first in order, takes it back once healthy for the stable period.
+t1=$(ms)
+wait_for $BACK_DEADLINE holder 1 ||
+    fail "the subscription did not come back to d1 within ${BACK_DEADLINE} s: $(counts)"
+back=$(( $(ms) - t1 ))
+echo "measured: back on d1 $back ms after it was mended"
+[ $back -ge 25000 ] || fail "back on d1 after $back ms, before the stable period"
+wait_for 10 said 1 || { cat "$T/st.txt" "$T/st.json"; fail "status does not name d1 again"; }
+ok "back on d1 after $back ms (the stable period is 30 s)"
 test "$(wsc a)" = 1 && test "$(wsc b)" = 1 ||
     fail "subscribe = all: da=$(wsc a) db=$(wsc b) at the end"
 
