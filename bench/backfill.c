@@ -27,8 +27,11 @@
  * its row to its state (difficulty, timestamp) read and stored; p50 and
  * p99 of each, and backfilling over idle.
  *
- *   bench/backfill [-aL] [-b build-dir] [-e endpoints] [-l ms[,ms...]]
+ *   bench/backfill [-aLv] [-b build-dir] [-e endpoints] [-l ms[,ms...]]
  *                  [-m max_inflight] [-n backlog] [-t secs]
+ *
+ * -v has the daemon log at debug level, into a file kept with the run's
+ * folder (named at the end).
  *
  * -m writes max_inflight into the daemon's configuration; without it the
  * daemon's default applies, and the latency-bound ceiling is computed for
@@ -81,11 +84,12 @@ static char		 dir[] = "/tmp/cw-backfill.XXXXXX";
 static unsigned		 n_ep = 2, cap, block_ms = 12000;
 static double		 secs = 15;
 static int		 all;		/* -a: until the whole backlog */
+static int		 verbose;	/* -v: debug logs, kept */
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: bench/backfill [-aL] [-b build-dir] "
+	fprintf(stderr, "usage: bench/backfill [-aLv] [-b build-dir] "
 	    "[-e endpoints] [-l ms[,ms...]] [-m max_inflight] [-n backlog] "
 	    "[-t secs]\n");
 	exit(CW_EXIT_USAGE);
@@ -131,10 +135,11 @@ start_all(const char *cache, const char *tag, const char *blog,
 		fatal(CW_EXIT_SYSTEM, "%s", conf);
 	fprintf(fp, "[daemon]\ndatabase = %s\npidfile = %s/%s.pid\n"
 	    "user = %s\nworker = %s/workers/chainwatch-worker\n"
-	    "log_level = warn\ncontrol_socket = %s/%s.sock\n"
+	    "log_level = %s\ncontrol_socket = %s/%s.sock\n"
 	    "metrics_listen = none\n[chain bench]\nblock_time = %ums\n",
 	    su->db, dir, tag, getuid() == 0 ? "nobody" : "",
-	    realpath(build, path) != NULL ? path : build, dir, tag, block_ms);
+	    realpath(build, path) != NULL ? path : build,
+	    verbose ? "debug" : "warn", dir, tag, block_ms);
 	if (cap > 0)
 		fprintf(fp, "max_inflight = %u\n", cap);
 	for (unsigned i = 0; i < n_ep; i++)
@@ -147,6 +152,11 @@ start_all(const char *cache, const char *tag, const char *blog,
 		int null = open("/dev/null", O_WRONLY);
 
 		dup2(null, 1);
+		if (verbose) {
+			snprintf(conf + strlen(conf) - 5, 6, ".log");
+			dup2(open(conf, O_WRONLY | O_CREAT | O_TRUNC, 0644), 2);
+			snprintf(conf + strlen(conf) - 4, 6, ".conf");
+		}
 		execl(path, "chainwatchd", "-d", "-f", conf, (char *)NULL);
 		_exit(111);
 	}
@@ -293,8 +303,11 @@ main(int argc, char *argv[])
 	size_t		 n_runs = 0;
 	int		 ch, live_mode = 0;
 
-	while ((ch = getopt(argc, argv, "ab:e:Ll:m:n:t:")) != -1) {
+	while ((ch = getopt(argc, argv, "ab:e:Ll:m:n:t:v")) != -1) {
 		switch (ch) {
+		case 'v':
+			verbose = 1;
+			break;
 		case 'a':
 			all = 1;
 			break;
@@ -403,9 +416,13 @@ main(int argc, char *argv[])
 	}
 	printf("\n");
 done:
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		log_warnx("could not remove %s", dir);
+	if (verbose)
+		printf("daemon logs (debug) kept in %s\n", dir);
+	else {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd) != 0)
+			log_warnx("could not remove %s", dir);
+	}
 	curl_global_cleanup();
 	return 0;
 }

@@ -5,7 +5,10 @@
  */
 #include "config.h"
 
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+
+#include <linux/sockios.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -393,12 +396,37 @@ msgq_push(struct msgq *q, struct msgbuf *mb)
 	return 0;
 }
 
+static int	flush(struct msgq *, int, size_t);
+
 int
 msgq_flush(struct msgq *q, int fd)
 {
+	return flush(q, fd, 0);
+}
+
+int
+msgq_flush_below(struct msgq *q, int fd, size_t max)
+{
+	return flush(q, fd, max);
+}
+
+size_t
+msgq_bytes(const struct msgq *q)
+{
+	return q->bytes;
+}
+
+/* max: 0 for no limit on what the peer has yet to read. */
+static int
+flush(struct msgq *q, int fd, size_t max)
+{
 	struct msgq_item	*it;
+	int			 unread;
 
 	while ((it = q->head) != NULL) {
+		if (max > 0 && ioctl(fd, SIOCOUTQ, &unread) == 0 &&
+		    (size_t)unread >= max)
+			return 2;
 		if (send(fd, it->data, it->len, MSG_NOSIGNAL | MSG_DONTWAIT)
 		    == -1) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK ||

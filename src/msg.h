@@ -105,6 +105,13 @@ void	msgq_init(struct msgq *);
 int	msgq_push(struct msgq *, struct msgbuf *);
 /* Send what the socket takes: 0 when empty, 1 when some is left, -1 error. */
 int	msgq_flush(struct msgq *, int fd);
+/*
+ * The same, but only while the socket holds fewer than max bytes its peer
+ * has not read yet (SIOCOUTQ): 2 when that holds the rest back.
+ */
+int	msgq_flush_below(struct msgq *, int fd, size_t max);
+/* Bytes waiting in the queue. */
+size_t	msgq_bytes(const struct msgq *);
 void	msgq_clear(struct msgq *);
 
 /*

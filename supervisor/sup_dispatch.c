@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "hex.h"
 #include "log.h"
@@ -20,6 +21,7 @@
 #include "sup_primary.h"
 #include "sup_queue.h"
 #include "sup_sched.h"
+#include "sup_store.h"
 #include "sup_spawn.h"
 #include "util.h"
 
@@ -158,6 +160,8 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 	} u;
 	struct chain	*ch;
 	char		 hb[16], retry[48];
+	int64_t		 best;
+	uint8_t		 best_hash[32];
 
 	switch (m->type) {
 	case MSG_INFO:
@@ -194,8 +198,18 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 			return 0;
 		/* Its verdicts (agrees, contradicted) go out through the
 		 * scheduler's sched_verdicts. */
+		best = ch->best_number;
+		memcpy(best_hash, ch->best_hash, 32);
 		sup_chain_head(ch, w->ep->id, &u.head);
 		sup_forks_head(w->ep->id, &u.head);
+		/*
+		 * A new best commits now, not with the batch: its state read
+		 * is queued by the commit, and a backfill's batch would hold
+		 * it back a loop turn or more.
+		 */
+		if (ch->best_number != best ||
+		    memcmp(ch->best_hash, best_hash, 32) != 0)
+			store_flush();
 		return 0;
 	case MSG_SUB:
 		if (proto_unpack_sub(m, &u.sub, err, errlen) == -1)

@@ -37,27 +37,63 @@ uint32_t		 wrk_gen;
 
 static struct wrk_conf	 wc;
 static struct ev_loop	*wrk_loop;
-static struct msgq	 wrk_outq;
+/*
+ * Two queues to the supervisor.  Big messages (answers of many blocks,
+ * the bulk of a backfill) go out only while the socket holds less than
+ * WRK_BULK_UNREAD bytes the supervisor has not read; everything else
+ * (heads, live reads' answers, outcomes, heartbeats) goes first.  The
+ * socket's buffer takes two of the largest messages, and a head queued
+ * behind two megabytes of backfill waited seconds at full speed.
+ */
+#define WRK_URGENT_MAX	2048		/* bytes: at most this goes first */
+#define WRK_BULK_UNREAD	(64 * 1024)
+#define WRK_BULK_POLL	0.002		/* s: looking again while held */
+
+static struct msgq	 wrk_outq, wrk_bulkq;
 static ev_io		 wrk_io_r, wrk_io_w;
+static ev_timer		 wrk_bulk_t;
 static ev_timer		 wrk_hb;
 static char		 wrk_buf[MSG_MAX];
 static int		 wrk_statm = -1;	/* opened before the sandbox */
 
-void
-wrk_send(struct msgbuf *mb)
+/* Sends what may go now, and watches for when more may. */
+static void
+wrk_flush(void)
 {
-	if (msgq_push(&wrk_outq, mb) == -1) {
-		log_warnx("internal: message over %d bytes not sent", MSG_MAX);
-		return;
-	}
-	switch (msgq_flush(&wrk_outq, MSG_FD)) {
-	case 1:
-		ev_io_start(wrk_loop, &wrk_io_w);
-		break;
+	int	rc = msgq_flush(&wrk_outq, MSG_FD);
+
+	if (rc == 0 && msgq_bytes(&wrk_bulkq) > 0)
+		rc = msgq_flush_below(&wrk_bulkq, MSG_FD, WRK_BULK_UNREAD);
+	switch (rc) {
 	case -1:
 		log_info("supervisor gone (%s); exiting", strerror(errno));
 		exit(CW_EXIT_OK);
+	case 1:
+		ev_timer_stop(wrk_loop, &wrk_bulk_t);
+		ev_io_start(wrk_loop, &wrk_io_w);
+		break;
+	case 2:
+		ev_io_stop(wrk_loop, &wrk_io_w);
+		if (!ev_is_active(&wrk_bulk_t))
+			ev_timer_start(wrk_loop, &wrk_bulk_t);
+		break;
+	default:
+		ev_io_stop(wrk_loop, &wrk_io_w);
+		ev_timer_stop(wrk_loop, &wrk_bulk_t);
 	}
+}
+
+void
+wrk_send(struct msgbuf *mb)
+{
+	struct msgq	*q = mb->sb.size > WRK_URGENT_MAX ? &wrk_bulkq :
+			    &wrk_outq;
+
+	if (msgq_push(q, mb) == -1) {
+		log_warnx("internal: message over %d bytes not sent", MSG_MAX);
+		return;
+	}
+	wrk_flush();
 }
 
 static uint64_t
@@ -136,14 +172,13 @@ read_cb(struct ev_loop *loop, ev_io *io, int revents)
 static void
 write_cb(struct ev_loop *loop, ev_io *io, int revents)
 {
-	switch (msgq_flush(&wrk_outq, MSG_FD)) {
-	case 0:
-		ev_io_stop(loop, io);
-		break;
-	case -1:
-		log_info("supervisor gone (%s); exiting", strerror(errno));
-		exit(CW_EXIT_OK);
-	}
+	wrk_flush();
+}
+
+static void
+bulk_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	wrk_flush();
 }
 
 static void
@@ -296,8 +331,10 @@ main(int argc, char *argv[])
 		fatalx(CW_EXIT_SETUP, "libev: no loop");
 	wrk_loop = loop;
 	msgq_init(&wrk_outq);
+	msgq_init(&wrk_bulkq);
 	ev_io_init(&wrk_io_r, read_cb, MSG_FD, EV_READ);
 	ev_io_init(&wrk_io_w, write_cb, MSG_FD, EV_WRITE);
+	ev_timer_init(&wrk_bulk_t, bulk_cb, WRK_BULK_POLL, WRK_BULK_POLL);
 	ev_io_start(loop, &wrk_io_r);
 	ev_signal_init(&sig_term, signal_cb, SIGTERM);
 	ev_signal_init(&sig_int, signal_cb, SIGINT);
@@ -320,5 +357,6 @@ main(int argc, char *argv[])
 	ev_run(loop, 0);
 	wrk_ep_stop();
 	msgq_clear(&wrk_outq);
+	msgq_clear(&wrk_bulkq);
 	return CW_EXIT_OK;
 }

@@ -11,6 +11,8 @@
 #include <sys/syscall.h>
 #include <sys/ioctl.h>
 
+#include <linux/sockios.h>
+
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -185,7 +187,8 @@ landlock_apply(char *err, size_t errlen)
 /*
  * Calls allowed with some arguments only: opens read-only, sockets of
  * the Internet and of the resolver's netlink, threads but not processes,
- * the ioctls of stdio and of curl.  A Unix socket is refused (EACCES):
+ * the ioctls of stdio and of curl, and SIOCOUTQ (what the supervisor has
+ * yet to read: wrk_main.c holds bulk answers back by it).  A Unix socket is refused (EACCES):
  * nscd and a reconnecting syslog(3) fall back without it, and nothing
  * reaches the control socket.  clone3 says ENOSYS: glibc then uses clone.
  */
@@ -216,6 +219,8 @@ allow_with_args(scmp_filter_ctx ctx)
 	    SCMP_A1(SCMP_CMP_EQ, FIONREAD));
 	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
 	    SCMP_A1(SCMP_CMP_EQ, FIONBIO));
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
+	    SCMP_A1(SCMP_CMP_EQ, SIOCOUTQ));
 	return rc == 0 ? 0 : -1;
 }
 

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -236,6 +237,64 @@ test_queue_socket(void **state)
 	msgq_clear(&q);
 }
 
+/*
+ * msgq_flush_below sends while the peer has less than max bytes unread,
+ * and holds the rest until it reads.
+ */
+static void
+test_queue_below(void **state)
+{
+	static char	buf[MSG_MAX];
+	struct msgq	q;
+	int		sv[2];
+	unsigned	got = 0;
+	size_t		held;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	assert_int_equal(fcntl(sv[0], F_SETFL, O_NONBLOCK), 0);
+	msgq_init(&q);
+	for (unsigned i = 0; i < 10; i++) {
+		struct msgbuf	mb;
+
+		msg_begin(&mb, MSG_HEARTBEAT, 1, 2);
+		msg_put_uint(&mb, "rss_kb", i);
+		msg_put_bin(&mb, "pad", buf, 10000);
+		assert_int_equal(msgq_push(&q, &mb), 0);
+	}
+	/*
+	 * 25 kB unread at most: one to three of the ten go (the kernel
+	 * counts a little more than each message's bytes), the rest wait.
+	 */
+	assert_int_equal(msgq_flush_below(&q, sv[0], 25000), 2);
+	held = q.n;
+	assert_true(held >= 7 && held <= 9);
+	assert_true(msgq_bytes(&q) > held * 10000 &&
+	    msgq_bytes(&q) < held * 10100);
+	assert_int_equal(msgq_flush_below(&q, sv[0], 25000), 2);
+	assert_int_equal(q.n, held);
+	/* What is read lets more go, in order, never more than before. */
+	while (got < 10) {
+		struct msg	m;
+		char		err[128];
+		uint64_t	v;
+		long		n = msg_recv(sv[1], buf);
+
+		assert_true(n > 0);
+		assert_int_equal(msg_parse(buf, (size_t)n, &m, err,
+		    sizeof(err)), 0);
+		assert_int_equal(msg_get_uint(&m, "rss_kb", &v), 0);
+		assert_int_equal(v, got);
+		msg_free(&m);
+		got++;
+		assert_true(msgq_flush_below(&q, sv[0], 25000) >= 0);
+		assert_true(q.n <= held && q.n <= 10 - got);
+		held = q.n;
+	}
+	assert_int_equal(msgq_flush_below(&q, sv[0], 25000), 0);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 static void
 test_push_oversized(void **state)
 {
@@ -263,6 +322,7 @@ main(void)
 		cmocka_unit_test(test_declared_too_many),
 		cmocka_unit_test(test_generation),
 		cmocka_unit_test(test_queue_socket),
+		cmocka_unit_test(test_queue_below),
 		cmocka_unit_test(test_push_oversized),
 	};
 
