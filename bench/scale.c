@@ -230,9 +230,19 @@ run_one(struct run *ru)
 	kill(cw, SIGTERM);
 	waitpid(cw, NULL, 0);
 	ru->stop_s = (double)(now_mono_ms() - t1) / 1000.0;
-	for (unsigned i = 0; i < n_dev; i++) {
+	for (unsigned i = 0; i < n_dev; i++)
 		kill(dn[i], SIGTERM);
-		waitpid(dn[i], NULL, 0);
+	for (unsigned i = 0; i < n_dev; i++) {
+		uint64_t t = now_mono_ms();
+
+		while (waitpid(dn[i], NULL, WNOHANG) == 0)
+			if (now_mono_ms() - t < 10000)
+				usleep(50000);
+			else {
+				printf("    devnode %u did not stop within 10 s of "
+				    "SIGTERM: killed\n", i);
+				kill(dn[i], SIGKILL);
+			}
 	}
 	ru->log_lines = 0;
 	if ((fp = fopen(logf, "r")) != NULL) {

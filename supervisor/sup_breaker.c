@@ -157,8 +157,8 @@ run_add(struct breaker *b, enum outcome o, uint64_t now)
 }
 
 /* The run is long enough for the peer rule, whatever the peers say. */
-static int
-peer_run(const struct breaker *b)
+int
+breaker_peer_run(const struct breaker *b)
 {
 	return b->state == BRK_CLOSED && b->run_fails > 0 &&
 	    b->peer_strikes >= BRK_PEER_STRIKES &&
@@ -532,7 +532,7 @@ breaker_peer(const struct breaker *b, int usable, struct brk_peer *p)
 {
 	p->ok_at = b->ok_at;
 	p->out = !usable || b->state != BRK_CLOSED;
-	p->failing = peer_run(b);
+	p->failing = breaker_peer_run(b);
 }
 
 /* What the others say of b's run, if it is long enough to ask them. */
@@ -542,7 +542,7 @@ breaker_peers_say(const struct breaker *b, const struct brk_peer *peers,
 {
 	size_t	failing = 0;
 
-	if (n == 0 || !peer_run(b))
+	if (n == 0 || !breaker_peer_run(b))
 		return BRK_PEERS_NONE;
 	for (size_t i = 0; i < n; i++) {
 		if (peers[i].ok_at > b->run_start)

@@ -295,6 +295,8 @@ void	breaker_retry_after(struct breaker *, uint64_t ms, uint64_t now);
  */
 int	breaker_peers(struct breaker *, const struct brk_peer *peers,
 	    size_t n, uint64_t now);
+/* Is b in a run the peer rule judges?  If not, the peers say nothing. */
+int	breaker_peer_run(const struct breaker *);
 enum brk_peers breaker_peers_say(const struct breaker *,
 	    const struct brk_peer *peers, size_t n);
 void	breaker_peer(const struct breaker *, int usable, struct brk_peer *);

@@ -78,6 +78,8 @@ static struct store_stmt s_fast = { "UPDATE chains SET slow_reason = NULL, "
     "slow_since = NULL WHERE id = ? AND slow_reason IS NOT NULL", NULL,
     NULL };
 
+static void	load_changed(struct worker *);
+
 static struct request *
 request_new(struct worker *w, struct chain *ch, enum item_kind kind)
 {
@@ -92,6 +94,7 @@ request_new(struct worker *w, struct chain *ch, enum item_kind kind)
 	r->next = requests;
 	requests = r;
 	w->load.inflight++;
+	load_changed(w);
 	return r;
 }
 
@@ -109,6 +112,7 @@ request_free(struct request *r)
 		r->held->req[r->hedge] = NULL;
 	if (r->w->load.inflight > 0)
 		r->w->load.inflight--;
+	load_changed(r->w);
 	free(r->hashes);
 	free(r->numbers);
 	free(r);
@@ -174,40 +178,128 @@ load_depth(struct worker *w, const struct chain *ch)
 	return &w->load.depth;
 }
 
+/*
+ * The usable endpoints of a chain as the router sees them, built once a
+ * pass of the scheduler (schedule, hedge) and kept exact through it: a
+ * worker's requests out are written back as they change (load_changed).
+ * Built for every worker that asked, it cost E * E a tick: at 2000
+ * endpoints a fifth of the supervisor's time.  Whether the chain has
+ * work due is kept the same way, asked again after each lease.
+ */
+struct route_pass {
+	const struct chain	*ch;
+	unsigned		 pass;
+	size_t			 n, cap;
+	struct route_ep		*e;
+	struct worker		**ws;
+	int			 due;		/* -1: ask the queue */
+};
+
+static struct route_pass	*passes;
+static size_t			 n_passes;
+static unsigned			 pass = 1;
+
+static struct route_pass *
+pass_of(const struct chain *ch)
+{
+	for (size_t i = 0; i < n_passes; i++)
+		if (passes[i].ch == ch)
+			return &passes[i];
+	passes = xrealloc(passes, (n_passes + 1) * sizeof(*passes));
+	memset(&passes[n_passes], 0, sizeof(*passes));
+	passes[n_passes].ch = ch;
+	return &passes[n_passes++];
+}
+
+static void
+pass_forget(void)
+{
+	for (size_t i = 0; i < n_passes; i++) {
+		free(passes[i].e);
+		free(passes[i].ws);
+	}
+	free(passes);
+	passes = NULL;
+	n_passes = 0;
+}
+
+/* w's requests out changed: its place in this pass's route follows. */
+static void
+load_changed(struct worker *w)
+{
+	for (size_t i = 0; i < n_passes; i++) {
+		struct route_pass *rp = &passes[i];
+
+		if (rp->pass == pass && w->load.pass == pass &&
+		    w->load.slot < rp->n && rp->ws[w->load.slot] == w)
+			rp->e[w->load.slot].inflight = w->load.inflight;
+	}
+}
+
 /* The usable endpoints of ch as the router sees them; *self is w's. */
 static size_t
 route_eps(const struct chain *ch, const struct worker *w, uint64_t now,
     struct route_ep **eps, struct worker ***who, size_t *self)
 {
-	static struct route_ep	*e;
-	static struct worker	**ws;
-	static size_t		 cap;
-	size_t			 n = 0;
+	struct route_pass	*rp = pass_of(ch);
 	uint64_t		 mono = now_mono_ms();
 
-	*self = SIZE_MAX;
-	for (struct worker *o = sup_workers; o != NULL; o = o->next) {
-		if (o->proc.fsm.state != CS_RUNNING || !health_usable(o->ep) ||
-		    strcmp(o->ep->chain, ch->name) != 0)
-			continue;
-		if (n == cap) {
-			cap = cap == 0 ? 16 : cap * 2;
-			e = xrealloc(e, cap * sizeof(*e));
-			ws = xrealloc(ws, cap * sizeof(*ws));
+	if (rp->pass != pass) {
+		rp->pass = pass;
+		rp->n = 0;
+		rp->due = -1;
+		for (struct worker *o = sup_workers; o != NULL; o = o->next) {
+			struct route_ep *e;
+
+			if (o->proc.fsm.state != CS_RUNNING ||
+			    !health_usable(o->ep) ||
+			    strcmp(o->ep->chain, ch->name) != 0)
+				continue;
+			if (rp->n == rp->cap) {
+				rp->cap = rp->cap == 0 ? 16 : rp->cap * 2;
+				rp->e = xrealloc(rp->e, rp->cap *
+				    sizeof(*rp->e));
+				rp->ws = xrealloc(rp->ws, rp->cap *
+				    sizeof(*rp->ws));
+			}
+			e = &rp->e[rp->n];
+			e->id = o->ep->id;
+			e->position = o->ep->position;
+			e->inflight = o->load.inflight;
+			e->window = depth_window(load_depth(o, ch), mono);
+			e->verdict = breaker_peek(&o->ep->brk, now);
+			e->pruning_bound = o->ep->pruning_bound;
+			o->load.pass = pass;
+			o->load.slot = rp->n;
+			rp->ws[rp->n++] = o;
 		}
-		e[n].id = o->ep->id;
-		e[n].position = o->ep->position;
-		e[n].inflight = o->load.inflight;
-		e[n].window = depth_window(load_depth(o, ch), mono);
-		e[n].verdict = breaker_peek(&o->ep->brk, now);
-		e[n].pruning_bound = o->ep->pruning_bound;
-		if (o == w)
-			*self = n;
-		ws[n++] = o;
 	}
-	*eps = e;
-	*who = ws;
-	return n;
+	*self = w != NULL && w->load.pass == pass && w->load.slot < rp->n &&
+	    rp->ws[w->load.slot] == w ? w->load.slot : SIZE_MAX;
+	/* Its own entry as of now: a trial it took changes its verdict. */
+	if (*self != SIZE_MAX)
+		rp->e[*self].verdict = breaker_peek(&w->ep->brk, now);
+	*eps = rp->e;
+	*who = rp->ws;
+	return rp->n;
+}
+
+/* Has ch work due?  Asked of the queue once a pass and after leases. */
+static int
+has_due(struct chain *ch)
+{
+	struct route_pass	*rp = pass_of(ch);
+
+	if (rp->pass != pass) {
+		struct route_ep	*eps;
+		struct worker	**who;
+		size_t		 self;
+
+		(void)route_eps(ch, NULL, now_wall_ms(), &eps, &who, &self);
+	}
+	if (rp->due == -1)
+		rp->due = queue_has_due(ch->id, now_wall_ms());
+	return rp->due;
 }
 
 /*
@@ -330,6 +422,7 @@ lease_one(struct worker *w, struct chain *ch, const struct queue_filter *f,
 
 	if (!queue_next(ch->id, now_wall_ms(), f, &it))
 		return 0;
+	pass_of(ch)->due = -1;		/* what is left may be nothing */
 	if (it.kind == K_PARENT &&
 	    !queue_parent_needed(ch->id, it.hash, it.number,
 	    f->live_from)) {
@@ -395,6 +488,7 @@ hedge(void)
 {
 	uint64_t	now = now_mono_ms(), wall = now_wall_ms();
 
+	pass++;
 	for (struct held *h = helds; h != NULL; h = h->next) {
 		struct request	*r = h->req[0], *g;
 		struct route_ep	*eps;
@@ -483,6 +577,8 @@ schedule(void)
 {
 	int	progress = 1;
 
+	pass++;
+
 	/*
 	 * Trials first, whether or not work is due: an endpoint back from
 	 * its cooldown is asked for the chain's best header by hash, a real
@@ -499,7 +595,7 @@ schedule(void)
 		    w->load.inflight > 0 ||
 		    breaker_peek(&w->ep->brk, now_wall_ms()) != BRK_TRIAL ||
 		    (ch = sup_chain_find(w->ep->chain)) == NULL ||
-		    (!ch->have_best && !queue_has_due(ch->id, now_wall_ms())))
+		    (!ch->have_best && !has_due(ch)))
 			continue;
 		deadline = (uint32_t)ch->request_timeout;
 		if (!health_allow(w->ep, 0, 1, &limit, &deadline))
@@ -527,7 +623,7 @@ schedule(void)
 				continue;
 			deadline = (uint32_t)ch->request_timeout;
 			/* No work, no trial taken for nothing. */
-			if (!queue_has_due(ch->id, now_wall_ms()) ||
+			if (!has_due(ch) ||
 			    w->load.inflight >= (limit = limit_for(ch, w)))
 				continue;
 			if (!health_allow(w->ep, all_open(ch, w),
@@ -658,6 +754,10 @@ peers_chain(struct worker **ws, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		size_t	k = 0;
 
+		/* Most are in no run: the others would be copied for
+		 * nothing, n * n a tick. */
+		if (!breaker_peer_run(&ws[i]->ep->brk))
+			continue;
 		for (size_t j = 0; j < n; j++)
 			if (j != i)
 				others[k++] = all[j];
@@ -1277,4 +1377,5 @@ sched_stop(void)
 		request_free(requests);
 	while (helds != NULL)
 		held_free(helds);
+	pass_forget();
 }

@@ -32,6 +32,8 @@ struct load {
 	uint64_t	 answered;	/* monotonic ms: the latest sent of the
 					 * requests it answered */
 	uint64_t	 answered_in;	/* ms that one took */
+	unsigned	 pass;		/* the scheduler pass of slot */
+	size_t		 slot;		/* its place in that pass's route */
 };
 
 /*
