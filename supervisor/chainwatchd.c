@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -227,6 +228,41 @@ signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	}
 }
 
+/*
+ * A descriptor per worker and some of its own: the soft limit goes up,
+ * within the hard one, to twice what the configuration needs and 1024
+ * more (room for a reload that adds endpoints); a service manager's soft
+ * limit of 1024 is short of a thousand endpoints.  A log line says when
+ * the hard limit is short too.
+ */
+static void
+fd_room(const struct conf *conf)
+{
+	struct rlimit	rl;
+	rlim_t		need = 64, want;
+
+	for (size_t i = 0; i < conf->n_chains; i++)
+		need += conf->chains[i].n_endpoints;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		return;
+	want = 2 * need + 1024;
+	if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max)
+		want = rl.rlim_max;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+		log_debug("descriptors: soft limit %llu raised to %llu",
+		    (unsigned long long)rl.rlim_cur, (unsigned long long)want);
+		rl.rlim_cur = want;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+		(void)getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
+		log_warnx("%llu endpoint%s need%s about %llu descriptors, and "
+		    "the limit is %llu: raise RLIMIT_NOFILE (LimitNOFILE=, "
+		    "ulimit -Hn)", (unsigned long long)(need - 64),
+		    need - 64 == 1 ? "" : "s", need - 64 == 1 ? "s" : "",
+		    (unsigned long long)need, (unsigned long long)rl.rlim_cur);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -324,6 +360,7 @@ main(int argc, char *argv[])
 
 	log_info("chainwatchd %s starting: %s, %zu chain%s", PACKAGE_VERSION,
 	    conf->path, conf->n_chains, conf->n_chains == 1 ? "" : "s");
+	fd_room(conf);
 	sched_init();
 	sup_forks_init();
 	for (size_t i = 0; i < conf->n_chains; i++)

@@ -195,3 +195,25 @@ wait_for 20 'grep -q "w/d1: worker killed by its sandbox: syscall [0-9]* (execve
     fail "chainwatchd did not name the call its worker's sandbox stopped"
 grep "w/d1: worker killed by its sandbox" "$T/log" | head -n 1
 ok "chainwatchd logs the call that the sandbox stopped"
+kill -TERM "$DAEMON_PID"
+wait_for 20 'dead $DAEMON_PID' || fail "daemon did not stop"
+
+# Descriptors: a soft limit below what the endpoints need is raised
+# (twice the endpoints plus 64, and 1024 more, within the hard limit);
+# a hard limit below it is said in the log.
+sed -i "s|^worker = .*|worker = $WORKER|" "$T/chainwatch.conf"
+ulimit -Sn 200
+start_daemon
+wait_for 20 'test -n "$(worker_pid $DAEMON_PID d1)"' || fail "no worker d1"
+soft=$(awk '/^Max open files/ { print $4 }' "/proc/$DAEMON_PID/limits")
+hard=$(awk '/^Max open files/ { print $5 }' "/proc/$DAEMON_PID/limits")
+want=1154
+[ "$hard" != unlimited ] && [ "$hard" -lt $want ] && want=$hard
+[ "$soft" = "$want" ] || fail "chainwatchd's soft RLIMIT_NOFILE is $soft, not $want (hard $hard)"
+kill -TERM "$DAEMON_PID"
+wait_for 20 'dead $DAEMON_PID' || fail "daemon did not stop"
+ulimit -n 60
+start_daemon
+wait_for 20 'grep -q "1 endpoint needs about 65 descriptors, and the limit is 60" "$T/log"' ||
+    fail "no word of a hard limit below what the endpoints need"
+ok "descriptors: a soft limit of 200 raised to $soft; a hard limit of 60 said in the log"
