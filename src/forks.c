@@ -241,11 +241,18 @@ forks_split_init(struct forks_split *s, int open, int64_t since)
 }
 
 enum forks_act
-forks_split_step(struct forks_split *s, size_t n_branches, int64_t now,
-    int64_t split_ms)
+forks_split_step(struct forks_split *s, size_t n_branches, size_t n_unknown,
+    int64_t now, int64_t split_ms)
 {
 	if (n_branches == 0)
 		return FORKS_NONE;	/* no tip to judge by */
+	/*
+	 * One branch, but tips whose place is not known yet (their
+	 * ancestry is not stored: a daemon that restarted and catches up)
+	 * are no evidence that the branches met.
+	 */
+	if (n_branches == 1 && n_unknown > 0)
+		return FORKS_NONE;
 	if (n_branches == 1) {
 		s->since = -1;
 		if (!s->recorded)

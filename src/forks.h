@@ -130,8 +130,12 @@ enum forks_act {
 
 void		forks_split_init(struct forks_split *, int open,
 		    int64_t since);
-/* The next step, with n_branches seen at now. */
+/*
+ * The next step, with n_branches seen at now and n_unknown tips whose
+ * branch is not known: one branch ends a split only when no tip is
+ * unknown.
+ */
 enum forks_act	forks_split_step(struct forks_split *, size_t n_branches,
-		    int64_t now, int64_t split_ms);
+		    size_t n_unknown, int64_t now, int64_t split_ms);
 
 #endif

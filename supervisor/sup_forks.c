@@ -227,7 +227,7 @@ judge(int64_t id, const char *name, int by_work, int64_t block_time,
 	for (size_t i = 0; i < n; i++)
 		tips[i].t = t[i];
 	free(t);
-	act = forks_split_step(&f->sp, r.n_branches, now,
+	act = forks_split_step(&f->sp, r.n_branches, r.n_unknown, now,
 	    forks_split_ms(block_time));
 	switch (act) {
 	case FORKS_NONE:

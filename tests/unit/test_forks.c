@@ -336,31 +336,38 @@ test_split_steps(void **state)
 	assert_int_equal(ms, 2 * BT);
 	assert_int_equal(forks_split_ms(100), FORKS_SPLIT_MIN_MS);
 	forks_split_init(&sp, 0, 0);
-	assert_int_equal(forks_split_step(&sp, 1, t0, ms), FORKS_NONE);
+	assert_int_equal(forks_split_step(&sp, 1, 0, t0, ms), FORKS_NONE);
 	/* A fork that resolves within the time is not recorded. */
-	assert_int_equal(forks_split_step(&sp, 2, t0, ms), FORKS_NONE);
-	assert_int_equal(forks_split_step(&sp, 2, t0 + ms - 1, ms), FORKS_NONE);
-	assert_int_equal(forks_split_step(&sp, 1, t0 + ms, ms), FORKS_NONE);
+	assert_int_equal(forks_split_step(&sp, 2, 0, t0, ms), FORKS_NONE);
+	assert_int_equal(forks_split_step(&sp, 2, 0, t0 + ms - 1, ms), FORKS_NONE);
+	assert_int_equal(forks_split_step(&sp, 1, 0, t0 + ms, ms), FORKS_NONE);
 	/* One that lasts is, from when it was first seen. */
-	assert_int_equal(forks_split_step(&sp, 2, t0 + 10, ms), FORKS_NONE);
+	assert_int_equal(forks_split_step(&sp, 2, 0, t0 + 10, ms), FORKS_NONE);
 	assert_int_equal(sp.since, t0 + 10);
 	/* A clock that steps back stands still. */
-	assert_int_equal(forks_split_step(&sp, 2, t0 - 5000, ms), FORKS_NONE);
-	assert_int_equal(forks_split_step(&sp, 3, t0 + 10 + ms, ms),
+	assert_int_equal(forks_split_step(&sp, 2, 0, t0 - 5000, ms), FORKS_NONE);
+	assert_int_equal(forks_split_step(&sp, 3, 0, t0 + 10 + ms, ms),
 	    FORKS_OPEN);
 	assert_int_equal(sp.since, t0 + 10);
-	assert_int_equal(forks_split_step(&sp, 2, t0 + 20 + ms, ms),
+	assert_int_equal(forks_split_step(&sp, 2, 0, t0 + 20 + ms, ms),
 	    FORKS_UPDATE);
 	/* No known tip decides nothing. */
-	assert_int_equal(forks_split_step(&sp, 0, t0 + 30 + ms, ms),
+	assert_int_equal(forks_split_step(&sp, 0, 0, t0 + 30 + ms, ms),
 	    FORKS_NONE);
-	assert_int_equal(forks_split_step(&sp, 1, t0 + 40 + ms, ms), FORKS_END);
-	assert_int_equal(forks_split_step(&sp, 1, t0 + 50 + ms, ms),
+	/* Nor one branch beside a tip whose place is not known yet. */
+	assert_int_equal(forks_split_step(&sp, 1, 1, t0 + 35 + ms, ms),
 	    FORKS_NONE);
-	/* One left open in the store goes on, or ends. */
+	assert_int_equal(forks_split_step(&sp, 2, 1, t0 + 36 + ms, ms),
+	    FORKS_UPDATE);
+	assert_int_equal(forks_split_step(&sp, 1, 0, t0 + 40 + ms, ms), FORKS_END);
+	assert_int_equal(forks_split_step(&sp, 1, 0, t0 + 50 + ms, ms),
+	    FORKS_NONE);
+	/* One left open in the store goes on, or ends; a restart that
+	 * does not know where a tip is yet ends nothing. */
 	forks_split_init(&sp, 1, t0);
-	assert_int_equal(forks_split_step(&sp, 2, t0 + 1, ms), FORKS_UPDATE);
-	assert_int_equal(forks_split_step(&sp, 1, t0 + 2, ms), FORKS_END);
+	assert_int_equal(forks_split_step(&sp, 1, 1, t0 + 1, ms), FORKS_NONE);
+	assert_int_equal(forks_split_step(&sp, 2, 0, t0 + 1, ms), FORKS_UPDATE);
+	assert_int_equal(forks_split_step(&sp, 1, 0, t0 + 2, ms), FORKS_END);
 }
 
 int
