@@ -819,6 +819,18 @@ switch_to(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
 	ch->best_number = tip->number;
 	memcpy(ch->best_hash, tip->hash, 32);
 	ch->best_at = now_wall_ms();
+	/*
+	 * The claims held without a best (none was far then) are judged
+	 * against the first, as any claim, whichever way it came.
+	 */
+	for (size_t k = 0; !had_best && k < ch->n_claims; k++) {
+		struct claim *c = &ch->claims[k];
+
+		c->far = (int64_t)c->h[0].number > sup_chain_reach(ch,
+		    ch->best_at);
+		c->gap_seen = (int64_t)c->h[c->n - 1].number - 1 -
+		    ch->best_number;
+	}
 	depth += link_down(ch, tip, &linked);
 	if (depth > 0 && had_best)
 		write_reorg(ch, depth, linked, old_tip, tip, endpoint_id);
@@ -1196,14 +1208,6 @@ first_best(struct chain *ch, size_t i, int j, const char *why)
 		    (long long)top.number, short_hash(top.hash, hb), why);
 		adopt(ch, &top, eps[0]);
 	}
-	/* The claims left are judged against this best, as any claim. */
-	for (size_t k = 0; k < ch->n_claims; k++) {
-		struct claim *c = &ch->claims[k];
-
-		c->far = (int64_t)c->h[0].number > sup_chain_reach(ch, now);
-		c->gap_seen = (int64_t)c->h[c->n - 1].number - 1 -
-		    ch->best_number;
-	}
 	claims_sweep(ch);
 }
 
@@ -1460,6 +1464,7 @@ sup_chain_fetched(struct chain *ch, int64_t endpoint_id,
 {
 	struct sblock	b, p;
 	int64_t		first_seen;
+	char		hb[24];
 
 	if ((int64_t)h->number < (int64_t)ch->backfill_from)
 		return;
@@ -1467,6 +1472,17 @@ sup_chain_fetched(struct chain *ch, int64_t endpoint_id,
 	queue_drop_parent(ch->id, h->hash);
 	if (claim_parent(ch, h)) {
 		claims_sweep(ch);
+		return;
+	}
+	/*
+	 * A parent for a first head whose claim has gone since (replaced by
+	 * its endpoint's next head): not a first best, which two endpoints
+	 * must agree on; the ranges bring it again once there is one.
+	 */
+	if (!ch->have_best && ch->n_endpoints >= 2) {
+		log_debug("chain %s: #%llu %s came for a claim gone since; "
+		    "dropped", ch->name, (unsigned long long)h->number,
+		    short_hash(h->hash, hb));
 		return;
 	}
 	if (h->number > 0 && block_get(ch, h->parent, &p) &&

@@ -29,6 +29,7 @@ static struct chain	*ch;
 static struct chain	*cu, *chh, *cs;	/* quantus, quantus, substrate */
 static struct chain	*cr;		/* quantus, its first head reorged */
 static struct chain	*c2, *cl, *cd;	/* two endpoints each: first heads */
+static struct chain	*clate;		/* two endpoints: a parent comes late */
 static struct chain	*cn;		/* substrate, for unsealed blocks */
 static sqlite3		*ro;	/* a second connection, as the CLI would */
 
@@ -144,6 +145,9 @@ setup(void **state)
 	    "[chain dis]\nblock_time = 1s\n"
 	    "endpoint = d1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
 	    "endpoint = d2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
+	    "[chain late]\nblock_time = 1s\n"
+	    "endpoint = la1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "endpoint = la2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
 	    "[chain n]\nformat = substrate\nblock_time = 1s\n"
 	    "endpoint = en http://127.0.0.1:1 ws://127.0.0.1:1\n");
 
@@ -165,6 +169,8 @@ setup(void **state)
 	c2 = sup_chain_find("two");
 	cl = sup_chain_find("lone");
 	cd = sup_chain_find("dis");
+	clate = sup_chain_find("late");
+	assert_non_null(clate);
 	assert_non_null(cd);
 	assert_non_null(c2);
 	assert_non_null(cl);
@@ -829,6 +835,48 @@ test_first_head_agreed(void **state)
 	drain();
 }
 
+/*
+ * A parent fetched by hash for a first head, coming back after its claim
+ * was replaced (a liar's heads and real ones alternate, a loaded machine
+ * answers late): nothing waits for it, so it is not the first best, and
+ * the forgery held beside it is judged against the best two endpoints
+ * agree on, far, never fetching ranges up to it.
+ */
+static void
+test_first_parent_late(void **state)
+{
+	uint64_t	now;
+
+	hd(clate, 2, 9, 1000000000, 9);		/* the forgery */
+	hd(clate, 1, 1, 300, 1);
+	hd(clate, 1, 1, 301, 1);		/* grows 1's claim */
+	hd(clate, 1, 3, 302, 3);		/* replaces it: 299 unwanted */
+	fx(clate, 1, 1, 299, 1);		/* 300's parent, late */
+	assert_int_equal(clate->have_best, 0);
+	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld",
+	    (long long)clate->id), 0);
+	/* The liar tells the truth once: the first best is agreed. */
+	hd(clate, 2, 3, 302, 3);
+	assert_int_equal(clate->have_best, 1);
+	assert_int_equal(clate->best_number, 302);
+	hd(clate, 2, 9, 1000000000, 9);
+	assert_int_equal(clate->n_claims, 1);
+	assert_int_equal(clate->claims[0].far, 1);
+	/* The best moves on; nothing is queued up to the forgery. */
+	now = now_wall_ms();
+	for (int64_t n = 303; n <= 320; n++) {
+		hd(clate, 1, 3, n, 3);
+		sup_chains_tick(now + (uint64_t)(n - 302) * 1000);
+	}
+	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld "
+	    "AND kind = 'headers' AND range_to > 320", (long long)clate->id),
+	    0);
+	assert_int_equal(verdicts(2, CV_CONTRADICTED), 1);
+	assert_non_null(strstr(reason, "never connected"));
+	assert_chain(clate);
+	drain();
+}
+
 /* Quantus: the heavier branch wins, shorter or not; ties keep the first. */
 static void
 test_heaviest(void **state)
@@ -984,6 +1032,7 @@ main(void)
 		cmocka_unit_test(test_below_finality),
 		cmocka_unit_test(test_first_head_reorged),
 		cmocka_unit_test(test_first_head_agreed),
+		cmocka_unit_test(test_first_parent_late),
 		cmocka_unit_test(test_heaviest),
 		cmocka_unit_test(test_substrate),
 		cmocka_unit_test(test_unsealed),
