@@ -102,19 +102,26 @@ depth_latency(const struct depth *d, unsigned cls)
  * the answers to what was sent before a cut all say the same.
  */
 static void
-cut(struct depth *d, const struct depth_class *c, double factor,
+cut_to(struct depth *d, const struct depth_class *c, double window,
     uint64_t now)
 {
 	uint64_t	rtt = c->samples > 0 ? c->ewma_x4 / 4 : DEPTH_HOLD_MS;
 
 	if (d->cuts > 0 && now - d->cut_at < rtt)
 		return;
-	d->window *= factor;
+	d->window = window;
 	if (d->window < 1)
 		d->window = 1;
 	d->slow_start = 0;
 	d->cut_at = now;
 	d->cuts++;
+}
+
+static void
+cut(struct depth *d, const struct depth_class *c, double factor,
+    uint64_t now)
+{
+	cut_to(d, c, d->window * factor, now);
 }
 
 static void
@@ -128,15 +135,27 @@ grow(struct depth *d, unsigned inflight, uint64_t now)
 		d->window = d->cap;
 }
 
-/* An answer that says how the endpoint copes: latency against floor. */
+uint64_t
+depth_wait(const struct depth *d)
+{
+	return d->wait_x4 / 4;
+}
+
+/*
+ * An answer that says how the endpoint copes, latency against floor, and
+ * how the daemon does, its wait.
+ */
 static void
 latency_answer(struct depth *d, struct depth_class *c, uint64_t ms,
-    unsigned inflight, uint64_t now)
+    uint64_t wait, unsigned inflight, uint64_t now)
 {
 	uint64_t	f;
 
 	if (ms > UINT64_MAX / 8)
 		ms = UINT64_MAX / 8;
+	if (wait > UINT64_MAX / 8)
+		wait = UINT64_MAX / 8;
+	d->wait_x4 = d->wait_x4 - d->wait_x4 / 4 + wait;
 	floor_roll(d, c, now);
 	if (ms < c->floor[0])
 		c->floor[0] = ms;
@@ -144,6 +163,16 @@ latency_answer(struct depth *d, struct depth_class *c, uint64_t ms,
 	    ms;
 	c->samples++;
 	f = class_floor(c);
+	/*
+	 * The daemon is behind: more out would only wait in it.  One less
+	 * a round trip while it waits a little, 3/4 while it waits long.
+	 */
+	if (d->wait_x4 > 4 * DEPTH_WAIT_MS) {
+		if ((double)inflight * 2 >= d->window)
+			cut_to(d, c, d->wait_x4 > 4 * DEPTH_BEHIND_MS ?
+			    d->window * 3 / 4 : d->window - 1, now);
+		return;
+	}
 	/* Latency that rose while the window was not in use is not its
 	 * doing: it is not cut for it. */
 	if (c->samples >= DEPTH_MIN_SAMPLES &&
@@ -160,8 +189,8 @@ latency_answer(struct depth *d, struct depth_class *c, uint64_t ms,
 
 void
 depth_answer(struct depth *d, unsigned cls, enum outcome o,
-    uint64_t latency_ms, unsigned inflight, uint64_t retry_after_ms,
-    uint64_t now)
+    uint64_t latency_ms, uint64_t wait_ms, unsigned inflight,
+    uint64_t retry_after_ms, uint64_t now)
 {
 	struct depth_class	*c;
 
@@ -171,7 +200,7 @@ depth_answer(struct depth *d, unsigned cls, enum outcome o,
 	now = clock_forward(&d->last_now, now);
 	switch (o) {
 	case OUTCOME_OK:
-		latency_answer(d, c, latency_ms, inflight, now);
+		latency_answer(d, c, latency_ms, wait_ms, inflight, now);
 		break;
 	case OUTCOME_RATE_LIMITED: {
 		uint64_t until = now + (retry_after_ms == 0 ? DEPTH_HOLD_MS :

@@ -37,6 +37,17 @@
  * sent before the cut all tell the same story.  Other outcomes (absent,
  * rpc_error, http_4xx, malformed, too_large) say nothing about load.
  *
+ * The daemon's own backlog.  An answer's wait is its time outside the
+ * endpoint: in the worker's queues, the socket and the supervisor's loop
+ * before it is stored (its latency as the supervisor times it, less the
+ * endpoint's as the worker does).  A backfill faster than the store takes
+ * it only lengthens that queue, and a live answer waits behind it; so
+ * while the smoothed wait (EWMA, 1/4 weight, of every ok answer) is above
+ * DEPTH_WAIT_MS the window does not grow, and above DEPTH_BEHIND_MS,
+ * with at least half the window out, it is cut to 3/4, at most once per
+ * round trip: the windows of all the endpoints settle where the store
+ * keeps up, with a short queue.
+ *
  * Bounds.  Never below 1, never above the cap.  A clock that steps back
  * stands still.
  */
@@ -55,6 +66,8 @@
 #define DEPTH_MIN_SAMPLES	4	/* before a class can be congested */
 #define DEPTH_HOLD_MS		1000	/* after a 429 without Retry-After */
 #define DEPTH_HOLD_MAX_MS	60000	/* the longest Retry-After held */
+#define DEPTH_WAIT_MS		40	/* the daemon's wait: no growth above */
+#define DEPTH_BEHIND_MS		160	/* the daemon's wait: a cut above */
 
 struct depth_class {
 	uint64_t	 floor[2];	/* ms; UINT64_MAX: none yet */
@@ -72,21 +85,25 @@ struct depth {
 	uint64_t		 cut_at;	/* the latest cut */
 	uint64_t		 last_now;
 	uint64_t		 cuts;		/* for monitoring */
+	uint64_t		 wait_x4;	/* smoothed daemon wait, ms * 4 */
 	struct depth_class	 cls[DEPTH_CLASSES];
 };
 
 void		 depth_init(struct depth *, unsigned cap, uint64_t now);
 void		 depth_set_cap(struct depth *, unsigned cap);
 /*
- * An answer of class cls that took latency_ms, sent while inflight
- * requests (itself included) were out; retry_after_ms is the wait a
- * rate-limited answer asked for, 0 if it said none.
+ * An answer of class cls that took latency_ms at the endpoint and waited
+ * wait_ms in the daemon, sent while inflight requests (itself included)
+ * were out; retry_after_ms is the wait a rate-limited answer asked for, 0
+ * if it said none.
  */
 void		 depth_answer(struct depth *, unsigned cls, enum outcome,
-		    uint64_t latency_ms, unsigned inflight,
+		    uint64_t latency_ms, uint64_t wait_ms, unsigned inflight,
 		    uint64_t retry_after_ms, uint64_t now);
 /* The window now: how many requests the endpoint may have out. */
 unsigned	 depth_window(const struct depth *, uint64_t now);
+/* The daemon's smoothed wait, ms. */
+uint64_t	 depth_wait(const struct depth *);
 /* The class's floor and smoothed latency, ms (0: not measured). */
 uint64_t	 depth_floor(const struct depth *, unsigned cls);
 uint64_t	 depth_latency(const struct depth *, unsigned cls);

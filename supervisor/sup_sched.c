@@ -1030,10 +1030,14 @@ count(struct request *r, enum outcome o, uint64_t ep_ms, uint64_t retry_ms)
 		r->w->load.answered = r->sent;
 		r->w->load.answered_in = ms;
 	}
-	/* Its window learns from every answer, a straggler's too. */
-	depth_answer(load_depth(r->w, r->ch), r->kind, o,
-	    ep_ms > 0 && ep_ms <= ms ? ep_ms : ms, r->w->load.inflight,
-	    retry_ms, now_mono_ms());
+	/*
+	 * Its window learns from every answer, a straggler's too: the
+	 * endpoint's latency, and the rest, which was the daemon's own.
+	 */
+	if (ep_ms == 0 || ep_ms > ms)
+		ep_ms = ms;
+	depth_answer(load_depth(r->w, r->ch), r->kind, o, ep_ms, ms - ep_ms,
+	    r->w->load.inflight, retry_ms, now_mono_ms());
 	if (health_outcome(r->w->ep, r->brk_gen, o, retry_ms) & HEALTH_BACK)
 		sched_back(r->w->ep);
 	stats_request(&r->w->ep->stats, o, ms);

@@ -712,6 +712,7 @@ store_open(const char *path, int sync_full, struct ev_loop *l)
 	exec_sql(sync_full ? "PRAGMA synchronous = FULL" :
 	    "PRAGMA synchronous = NORMAL");
 	exec_sql("PRAGMA foreign_keys = ON");
+	exec_sql("PRAGMA cache_size = -65536");
 	if ((rc = u512_sql_register(db)) != SQLITE_OK)
 		fatalx(CW_EXIT_SYSTEM, "database %s: cannot add u512_sum(): %s",
 		    path, sqlite3_errstr(rc));

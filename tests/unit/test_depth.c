@@ -56,11 +56,45 @@ run(struct depth *d, unsigned cls, latency_fn lat, unsigned rounds,
 
 		now += ms;
 		for (unsigned i = 0; i < k; i++)
-			depth_answer(d, cls, OUTCOME_OK, ms, k - i, 0, now);
+			depth_answer(d, cls, OUTCOME_OK, ms, 0, k - i, 0, now);
 		if (lo != NULL && depth_window(d, now) < *lo)
 			*lo = depth_window(d, now);
 		if (hi != NULL && depth_window(d, now) > *hi)
 			*hi = depth_window(d, now);
+	}
+	return now;
+}
+
+/*
+ * A daemon whose store takes 16 answers a round trip: what comes beyond
+ * waits in its queue, which grows by the excess every round and drains
+ * by the room left.  The endpoint itself stays flat.
+ */
+static uint64_t
+run_store(struct depth *d, unsigned rounds, uint64_t now, unsigned *lo,
+    unsigned *hi, uint64_t *worst)
+{
+	double	queue = 0;	/* answers waiting */
+
+	for (unsigned r = 0; r < rounds; r++) {
+		unsigned k = depth_window(d, now);
+
+		now += 100;
+		queue += (double)k - 16;
+		if (queue < 0)
+			queue = 0;
+		/* Each waits for the queue ahead, 100 ms / 16 an answer. */
+		uint64_t wait = (uint64_t)(queue * 100 / 16);
+		for (unsigned i = 0; i < k; i++)
+			depth_answer(d, 0, OUTCOME_OK, 100, wait, k - i, 0, now);
+		if (r < 50)
+			continue;	/* settling */
+		if (learnt(d) < *lo)
+			*lo = learnt(d);
+		if (learnt(d) > *hi)
+			*hi = learnt(d);
+		if (wait > *worst)
+			*worst = wait;
 	}
 	return now;
 }
@@ -119,7 +153,7 @@ test_idle_does_not_grow(void **state)
 	depth_init(&d, CAP, T0);
 	for (int i = 0; i < 1000; i++) {
 		now += 100;
-		depth_answer(&d, 0, OUTCOME_OK, 100, 1, 0, now);
+		depth_answer(&d, 0, OUTCOME_OK, 100, 0, 1, 0, now);
 	}
 	assert_int_equal(learnt(&d), DEPTH_INITIAL);
 }
@@ -163,12 +197,12 @@ test_slow_while_unused(void **state)
 	assert_int_equal(learnt(&d), CAP);
 	for (int i = 0; i < 20; i++) {
 		now += 100;
-		depth_answer(&d, 0, OUTCOME_OK, 600, CAP / 4, 0, now);
+		depth_answer(&d, 0, OUTCOME_OK, 600, 0, CAP / 4, 0, now);
 	}
 	assert_int_equal(learnt(&d), CAP);
 	assert_int_equal(d.cuts, 0);
 	now += 100;
-	depth_answer(&d, 0, OUTCOME_OK, 600, CAP, 0, now);
+	depth_answer(&d, 0, OUTCOME_OK, 600, 0, CAP, 0, now);
 	assert_int_equal(d.cuts, 1);
 	assert_int_equal(learnt(&d), CAP / 2);
 }
@@ -187,7 +221,7 @@ test_classes(void **state)
 
 		now += 200;
 		for (unsigned i = 0; i < k; i++)
-			depth_answer(&d, i % 2, OUTCOME_OK, i % 2 ? 200 : 100,
+			depth_answer(&d, i % 2, OUTCOME_OK, i % 2 ? 200 : 100, 0,
 			    k - i, 0, now);
 	}
 	assert_int_equal(learnt(&d), CAP);
@@ -200,6 +234,62 @@ test_classes(void **state)
  * Failures halve the window, one cut per round trip however many
  * answers of the window say so, never below 1.
  */
+/*
+ * The endpoint is fast and flat but the daemon's store is the bottleneck:
+ * the window settles near what the store takes, the wait stays short,
+ * rather than filling the cap and queueing in the daemon.  A short wait
+ * takes one off a round trip, a long one a quarter.
+ */
+static void
+test_daemon_behind(void **state)
+{
+	struct depth	d;
+	unsigned	lo = CAP, hi = 0;
+	uint64_t	worst = 0, now;
+
+	(void)state;
+	depth_init(&d, CAP, T0);
+	now = run_store(&d, 2000, T0, &lo, &hi, &worst);
+	assert_true(hi <= 20);
+	assert_true(lo >= 12);
+	assert_true(worst < DEPTH_BEHIND_MS);
+	assert_true(d.cuts > 0);
+	assert_true(depth_wait(&d) < 2 * DEPTH_BEHIND_MS);
+
+	/* Grown to 40 with no wait. */
+	depth_init(&d, CAP, now);
+	for (int i = 0; learnt(&d) < 40; i++)
+		depth_answer(&d, 0, OUTCOME_OK, 100, 0, learnt(&d), 0,
+		    now += 1);
+	/* A wait, with the window not in use: no cut. */
+	for (int i = 0; i < 100; i++)
+		depth_answer(&d, 0, OUTCOME_OK, 100, 10 * DEPTH_BEHIND_MS, 1,
+		    0, now += 10);
+	assert_int_equal(learnt(&d), 40);
+	assert_int_equal(d.cuts, 0);
+	/* A short one with it in use: one less a round trip (100 ms). */
+	depth_init(&d, CAP, now);
+	d.window = 40;
+	for (int i = 0; i < 20; i++)		/* the wait, learnt */
+		depth_answer(&d, 0, OUTCOME_OK, 100, DEPTH_WAIT_MS * 2, 1, 0,
+		    now += 1);
+	assert_int_equal(learnt(&d), 40);
+	now += 100;
+	for (int i = 0; i < 10; i++)
+		depth_answer(&d, 0, OUTCOME_OK, 100, DEPTH_WAIT_MS * 2, 40, 0,
+		    now += 10);
+	assert_int_equal(learnt(&d), 39);
+	for (int i = 0; i < 10; i++)
+		depth_answer(&d, 0, OUTCOME_OK, 100, DEPTH_WAIT_MS * 2, 40, 0,
+		    now += 10);
+	assert_int_equal(learnt(&d), 38);
+	/* A long one: 3/4. */
+	for (int i = 0; i < 10; i++)
+		depth_answer(&d, 0, OUTCOME_OK, 100, DEPTH_BEHIND_MS * 10, 40,
+		    0, now += 10);
+	assert_int_equal(learnt(&d), 28);
+}
+
 static void
 test_failures_cut(void **state)
 {
@@ -216,16 +306,16 @@ test_failures_cut(void **state)
 		assert_int_equal(learnt(&d), CAP);
 		/* A whole window fails at one instant: one cut. */
 		for (int i = 0; i < CAP; i++)
-			depth_answer(&d, 0, fail[f], 10000, CAP, 0, now);
+			depth_answer(&d, 0, fail[f], 10000, 0, CAP, 0, now);
 		assert_int_equal(learnt(&d), CAP / 2);
 		/* One round trip later, the next cut. */
 		now += 100;
-		depth_answer(&d, 0, fail[f], 10000, CAP, 0, now);
+		depth_answer(&d, 0, fail[f], 10000, 0, CAP, 0, now);
 		assert_int_equal(learnt(&d), CAP / 4);
 		/* Failing for ever: 1, never 0. */
 		for (int i = 0; i < 100; i++) {
 			now += 100;
-			depth_answer(&d, 0, fail[f], 10000, 1, 0, now);
+			depth_answer(&d, 0, fail[f], 10000, 0, 1, 0, now);
 		}
 		assert_int_equal(learnt(&d), 1);
 		/* Then good again: additive growth, +1 per round trip. */
@@ -247,7 +337,7 @@ test_neutral(void **state)
 	depth_init(&d, CAP, T0);
 	for (size_t i = 0; i < sizeof(o) / sizeof(o[0]); i++) {
 		now += 100;
-		depth_answer(&d, 0, o[i], 5000, DEPTH_INITIAL, 0, now);
+		depth_answer(&d, 0, o[i], 5000, 0, DEPTH_INITIAL, 0, now);
 	}
 	assert_int_equal(learnt(&d), DEPTH_INITIAL);
 	assert_int_equal(d.cuts, 0);
@@ -263,7 +353,7 @@ test_rate_limited(void **state)
 	(void)state;
 	depth_init(&d, CAP, T0);
 	now = run(&d, 0, flat, 10, T0, NULL, NULL);
-	depth_answer(&d, 0, OUTCOME_RATE_LIMITED, 50, CAP, 5000, now);
+	depth_answer(&d, 0, OUTCOME_RATE_LIMITED, 50, 0, CAP, 5000, now);
 	assert_int_equal(learnt(&d), CAP / 2);
 	/* Good answers within the 5 s asked: held. */
 	now = run(&d, 0, flat, 40, now, NULL, NULL);
@@ -275,7 +365,7 @@ test_rate_limited(void **state)
 	/* Without Retry-After: held DEPTH_HOLD_MS. */
 	depth_init(&d, CAP, T0);
 	now = run(&d, 0, flat, 10, T0, NULL, NULL);
-	depth_answer(&d, 0, OUTCOME_RATE_LIMITED, 50, CAP, 0, now);
+	depth_answer(&d, 0, OUTCOME_RATE_LIMITED, 50, 0, CAP, 0, now);
 	assert_int_equal(learnt(&d), CAP / 2);
 	now = run(&d, 0, flat, DEPTH_HOLD_MS / 100 - 1, now, NULL, NULL);
 	assert_int_equal(learnt(&d), CAP / 2);
@@ -285,7 +375,7 @@ test_rate_limited(void **state)
 	/* A Retry-After of eleven days holds DEPTH_HOLD_MAX_MS, no more. */
 	depth_init(&d, CAP, T0);
 	now = run(&d, 0, flat, 10, T0, NULL, NULL);
-	depth_answer(&d, 0, OUTCOME_RATE_LIMITED, 50, CAP, 1000000000, now);
+	depth_answer(&d, 0, OUTCOME_RATE_LIMITED, 50, 0, CAP, 1000000000, now);
 	assert_int_equal(learnt(&d), CAP / 2);
 	now = run(&d, 0, flat, DEPTH_HOLD_MAX_MS / 100 - 1, now, NULL, NULL);
 	assert_int_equal(learnt(&d), CAP / 2);
@@ -303,9 +393,9 @@ test_clock_back(void **state)
 	(void)state;
 	depth_init(&d, CAP, T0);
 	now = run(&d, 0, flat, 10, T0, NULL, NULL);
-	depth_answer(&d, 0, OUTCOME_TIMEOUT, 10000, CAP, 0, now);
+	depth_answer(&d, 0, OUTCOME_TIMEOUT, 10000, 0, CAP, 0, now);
 	assert_int_equal(learnt(&d), CAP / 2);
-	depth_answer(&d, 0, OUTCOME_TIMEOUT, 10000, CAP, 0, now - 60000);
+	depth_answer(&d, 0, OUTCOME_TIMEOUT, 10000, 0, CAP, 0, now - 60000);
 	assert_int_equal(learnt(&d), CAP / 2);
 }
 
@@ -324,7 +414,7 @@ test_floor_ages(void **state)
 	/* The route now takes 300 ms at any load. */
 	for (int i = 0; i < 2 * DEPTH_FLOOR_MS / 300 + 2; i++) {
 		now += 300;
-		depth_answer(&d, 0, OUTCOME_OK, 300, learnt(&d), 0, now);
+		depth_answer(&d, 0, OUTCOME_OK, 300, 0, learnt(&d), 0, now);
 	}
 	assert_int_equal(depth_floor(&d, 0), 300);
 	assert_true(learnt(&d) >= 1);
@@ -333,7 +423,7 @@ test_floor_ages(void **state)
 
 		now += 300;
 		for (unsigned i = 0; i < k; i++)
-			depth_answer(&d, 0, OUTCOME_OK, 300, k - i, 0, now);
+			depth_answer(&d, 0, OUTCOME_OK, 300, 0, k - i, 0, now);
 	}
 	assert_int_equal(learnt(&d), CAP);
 }
@@ -348,6 +438,7 @@ main(void)
 		cmocka_unit_test(test_converges_at_knee),
 		cmocka_unit_test(test_slow_while_unused),
 		cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_daemon_behind),
 		cmocka_unit_test(test_failures_cut),
 		cmocka_unit_test(test_neutral),
 		cmocka_unit_test(test_rate_limited),
