@@ -43,10 +43,11 @@
  * endpoint's as the worker does).  A backfill faster than the store takes
  * it only lengthens that queue, and a live answer waits behind it; so
  * while the smoothed wait (EWMA, 1/4 weight, of every ok answer) is above
- * DEPTH_WAIT_MS the window does not grow, and above DEPTH_BEHIND_MS,
- * with at least half the window out, it is cut to 3/4, at most once per
- * round trip: the windows of all the endpoints settle where the store
- * keeps up, with a short queue.
+ * DEPTH_WAIT_MS the window does not grow and, with at least half of it
+ * out, is cut at most once per round trip: one less (additive decrease,
+ * as TCP Vegas), or to 3/4 while the wait is above DEPTH_BEHIND_MS.  The
+ * windows of all the endpoints settle where the store keeps up, with a
+ * short queue.
  *
  * Bounds.  Never below 1, never above the cap.  A clock that steps back
  * stands still.
