@@ -36,8 +36,10 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/sup_primary.c supervisor/sup_primary.h \
 	supervisor/sup_store.c supervisor/sup_store.h \
 	src/u512_sql.c src/u512_sql.h
+# -pthread: the store's checkpoint thread (sup_store.c).
 supervisor_chainwatchd_CFLAGS = $(AM_CFLAGS) $(MSGPACK_CFLAGS) \
-	$(SQLITE_CFLAGS) $(INIH_CFLAGS) $(JANSSON_CFLAGS)
+	$(SQLITE_CFLAGS) $(INIH_CFLAGS) $(JANSSON_CFLAGS) -pthread
+supervisor_chainwatchd_LDFLAGS = -pthread
 supervisor_chainwatchd_LDADD = src/libcw.a $(MSGPACK_LIBS) $(SQLITE_LIBS) \
 	$(INIH_LIBS) $(EV_LIBS) $(JANSSON_LIBS) $(SODIUM_LIBS) $(XXHASH_LIBS) \
 	$(SECCOMP_LIBS)

@@ -18,6 +18,15 @@
  * transaction begins with less than the reserve free, so that a full
  * disk seldom does.  A lock is over when a transaction begins, a full
  * disk or an I/O error only when one with writes commits (probation).
+ *
+ * Checkpoints (copying the WAL back into the database, and its fsync)
+ * run in a thread of their own with its own connection, woken after a
+ * commit leaves STORE_CKPT_PAGES or more in the WAL: SQLite's automatic
+ * checkpoint ran them in the commit, and during a backfill one took the
+ * loop away for up to half a second.  PASSIVE: it never waits on a lock
+ * and never holds up a writer; what it could not copy (a reader's
+ * snapshot still uses it) is left for the next.  The thread logs
+ * nothing itself (the log is the loop's): the loop tells its errors.
  */
 #include "config.h"
 
@@ -25,6 +34,7 @@
 #include <sys/statvfs.h>
 
 #include <limits.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,6 +53,7 @@
 #define STORE_OPEN_BUSY_MS	5000	/* at start, before the loop runs */
 #define STORE_RETRY_MIN_MS	50
 #define STORE_RETRY_MAX_MS	2000
+#define STORE_CKPT_PAGES	1000	/* SQLite's automatic threshold */
 
 static sqlite3		*db;
 static char		 db_path[1024];
@@ -69,6 +80,22 @@ static uint64_t		 block_retry_ms;
 static unsigned		 block_retries;
 static ev_timer		 retry_timer;
 static struct store_stmt	 nothing = { "SELECT 1 WHERE 0", NULL, NULL };
+
+/* The checkpoint thread; what is under lock is shared with it. */
+static struct {
+	pthread_t	 th;
+	pthread_mutex_t	 lock;
+	pthread_cond_t	 wake;
+	sqlite3		*db;		/* its own connection */
+	int		 running;	/* the loop's: started, not joined */
+	int		 want;		/* under lock: a checkpoint is owed */
+	int		 stop;		/* under lock */
+	int		 rc;		/* under lock: the last one's */
+	char		 err[256];	/* under lock: its message */
+	uint64_t	 runs;		/* under lock */
+	int		 told_rc;	/* the loop's: the rc it logged */
+} ckpt = { .lock = PTHREAD_MUTEX_INITIALIZER,
+    .wake = PTHREAD_COND_INITIALIZER };
 
 static void __attribute__((noreturn))
 store_fatal(const char *what)
@@ -682,6 +709,150 @@ store_private(const char *path)
 	}
 }
 
+/* Is the store in WAL mode (not so in memory)? */
+static int
+journal_wal(void)
+{
+	sqlite3_stmt	*st;
+	int		 wal = 0;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		wal = sqlite3_column_text(st, 0) != NULL &&
+		    strcmp((const char *)sqlite3_column_text(st, 0), "wal") ==
+		    0;
+	sqlite3_finalize(st);
+	return wal;
+}
+
+static void *
+ckpt_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&ckpt.lock);
+	for (;;) {
+		int	rc, n_log = 0, n_done = 0;
+
+		while (!ckpt.want && !ckpt.stop)
+			pthread_cond_wait(&ckpt.wake, &ckpt.lock);
+		if (ckpt.stop)
+			break;
+		ckpt.want = 0;
+		pthread_mutex_unlock(&ckpt.lock);
+		rc = sqlite3_wal_checkpoint_v2(ckpt.db, NULL,
+		    SQLITE_CHECKPOINT_PASSIVE, &n_log, &n_done);
+		pthread_mutex_lock(&ckpt.lock);
+		ckpt.runs++;
+		/* Busy is no error: another checkpoint ran, or a lock. */
+		ckpt.rc = (rc & 0xff) == SQLITE_BUSY ? SQLITE_OK : rc;
+		snprintf(ckpt.err, sizeof(ckpt.err), "%s", rc == SQLITE_OK ?
+		    "" : sqlite3_errmsg(ckpt.db));
+	}
+	pthread_mutex_unlock(&ckpt.lock);
+	return NULL;
+}
+
+/*
+ * After each commit, with the pages now in the WAL: wake the thread, or
+ * without one checkpoint here as SQLite would.  What the last checkpoint
+ * met is told once, and when it is over.
+ */
+static int
+ckpt_hook(void *arg, sqlite3 *conn, const char *name, int pages)
+{
+	int	rc;
+	char	err[sizeof(ckpt.err)];
+
+	(void)arg;
+	if (pages < STORE_CKPT_PAGES)
+		return SQLITE_OK;
+	if (!ckpt.running) {
+		(void)sqlite3_wal_checkpoint_v2(conn, name,
+		    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		return SQLITE_OK;
+	}
+	pthread_mutex_lock(&ckpt.lock);
+	ckpt.want = 1;
+	rc = ckpt.rc;
+	memcpy(err, ckpt.err, sizeof(err));
+	pthread_cond_signal(&ckpt.wake);
+	pthread_mutex_unlock(&ckpt.lock);
+	if (rc != ckpt.told_rc) {
+		if (rc != SQLITE_OK)
+			log_warnx("database %s: checkpoint: %s (the WAL grows "
+			    "until one succeeds; %d pages now)", db_path, err,
+			    pages);
+		else
+			log_info("database %s: checkpoints succeed again",
+			    db_path);
+		ckpt.told_rc = rc;
+	}
+	return SQLITE_OK;
+}
+
+/* The thread and its connection, once the store is open in WAL mode. */
+static void
+ckpt_start(const char *path)
+{
+	sqlite3	*c = NULL;
+	int	 rc;
+
+	sqlite3_wal_hook(db, ckpt_hook, NULL);
+	rc = sqlite3_open_v2(path, &c, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, NULL);
+	if (rc != SQLITE_OK) {
+		log_warnx("database %s: no checkpoint thread (%s): the loop "
+		    "checkpoints", path, c != NULL ? sqlite3_errmsg(c) :
+		    sqlite3_errstr(rc));
+		sqlite3_close(c);
+		return;
+	}
+	ckpt.db = c;
+	ckpt.want = ckpt.stop = 0;
+	ckpt.rc = ckpt.told_rc = SQLITE_OK;
+	if ((rc = pthread_create(&ckpt.th, NULL, ckpt_main, NULL)) != 0) {
+		log_warnx("database %s: no checkpoint thread (%s): the loop "
+		    "checkpoints", path, strerror(rc));
+		sqlite3_close(c);
+		ckpt.db = NULL;
+		return;
+	}
+	ckpt.running = 1;
+}
+
+static void
+ckpt_stop(void)
+{
+	if (!ckpt.running)
+		return;
+	pthread_mutex_lock(&ckpt.lock);
+	ckpt.stop = 1;
+	pthread_cond_signal(&ckpt.wake);
+	pthread_mutex_unlock(&ckpt.lock);
+	pthread_join(ckpt.th, NULL);
+	ckpt.running = 0;
+	if (sqlite3_close(ckpt.db) != SQLITE_OK)
+		log_warnx("database: checkpoint connection: close: %s",
+		    sqlite3_errmsg(ckpt.db));
+	ckpt.db = NULL;
+}
+
+/* How many checkpoints the thread ran (tests); -1 if it does not run. */
+long long
+store_checkpoints(void)
+{
+	long long	n;
+
+	if (!ckpt.running)
+		return -1;
+	pthread_mutex_lock(&ckpt.lock);
+	n = (long long)ckpt.runs;
+	pthread_mutex_unlock(&ckpt.lock);
+	return n;
+}
+
 int
 store_open(const char *path, int sync_full, struct ev_loop *l)
 {
@@ -717,6 +888,8 @@ store_open(const char *path, int sync_full, struct ev_loop *l)
 		fatalx(CW_EXIT_SYSTEM, "database %s: cannot add u512_sum(): %s",
 		    path, sqlite3_errstr(rc));
 	migrate(path);
+	if (journal_wal())
+		ckpt_start(path);
 	ev_init(&flush_timer, flush_cb);
 	ev_init(&retry_timer, retry_cb);
 	/* From now on the loop runs: it never waits long on a lock. */
@@ -736,6 +909,8 @@ store_close(void)
 		store_abort();
 	ev_timer_stop(store_loop, &retry_timer);
 	ev_timer_stop(store_loop, &flush_timer);
+	/* The last connection's close checkpoints and removes the WAL. */
+	ckpt_stop();
 	for (struct store_stmt *s = prepared; s != NULL; s = s->next) {
 		sqlite3_finalize(s->st);
 		s->st = NULL;

@@ -53,7 +53,8 @@ tests_unit_test_backlog_SOURCES = tests/unit/test_backlog.c \
 tests_unit_test_backlog_LDADD = $(UNIT_LIBS)
 # The store blocked by another connection's lock, and resuming.
 tests_unit_test_store_CFLAGS = $(UNIT_CFLAGS) $(SQLITE_CFLAGS) \
-	-I$(top_srcdir)/supervisor
+	-I$(top_srcdir)/supervisor -pthread
+tests_unit_test_store_LDFLAGS = -pthread
 tests_unit_test_store_SOURCES = tests/unit/test_store.c \
 	supervisor/sup_store.c src/u512_sql.c
 tests_unit_test_store_LDADD = $(UNIT_LIBS) $(SQLITE_LIBS) $(EV_LIBS)
@@ -64,7 +65,8 @@ tests_unit_test_answer_SOURCES = tests/unit/test_answer.c \
 tests_unit_test_answer_LDADD = $(UNIT_LIBS)
 # The chain logic against an in-memory SQLite store.
 tests_unit_test_chain_CFLAGS = $(UNIT_CFLAGS) $(SQLITE_CFLAGS) \
-	-I$(top_srcdir)/supervisor
+	-I$(top_srcdir)/supervisor -pthread
+tests_unit_test_chain_LDFLAGS = -pthread
 tests_unit_test_chain_SOURCES = tests/unit/test_chain.c \
 	supervisor/sup_chain.c supervisor/sup_queue.c supervisor/sup_route.c \
 	supervisor/sup_store.c src/u512_sql.c

@@ -4,7 +4,7 @@
  * and reports writes made meanwhile (the rollback hook), and resumes by
  * itself once the lock is gone (the resume hook).  A store of schema
  * version 4, whose standings counted the genesis, is recounted when
- * migrated.
+ * migrated.  Checkpoints run in the store's own thread, not in a commit.
  */
 #include "config.h"
 
@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <sqlite3.h>
@@ -129,6 +130,41 @@ test_writes(void **state)
 	store_flush();
 	assert_int_equal(op_count(), 1);
 	assert_int_equal(rollbacks, 0);
+}
+
+/*
+ * A commit that leaves more than the threshold in the WAL wakes the
+ * checkpoint thread, which copies it all into the database file.
+ */
+static void
+test_checkpoint(void **state)
+{
+	static struct store_stmt s = { "INSERT INTO pad VALUES "
+	    "(zeroblob(3000))", NULL, NULL };
+	sqlite3_stmt	*st;
+	struct stat	 sb;
+	long long	 before = store_checkpoints();
+	int		 waited = 0;
+
+	assert_true(before >= 0);
+	op_exec("CREATE TABLE pad (x BLOB)");
+	assert_int_equal(stat(path, &sb), 0);
+	assert_true(sb.st_size < 1024 * 1024);
+	assert_true(store_ready());
+	for (int i = 0; i < 2000; i++)
+		store_run(store_bind(&s, ""));
+	store_flush();
+	while (store_checkpoints() == before && waited++ < 500)
+		usleep(10000);
+	assert_true(store_checkpoints() > before);
+	/* Every frame of the WAL is in the database now. */
+	assert_int_equal(sqlite3_prepare_v2(op, "PRAGMA wal_checkpoint("
+	    "PASSIVE)", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 1), sqlite3_column_int(st, 2));
+	sqlite3_finalize(st);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_true(sb.st_size > 2000 * 3000);
 }
 
 static void
@@ -297,6 +333,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_writes),
+		cmocka_unit_test(test_checkpoint),
 		cmocka_unit_test(test_locked),
 		cmocka_unit_test(test_last_flush),
 	};
