@@ -59,6 +59,8 @@ static const struct fault_def {
 	[FAULT_FINALIZED_OFF] =	{ "finalized_off", ARG_NONE, 0, 0, T_BOTH, 1 },
 	[FAULT_WRONG_HEADER] =	{ "wrong_header", ARG_NONE, 0, 0, T_BOTH, 1 },
 	[FAULT_WRONG_COUNT] =	{ "wrong_count", ARG_OPTIONAL, 0, 2, T_BOTH, 1 },
+	[FAULT_BATCH_LIMIT] =	{ "batch_limit", ARG_REQUIRED, 0, 10000, T_BOTH,
+				    0, 1, "batch_limit:N" },
 };
 
 struct fault_slot {

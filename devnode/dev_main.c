@@ -531,7 +531,7 @@ usage(int status)
 "           [--log-level LEVEL] [-d] [--self-test] [-h] [-V]\n"
 "faults: refuse blackhole slow:MS http_500 http_503 rate_limit malformed\n"
 "        truncated oversized[:MIB] ws_drop[:MS] ws_silent stall\n"
-"        wrong_genesis, each as NAME[:ARG][@http|ws|both][%%PERCENT]\n"
+"        wrong_genesis batch_limit:N, each as NAME[:ARG][@http|ws|both][%%PERCENT]\n"
 "lies:   split forge_head[:N] forge_chain:K bad_number[:K] finalized_off\n"
 "        wrong_header wrong_count[:0|1|2]\n"
 "see chainwatch-devnode(1)\n");

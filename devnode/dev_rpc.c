@@ -860,6 +860,14 @@ dev_rpc_handle(struct dev_rpc_ctx *ctx, const char *body, size_t len,
 		json_decref(req);
 		return;
 	}
+	/* A node started with --rpc-max-batch-request-len N. */
+	if (dev_fault_on(ctx->fv, FAULT_BATCH_LIMIT) &&
+	    n > ctx->fv->arg[FAULT_BATCH_LIMIT]) {
+		dev_rpc_error(out, RPC_BATCH_TOO_LARGE,
+		    "The batch request was too large");
+		json_decref(req);
+		return;
+	}
 	skip = count_lie(ctx, req);
 	if (ctx->count_lie != 1)
 		skip = n;	/* wrong_count:0 leaves the last storage out */

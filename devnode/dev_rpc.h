@@ -19,6 +19,7 @@
 #define RPC_INVALID_PARAMS	-32602
 #define RPC_INTERNAL_ERROR	-32603
 #define RPC_RATE_LIMITED	-32999
+#define RPC_BATCH_TOO_LARGE	-32010	/* jsonrpsee's, as Substrate sends */
 #define RPC_STATE_ERROR		4003
 
 #define RPC_BATCH_MAX		10000

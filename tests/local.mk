@@ -113,6 +113,7 @@ SUP_TESTS = tests/integration/conf_check.sh \
 	tests/integration/health_breaker.sh \
 	tests/integration/health_pruned.sh \
 	tests/integration/retry_after.sh \
+	tests/integration/batch_limit.sh \
 	tests/integration/health_failover.sh \
 	tests/integration/wrong_format.sh \
 	tests/integration/trust_lies.sh \

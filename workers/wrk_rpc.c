@@ -21,6 +21,11 @@
 /* JSON-RPC codes and messages with a meaning of their own. */
 #define RPC_CODE_RATE_LIMITED	(-32999)
 #define RPC_CODE_STATE_PRUNED	4003
+/* jsonrpsee's (Substrate's): more calls, or a larger answer, than the
+ * node allows in a batch (--rpc-max-batch-request-len, and the response
+ * size). */
+#define RPC_CODE_BATCH_TOO_LARGE	(-32010)
+#define RPC_CODE_BATCH_ANSWER_TOO_LARGE	(-32011)
 
 /* ------------------------------------------------------------------ */
 /* request text                                                        */
@@ -343,19 +348,118 @@ wrk_rpc_quantity(const json_t *v, uint64_t *out)
 }
 
 /* ------------------------------------------------------------------ */
+/* the batch limit                                                     */
+
+size_t
+wrk_batch_size(const struct wrk_batch *b, size_t n)
+{
+	return b->limit != 0 && b->limit < n ? b->limit : n;
+}
+
+int
+wrk_batch_refused(struct wrk_batch *b, size_t n, uint64_t now)
+{
+	size_t	was = b->limit, to;
+
+	if (n < 2)
+		return 0;
+	/*
+	 * Half of what it refused, or the largest it answered if more (a
+	 * smaller one shows nothing: the calls were all there were).
+	 */
+	to = n / 2;
+	if (b->answered < n) {
+		if (b->answered > to)
+			to = b->answered;
+	} else
+		b->answered = 0;	/* it takes less than it did */
+	if (b->limit == 0 || to < b->limit)
+		b->limit = to;
+	if (b->refused == 0 || n < b->refused)
+		b->refused = n;
+	b->refused_at = now;
+	b->good = 0;
+	return b->limit != was;
+}
+
+int
+wrk_batch_answered(struct wrk_batch *b, size_t n, uint64_t now)
+{
+	size_t	next, was = b->limit;
+
+	if (n > b->answered)
+		b->answered = n;
+	/* Only a full POST at the limit shows that the limit holds. */
+	if (b->limit == 0 || n != b->limit || ++b->good < WRK_BATCH_GROW)
+		return 0;
+	b->good = 0;
+	if (b->refused != 0 && now - b->refused_at >= WRK_BATCH_FORGET_MS)
+		b->refused = 0;
+	/* Halfway to what it refused, else by a quarter. */
+	if (b->refused != 0)
+		next = b->limit + (b->refused - b->limit) / 2;
+	else
+		next = b->limit + (b->limit / 4 > 1 ? b->limit / 4 : 1);
+	if (b->refused != 0 && next >= b->refused)
+		next = b->refused - 1;
+	if (next > b->limit)
+		b->limit = next;
+	if (b->refused == 0 && b->limit >= WRK_BATCH_UNBOUNDED)
+		b->limit = 0;
+	return b->limit != was;
+}
+
+int
+wrk_rpc_refused(const struct wrk_rpc_result *res, size_t n, long status)
+{
+	if (n < 2)
+		return 0;
+	if (status == 413)
+		return 1;
+	/* One error for the whole batch (every call has it): its size. */
+	for (size_t i = 0; i < n; i++)
+		if (res[i].outcome != OUTCOME_RPC_ERROR || !res[i].has_code ||
+		    (res[i].code != RPC_CODE_BATCH_TOO_LARGE &&
+		    res[i].code != RPC_CODE_BATCH_ANSWER_TOO_LARGE))
+			return 0;
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
 /* the client                                                          */
 
-/* One POST in flight; kept in a pool so that a request allocates nothing. */
-struct rpc_pending {
+/*
+ * One wrk_rpc_send: its calls' text (to send again in smaller POSTs if
+ * the endpoint refuses the batch), their results and the documents
+ * those point into, until the last POST is answered.  Kept in a pool.
+ */
+struct rpc_send {
 	struct wrk_rpc		*rpc;
+	struct rpc_send		*next_free;
+	struct rpc_send		*next_all;
+	wrk_rpc_cb		*cb;		/* NULL: not in use */
+	void			*arg;
+	size_t			 n;
+	size_t			 out;		/* POSTs not answered yet */
+	uint64_t		 first_id;
+	uint64_t		 deadline;	/* mono ms */
+	struct buf		 text;		/* the calls, comma-separated */
+	size_t			*off;		/* call i at off[i]; off[n] end */
+	unsigned		*flags;
+	struct wrk_rpc_result	*res;
+	size_t			 cap;
+	json_t			**docs;
+	size_t			 n_docs, docs_cap;
+	struct rpc_pending	*done;		/* answered: their why[] */
+};
+
+/* One POST in flight: calls [from, from + n) of its send. */
+struct rpc_pending {
+	struct rpc_send		*send;
 	struct rpc_pending	*next_free;
 	struct rpc_pending	*next_all;
-	wrk_rpc_cb		*cb;
-	void			*arg;
-	uint64_t		 first_id;
-	size_t			 n;
-	unsigned		*flags;
-	size_t			 flags_cap;
+	struct rpc_pending	*next_done;
+	size_t			 from, n;
 	char			 why[160];
 };
 
@@ -363,8 +467,9 @@ struct wrk_rpc {
 	struct wrk_http		*http;
 	uint64_t		 next_id;
 	struct buf		 body;
-	struct wrk_rpc_result	*res;
-	size_t			 res_cap;
+	struct wrk_batch	 batch;
+	struct rpc_send		*free_sends;
+	struct rpc_send		*all_sends;
 	struct rpc_pending	*free_pending;
 	struct rpc_pending	*all_pending;
 	int			 busy;
@@ -374,33 +479,129 @@ struct wrk_rpc {
 static void
 rpc_destroy(struct wrk_rpc *rpc)
 {
-	struct rpc_pending	*p, *next;
+	struct rpc_pending	*p, *pn;
+	struct rpc_send		*s, *sn;
 
-	for (p = rpc->all_pending; p != NULL; p = next) {
-		next = p->next_all;
-		free(p->flags);
+	for (p = rpc->all_pending; p != NULL; p = pn) {
+		pn = p->next_all;
 		free(p);
 	}
+	for (s = rpc->all_sends; s != NULL; s = sn) {
+		sn = s->next_all;
+		for (size_t i = 0; i < s->n_docs; i++)
+			json_decref(s->docs[i]);
+		buf_free(&s->text);
+		free(s->off);
+		free(s->flags);
+		free(s->res);
+		free(s->docs);
+		free(s);
+	}
 	buf_free(&rpc->body);
-	free(rpc->res);
 	free(rpc);
+}
+
+static void	rpc_reply(void *, const struct wrk_http_reply *);
+
+/* POST calls [from, from + n) of s; -1 if curl refuses it. */
+static int
+rpc_post(struct rpc_send *s, size_t from, size_t n)
+{
+	struct wrk_rpc		*rpc = s->rpc;
+	struct rpc_pending	*p;
+	uint64_t		 now = now_mono_ms();
+	size_t			 a = s->off[from], b = s->off[from + n];
+
+	/* The calls' ids are theirs in every POST that carries them. */
+	buf_reset(&rpc->body);
+	if (n > 1)
+		buf_addc(&rpc->body, '[');
+	/* Less the comma after the last. */
+	buf_add(&rpc->body, s->text.p + a, b - a - 1);
+	if (n > 1)
+		buf_addc(&rpc->body, ']');
+	if ((p = rpc->free_pending) != NULL)
+		rpc->free_pending = p->next_free;
+	else {
+		p = xcalloc(1, sizeof(*p));
+		p->next_all = rpc->all_pending;
+		rpc->all_pending = p;
+	}
+	p->send = s;
+	p->from = from;
+	p->n = n;
+	if (wrk_http_post(rpc->http, rpc->body.p, rpc->body.len,
+	    (uint32_t)(s->deadline > now ? s->deadline - now : 1), rpc_reply,
+	    p) == -1) {
+		p->next_free = rpc->free_pending;
+		rpc->free_pending = p;
+		return -1;
+	}
+	s->out++;
+	return 0;
+}
+
+/* Calls [from, from + n) of s in POSTs of the batch limit; -1: none went. */
+static int
+rpc_post_all(struct rpc_send *s, size_t from, size_t n)
+{
+	size_t	k, sent = 0;
+
+	while (sent < n) {
+		k = wrk_batch_size(&s->rpc->batch, n - sent);
+		if (rpc_post(s, from + sent, k) == -1)
+			break;
+		sent += k;
+	}
+	if (sent < n) {
+		/* What could not go fails as a refused request would. */
+		memset(s->res + from + sent, 0, (n - sent) * sizeof(*s->res));
+		all_set(s->res + from + sent, n - sent, OUTCOME_TRANSPORT,
+		    "request not sent");
+		if (sent == 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void
+send_free(struct rpc_send *s)
+{
+	struct rpc_pending	*p, *next;
+
+	for (size_t i = 0; i < s->n_docs; i++)
+		json_decref(s->docs[i]);
+	s->n_docs = 0;
+	for (p = s->done; p != NULL; p = next) {
+		next = p->next_done;
+		p->next_free = s->rpc->free_pending;
+		s->rpc->free_pending = p;
+	}
+	s->done = NULL;
+	s->cb = NULL;
+	s->arg = NULL;
+	s->next_free = s->rpc->free_sends;
+	s->rpc->free_sends = s;
 }
 
 static void
 rpc_reply(void *arg, const struct wrk_http_reply *r)
 {
 	struct rpc_pending	*p = arg;
-	struct wrk_rpc		*rpc = p->rpc;
-	struct wrk_rpc_result	*res;
+	struct rpc_send		*s = p->send;
+	struct wrk_rpc		*rpc = s->rpc;
+	struct wrk_rpc_result	*res = s->res + p->from;
 	enum outcome		 o;
 	json_t			*doc = NULL;
+	size_t			 from = p->from, n = p->n;
+	uint64_t		 now = now_mono_ms();
+	wrk_rpc_cb		*cb;
 
-	if (p->n > rpc->res_cap) {
-		rpc->res = xrealloc(rpc->res, p->n * sizeof(*rpc->res));
-		rpc->res_cap = p->n;
-	}
-	res = rpc->res;
-	memset(res, 0, p->n * sizeof(*res));
+	/* Back to the pool with its send: the results name its why[]. */
+	p->next_done = s->done;
+	s->done = p;
+	s->out--;
+	memset(res, 0, n * sizeof(*res));
 	if ((o = wrk_rpc_classify_http(r)) != OUTCOME_OK) {
 		if (r->curl_code == CURLE_OK && !r->too_large)
 			snprintf(p->why, sizeof(p->why), "HTTP %ld", r->status);
@@ -409,23 +610,46 @@ rpc_reply(void *arg, const struct wrk_http_reply *r)
 			    "the cap");
 		else
 			snprintf(p->why, sizeof(p->why), "%s", r->error);
-		all_set(res, p->n, o, p->why);
+		all_set(res, n, o, p->why);
 	} else
-		doc = wrk_rpc_match(r->body, r->len, p->n > 1, p->first_id,
-		    p->flags, p->n, res);
-	for (size_t i = 0; i < p->n; i++) {
+		doc = wrk_rpc_match(r->body, r->len, n > 1,
+		    s->first_id + from, s->flags + from, n, res);
+	for (size_t i = 0; i < n; i++) {
 		res[i].latency_ms = r->latency_ms;
 		res[i].retry_after_ms = r->retry_after_ms;
 	}
-
+	if (wrk_rpc_refused(res, n, r->curl_code == CURLE_OK ? r->status :
+	    0) && now < s->deadline) {
+		/* Too many calls for it: the same, in smaller POSTs. */
+		if (wrk_batch_refused(&rpc->batch, n, now))
+			log_info("the endpoint refuses a batch of %zu calls "
+			    "(%s): at most %zu a request now", n, res[0].why,
+			    rpc->batch.limit);
+		json_decref(doc);
+		doc = NULL;
+		memset(res, 0, n * sizeof(*res));
+		if (rpc_post_all(s, from, n) == 0)
+			return;
+	} else if (o == OUTCOME_OK && wrk_batch_answered(&rpc->batch, n, now))
+		log_info("batches of %zu calls answered: at most %zu a "
+		    "request now", n, rpc->batch.limit != 0 ?
+		    rpc->batch.limit : s->n);
+	if (doc != NULL) {
+		if (s->n_docs == s->docs_cap) {
+			s->docs_cap = s->docs_cap == 0 ? 4 : s->docs_cap * 2;
+			s->docs = xrealloc(s->docs, s->docs_cap *
+			    sizeof(*s->docs));
+		}
+		s->docs[s->n_docs++] = doc;
+	}
+	if (s->out > 0)
+		return;
 	rpc->busy++;
-	p->cb(p->arg, res, p->n);
+	cb = s->cb;
+	s->cb = NULL;		/* wrk_rpc_free from cb: not told twice */
+	cb(s->arg, s->res, s->n);
 	rpc->busy--;
-	json_decref(doc);
-	p->cb = NULL;
-	p->arg = NULL;
-	p->next_free = rpc->free_pending;
-	rpc->free_pending = p;
+	send_free(s);
 	if (rpc->dead && rpc->busy == 0)
 		rpc_destroy(rpc);
 }
@@ -455,21 +679,16 @@ wrk_rpc_free(struct wrk_rpc *rpc)
 	 * they keep for it (a send from a callback now fails).
 	 */
 	rpc->busy++;
-	for (struct rpc_pending *p = rpc->all_pending; p != NULL;
-	    p = p->next_all) {
-		wrk_rpc_cb	*cb = p->cb;
+	for (struct rpc_send *s = rpc->all_sends; s != NULL; s = s->next_all) {
+		wrk_rpc_cb	*cb = s->cb;
 
 		if (cb == NULL)
 			continue;
-		if (p->n > rpc->res_cap) {
-			rpc->res = xrealloc(rpc->res, p->n * sizeof(*rpc->res));
-			rpc->res_cap = p->n;
-		}
-		memset(rpc->res, 0, p->n * sizeof(*rpc->res));
-		all_set(rpc->res, p->n, OUTCOME_TRANSPORT, "worker stopping");
-		p->cb = NULL;
-		cb(p->arg, rpc->res, p->n);
-		p->arg = NULL;
+		memset(s->res, 0, s->n * sizeof(*s->res));
+		all_set(s->res, s->n, OUTCOME_TRANSPORT, "worker stopping");
+		s->cb = NULL;
+		cb(s->arg, s->res, s->n);
+		s->arg = NULL;
 	}
 	rpc->busy--;
 	/* No callback of ours runs after this, so pending memory is free. */
@@ -485,36 +704,63 @@ wrk_rpc_http(struct wrk_rpc *rpc)
 	return rpc->http;
 }
 
+const struct wrk_batch *
+wrk_rpc_batch(const struct wrk_rpc *rpc)
+{
+	return &rpc->batch;
+}
+
 int
 wrk_rpc_send(struct wrk_rpc *rpc, const struct wrk_rpc_call *calls, size_t n,
     uint32_t deadline_ms, wrk_rpc_cb *cb, void *arg)
 {
-	struct rpc_pending	*p;
+	struct rpc_send	*s;
 
-	if (rpc->dead || wrk_rpc_build(&rpc->body, calls, n, rpc->next_id) == -1)
+	if (rpc->dead || n == 0)
 		return -1;
-	if ((p = rpc->free_pending) != NULL)
-		rpc->free_pending = p->next_free;
-	else {
-		p = xcalloc(1, sizeof(*p));
-		p->rpc = rpc;
-		p->next_all = rpc->all_pending;
-		rpc->all_pending = p;
-	}
-	if (n > p->flags_cap) {
-		p->flags = xrealloc(p->flags, n * sizeof(*p->flags));
-		p->flags_cap = n;
-	}
 	for (size_t i = 0; i < n; i++)
-		p->flags[i] = calls[i].flags;
-	p->n = n;
-	p->first_id = rpc->next_id;
-	p->cb = cb;
-	p->arg = arg;
-	if (wrk_http_post(rpc->http, rpc->body.p, rpc->body.len, deadline_ms,
-	    rpc_reply, p) == -1) {
-		p->next_free = rpc->free_pending;
-		rpc->free_pending = p;
+		if (!method_ok(calls[i].method))
+			return -1;
+	if ((s = rpc->free_sends) != NULL)
+		rpc->free_sends = s->next_free;
+	else {
+		s = xcalloc(1, sizeof(*s));
+		s->rpc = rpc;
+		s->next_all = rpc->all_sends;
+		rpc->all_sends = s;
+	}
+	if (n > s->cap) {
+		s->off = xrealloc(s->off, (n + 1) * sizeof(*s->off));
+		s->flags = xrealloc(s->flags, n * sizeof(*s->flags));
+		s->res = xrealloc(s->res, n * sizeof(*s->res));
+		s->cap = n;
+	}
+	memset(s->res, 0, n * sizeof(*s->res));
+	buf_reset(&s->text);
+	for (size_t i = 0; i < n; i++) {
+		char	id[32];
+
+		s->off[i] = s->text.len;
+		s->flags[i] = calls[i].flags;
+		snprintf(id, sizeof(id), "%" PRIu64, rpc->next_id + i);
+		buf_adds(&s->text, "{\"jsonrpc\":\"2.0\",\"id\":");
+		buf_adds(&s->text, id);
+		buf_adds(&s->text, ",\"method\":\"");
+		buf_adds(&s->text, calls[i].method);
+		buf_adds(&s->text, "\",\"params\":");
+		buf_adds(&s->text, calls[i].params != NULL ? calls[i].params :
+		    "[]");
+		buf_adds(&s->text, "},");
+	}
+	s->off[n] = s->text.len;
+	s->n = n;
+	s->out = 0;
+	s->first_id = rpc->next_id;
+	s->deadline = now_mono_ms() + deadline_ms;
+	s->cb = cb;
+	s->arg = arg;
+	if (rpc_post_all(s, 0, n) == -1) {
+		send_free(s);
 		return -1;
 	}
 	rpc->next_id += n;

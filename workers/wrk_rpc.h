@@ -41,6 +41,39 @@ struct wrk_rpc_result {
 	uint64_t	 retry_after_ms; /* the answer's Retry-After, 0: none */
 };
 
+/*
+ * The most calls the endpoint takes in one POST, learned from its
+ * refusals (JSON-RPC -32010 or -32011 for the whole batch, as Substrate
+ * nodes answer past --rpc-max-batch-request-len or their response size,
+ * or HTTP 413): a refused batch of n is sent again at once as POSTs of
+ * n / 2 or the largest it answered if more; after WRK_BATCH_GROW full POSTs
+ * answered the limit grows halfway to the least size refused in the last
+ * WRK_BATCH_FORGET_MS, or by a quarter, and past WRK_BATCH_UNBOUNDED it
+ * is gone.  Evidence only: the number an error message may carry is not
+ * believed.
+ */
+#define WRK_BATCH_GROW		32
+#define WRK_BATCH_FORGET_MS	(10 * 60 * 1000)
+#define WRK_BATCH_UNBOUNDED	1024
+
+struct wrk_batch {
+	size_t		 limit;		/* 0: none known */
+	size_t		 refused;	/* the least refused; 0: none */
+	size_t		 answered;	/* the most answered; 0: none */
+	uint64_t	 refused_at;	/* mono ms */
+	unsigned	 good;		/* full POSTs answered since */
+};
+
+/* How many of n calls go in one POST. */
+size_t	 wrk_batch_size(const struct wrk_batch *, size_t n);
+/* A POST of n calls was refused; 1 if the limit changed. */
+int	 wrk_batch_refused(struct wrk_batch *, size_t n, uint64_t now);
+/* A POST of n calls was answered; 1 if the limit changed. */
+int	 wrk_batch_answered(struct wrk_batch *, size_t n, uint64_t now);
+/* Do these n results (HTTP status, 0: none) refuse the batch's size? */
+int	 wrk_rpc_refused(const struct wrk_rpc_result *, size_t n,
+	    long status);
+
 /* Results come in the order of the calls. */
 typedef void	wrk_rpc_cb(void *arg, const struct wrk_rpc_result *, size_t n);
 
@@ -51,11 +84,13 @@ struct wrk_rpc *wrk_rpc_new(struct ev_loop *, const struct wrk_http_conf *);
 /* Calls in flight are dropped unanswered.  Safe inside a callback. */
 void	 wrk_rpc_free(struct wrk_rpc *);
 struct wrk_http *wrk_rpc_http(struct wrk_rpc *);
+const struct wrk_batch *wrk_rpc_batch(const struct wrk_rpc *);
 
 /*
- * Sends n calls in one POST: one call as a JSON-RPC object, more as a
- * batch.  cb runs once, from the loop, with n results.  -1 on a bad
- * method name or when curl refuses the request.
+ * Sends n calls in one POST (more if the endpoint's batch limit is
+ * lower: struct wrk_batch): one call as a JSON-RPC object, more as a
+ * batch.  cb runs once, from the loop, with n results, when every POST
+ * is answered.  -1 on a bad method name or when curl refuses the request.
  */
 int	 wrk_rpc_send(struct wrk_rpc *, const struct wrk_rpc_call *, size_t n,
 	    uint32_t deadline_ms, wrk_rpc_cb *cb, void *arg);

@@ -1,6 +1,7 @@
 /*
  * wrk_rpc's pure parts: the outcome class of every kind of answer, the
- * matching of batch answers by id, and hex quantities as nodes send them.
+ * matching of batch answers by id, hex quantities as nodes send them, and
+ * the batch limit learned from an endpoint's refusals.
  */
 #include "config.h"
 
@@ -8,6 +9,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -462,6 +464,116 @@ test_build(void **state)
 	buf_free(&b);
 }
 
+/* Substrate's answer to a batch past --rpc-max-batch-request-len. */
+static void
+test_refused(void **state)
+{
+	static const unsigned	 flags[NB];
+	struct wrk_rpc_result	 out[NB];
+	json_t			*d;
+
+	d = matchn("{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32010,"
+	    "\"message\":\"The batch request was too large\",\"data\":"
+	    "\"Exceeded max limit of 3\"},\"id\":null}", flags, out);
+	assert_true(wrk_rpc_refused(out, NB, 200));
+	/* One call cannot be cut smaller. */
+	assert_false(wrk_rpc_refused(out, 1, 200));
+	json_decref(d);
+	d = matchn("{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32011,"
+	    "\"message\":\"The batch response was too large\"},\"id\":null}",
+	    flags, out);
+	assert_true(wrk_rpc_refused(out, NB, 200));
+	json_decref(d);
+	/* Another error for the whole batch says nothing of its size. */
+	d = matchn("{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32600,"
+	    "\"message\":\"Invalid request\"},\"id\":null}", flags, out);
+	assert_false(wrk_rpc_refused(out, NB, 200));
+	json_decref(d);
+	/* -32010 for one call of the batch only: not the batch's size. */
+	d = matchn("[{\"jsonrpc\":\"2.0\",\"result\":\"a\",\"id\":10},"
+	    "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32010,\"message\":"
+	    "\"x\"},\"id\":11}]", flags, out);
+	assert_false(wrk_rpc_refused(out, NB, 200));
+	json_decref(d);
+	/* A proxy's 413 Payload Too Large. */
+	memset(out, 0, sizeof(out));
+	for (int i = 0; i < NB; i++)
+		out[i].outcome = OUTCOME_HTTP_4XX;
+	assert_true(wrk_rpc_refused(out, NB, 413));
+	assert_false(wrk_rpc_refused(out, NB, 404));
+}
+
+/*
+ * An endpoint that takes 30 calls a batch: refusals halve the limit
+ * (100 -> 50 -> 25); full POSTs grow it halfway to the least refused,
+ * and a refusal takes it back to the largest POST answered.  It settles
+ * at 30, and probes past it only once what it refused is forgotten.
+ */
+static void
+test_batch_limit(void **state)
+{
+	struct wrk_batch	b;
+	uint64_t		now = 1000;
+	unsigned		refusals = 0;
+	size_t			least = SIZE_MAX;
+
+	memset(&b, 0, sizeof(b));
+	assert_int_equal(wrk_batch_size(&b, 100), 100);
+	assert_true(wrk_batch_refused(&b, 100, now));
+	assert_int_equal(wrk_batch_size(&b, 100), 50);
+	assert_int_equal(wrk_batch_size(&b, 7), 7);
+	assert_true(wrk_batch_refused(&b, 50, now));
+	assert_int_equal(b.limit, 25);
+	/* A late refusal of a larger POST changes nothing. */
+	assert_false(wrk_batch_refused(&b, 100, now));
+	assert_int_equal(b.limit, 25);
+	/* Only full POSTs count, WRK_BATCH_GROW of them. */
+	for (int i = 0; i < 100; i++)
+		assert_false(wrk_batch_answered(&b, 10, now));
+	for (int i = 0; i < WRK_BATCH_GROW - 1; i++)
+		assert_false(wrk_batch_answered(&b, 25, now));
+	assert_true(wrk_batch_answered(&b, 25, now));
+	assert_int_equal(b.limit, 37);		/* halfway to 50 */
+	/* Refused: back to the 25 it answered, not half of 37. */
+	assert_true(wrk_batch_refused(&b, 37, now));
+	assert_int_equal(b.limit, 25);
+	/* An hour of traffic, a POST every 36 ms. */
+	for (int i = 0; i < 100000; i++) {
+		size_t k = wrk_batch_size(&b, 100);
+
+		now += 36;
+		if (k > 30) {
+			(void)wrk_batch_refused(&b, k, now);
+			refusals++;
+		} else
+			(void)wrk_batch_answered(&b, k, now);
+		if (i > 10000 && b.limit < least)
+			least = b.limit;
+	}
+	assert_int_equal(b.limit, 30);
+	assert_int_equal(least, 30);
+	/* A few probes each time a refusal is forgotten, no more. */
+	assert_true(refusals <= 4 * (1 + 3600000 / WRK_BATCH_FORGET_MS));
+	assert_true(refusals >= 3600000 / WRK_BATCH_FORGET_MS);
+	/* An endpoint that lifts its limit is used whole again. */
+	for (int i = 0; i < 2000; i++) {
+		now += 1000;
+		(void)wrk_batch_answered(&b, wrk_batch_size(&b, 100), now);
+	}
+	assert_int_equal(wrk_batch_size(&b, 100), 100);
+	for (int i = 0; i < 4000 && b.limit != 0; i++) {
+		now += 1000;
+		(void)wrk_batch_answered(&b, b.limit, now);
+	}
+	assert_int_equal(b.limit, 0);
+	/* One that lowers it later: half of what it refused. */
+	assert_true(wrk_batch_refused(&b, 100, now));
+	assert_int_equal(b.limit, 50);
+	/* And one call is never cut. */
+	assert_false(wrk_batch_refused(&b, 1, now));
+	assert_int_equal(wrk_batch_size(&b, 1), 1);
+}
+
 int
 main(void)
 {
@@ -476,6 +588,8 @@ main(void)
 		cmocka_unit_test(test_hex),
 		cmocka_unit_test(test_match_padded_head),
 		cmocka_unit_test(test_build),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_batch_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
