@@ -23,7 +23,8 @@
  * run in a thread of their own with its own connection, woken after a
  * commit leaves STORE_CKPT_PAGES or more in the WAL: SQLite's automatic
  * checkpoint ran them in the commit, and during a backfill one took the
- * loop away for up to half a second.  PASSIVE: it never waits on a lock
+ * loop away for up to half a second.  The loop copies only what the
+ * thread left, so that the WAL can start over (ckpt_hook).  PASSIVE: it never waits on a lock
  * and never holds up a writer; what it could not copy (a reader's
  * snapshot still uses it) is left for the next.  The thread logs
  * nothing itself (the log is the loop's): the loop tells its errors.
@@ -54,6 +55,8 @@
 #define STORE_RETRY_MIN_MS	50
 #define STORE_RETRY_MAX_MS	2000
 #define STORE_CKPT_PAGES	1000	/* SQLite's automatic threshold */
+#define STORE_CKPT_FINISH	256	/* pages left that the loop copies */
+#define STORE_WAL_PAGES		16384	/* 64 MB: then the loop copies more */
 
 static sqlite3		*db;
 static char		 db_path[1024];
@@ -89,10 +92,14 @@ static struct {
 	sqlite3		*db;		/* its own connection */
 	int		 running;	/* the loop's: started, not joined */
 	int		 want;		/* under lock: a checkpoint is owed */
+	int		 active;	/* under lock: one runs now */
+	int		 done;		/* under lock: the WAL's frames in the
+					 * database after the last; -1 none */
 	int		 stop;		/* under lock */
 	int		 rc;		/* under lock: the last one's */
 	char		 err[256];	/* under lock: its message */
 	uint64_t	 runs;		/* under lock */
+	uint64_t	 pages;		/* under lock: copied back in all */
 	int		 told_rc;	/* the loop's: the rc it logged */
 } ckpt = { .lock = PTHREAD_MUTEX_INITIALIZER,
     .wake = PTHREAD_COND_INITIALIZER };
@@ -709,14 +716,14 @@ store_private(const char *path)
 	}
 }
 
-/* Is the store in WAL mode (not so in memory)? */
+/* Is the store in WAL mode for connection c (not so in memory)? */
 static int
-journal_wal(void)
+conn_wal(sqlite3 *c)
 {
 	sqlite3_stmt	*st;
 	int		 wal = 0;
 
-	if (sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL) !=
+	if (sqlite3_prepare_v2(c, "PRAGMA journal_mode", -1, &st, NULL) !=
 	    SQLITE_OK)
 		return 0;
 	if (sqlite3_step(st) == SQLITE_ROW)
@@ -740,11 +747,17 @@ ckpt_main(void *arg)
 		if (ckpt.stop)
 			break;
 		ckpt.want = 0;
+		ckpt.active = 1;
 		pthread_mutex_unlock(&ckpt.lock);
 		rc = sqlite3_wal_checkpoint_v2(ckpt.db, NULL,
 		    SQLITE_CHECKPOINT_PASSIVE, &n_log, &n_done);
 		pthread_mutex_lock(&ckpt.lock);
+		ckpt.active = 0;
 		ckpt.runs++;
+		if (n_done > 0 && n_done > ckpt.done)
+			ckpt.pages += (uint64_t)(n_done - (ckpt.done > 0 ?
+			    ckpt.done : 0));
+		ckpt.done = rc == SQLITE_OK ? n_done : -1;
 		/* Busy is no error: another checkpoint ran, or a lock. */
 		ckpt.rc = (rc & 0xff) == SQLITE_BUSY ? SQLITE_OK : rc;
 		snprintf(ckpt.err, sizeof(ckpt.err), "%s", rc == SQLITE_OK ?
@@ -755,14 +768,21 @@ ckpt_main(void *arg)
 }
 
 /*
- * After each commit, with the pages now in the WAL: wake the thread, or
- * without one checkpoint here as SQLite would.  What the last checkpoint
- * met is told once, and when it is over.
+ * After each commit, with the frames now in the WAL: wake the thread, or
+ * without one checkpoint here as SQLite would.  The WAL starts over only
+ * once every frame is in the database when a transaction begins, which a
+ * thread that always trails the writer never achieves: so when it has
+ * copied all but STORE_CKPT_FINISH pages and rests, the loop copies the
+ * rest itself (one small checkpoint), and so it does whatever is left
+ * once the WAL holds STORE_WAL_PAGES (a backfill writes faster than the
+ * thread's checkpoints leave so little), else the WAL would grow for as
+ * long as a backfill writes.  What the last checkpoint met is told once,
+ * and when it is over.
  */
 static int
 ckpt_hook(void *arg, sqlite3 *conn, const char *name, int pages)
 {
-	int	rc;
+	int	rc, finish = 0;
 	char	err[sizeof(ckpt.err)];
 
 	(void)arg;
@@ -774,11 +794,24 @@ ckpt_hook(void *arg, sqlite3 *conn, const char *name, int pages)
 		return SQLITE_OK;
 	}
 	pthread_mutex_lock(&ckpt.lock);
-	ckpt.want = 1;
+	if (!ckpt.want && !ckpt.active && ckpt.done > 0 &&
+	    ckpt.done <= pages && (pages - ckpt.done <= STORE_CKPT_FINISH ||
+	    pages >= STORE_WAL_PAGES))
+		finish = 1;
+	else {
+		ckpt.want = 1;
+		pthread_cond_signal(&ckpt.wake);
+	}
 	rc = ckpt.rc;
 	memcpy(err, ckpt.err, sizeof(err));
-	pthread_cond_signal(&ckpt.wake);
 	pthread_mutex_unlock(&ckpt.lock);
+	if (finish) {
+		(void)sqlite3_wal_checkpoint_v2(conn, name,
+		    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		pthread_mutex_lock(&ckpt.lock);
+		ckpt.done = -1;		/* a new WAL from the next write */
+		pthread_mutex_unlock(&ckpt.lock);
+	}
 	if (rc != ckpt.told_rc) {
 		if (rc != SQLITE_OK)
 			log_warnx("database %s: checkpoint: %s (the WAL grows "
@@ -809,8 +842,19 @@ ckpt_start(const char *path)
 		sqlite3_close(c);
 		return;
 	}
+	/*
+	 * Until it has read the database it does not know the WAL, and a
+	 * checkpoint does nothing (its counts are -1).
+	 */
+	if (!conn_wal(c)) {
+		log_warnx("database %s: no checkpoint thread (its connection "
+		    "does not see the WAL): the loop checkpoints", path);
+		sqlite3_close(c);
+		return;
+	}
 	ckpt.db = c;
-	ckpt.want = ckpt.stop = 0;
+	ckpt.want = ckpt.stop = ckpt.active = 0;
+	ckpt.done = -1;
 	ckpt.rc = ckpt.told_rc = SQLITE_OK;
 	if ((rc = pthread_create(&ckpt.th, NULL, ckpt_main, NULL)) != 0) {
 		log_warnx("database %s: no checkpoint thread (%s): the loop "
@@ -839,16 +883,19 @@ ckpt_stop(void)
 	ckpt.db = NULL;
 }
 
-/* How many checkpoints the thread ran (tests); -1 if it does not run. */
+/*
+ * How many pages the thread's checkpoints copied back (tests); -1 if it
+ * does not run.
+ */
 long long
-store_checkpoints(void)
+store_checkpointed(void)
 {
 	long long	n;
 
 	if (!ckpt.running)
 		return -1;
 	pthread_mutex_lock(&ckpt.lock);
-	n = (long long)ckpt.runs;
+	n = (long long)ckpt.pages;
 	pthread_mutex_unlock(&ckpt.lock);
 	return n;
 }
@@ -888,7 +935,7 @@ store_open(const char *path, int sync_full, struct ev_loop *l)
 		fatalx(CW_EXIT_SYSTEM, "database %s: cannot add u512_sum(): %s",
 		    path, sqlite3_errstr(rc));
 	migrate(path);
-	if (journal_wal())
+	if (conn_wal(db))
 		ckpt_start(path);
 	ev_init(&flush_timer, flush_cb);
 	ev_init(&retry_timer, retry_cb);

@@ -59,7 +59,7 @@ void		 store_flush(void);
 void		 store_flush_last(int timeout_ms);
 /* PRAGMA synchronous now; answers the level read back (1, 2), or -1. */
 int		 store_synchronous(int);
-/* Checkpoints the store's thread ran; -1 if it runs none (not WAL). */
-long long	 store_checkpoints(void);
+/* Pages the store's checkpoint thread copied back; -1: none runs. */
+long long	 store_checkpointed(void);
 
 #endif

@@ -134,19 +134,18 @@ test_writes(void **state)
 
 /*
  * A commit that leaves more than the threshold in the WAL wakes the
- * checkpoint thread, which copies it all into the database file.
+ * checkpoint thread, which copies it into the database file: the file
+ * grows by it with no other checkpoint run.
  */
 static void
 test_checkpoint(void **state)
 {
 	static struct store_stmt s = { "INSERT INTO pad VALUES "
 	    "(zeroblob(3000))", NULL, NULL };
-	sqlite3_stmt	*st;
 	struct stat	 sb;
-	long long	 before = store_checkpoints();
 	int		 waited = 0;
 
-	assert_true(before >= 0);
+	assert_int_equal(store_checkpointed(), 0);
 	op_exec("CREATE TABLE pad (x BLOB)");
 	assert_int_equal(stat(path, &sb), 0);
 	assert_true(sb.st_size < 1024 * 1024);
@@ -154,15 +153,9 @@ test_checkpoint(void **state)
 	for (int i = 0; i < 2000; i++)
 		store_run(store_bind(&s, ""));
 	store_flush();
-	while (store_checkpoints() == before && waited++ < 500)
+	while (store_checkpointed() < 2000 && waited++ < 500)
 		usleep(10000);
-	assert_true(store_checkpoints() > before);
-	/* Every frame of the WAL is in the database now. */
-	assert_int_equal(sqlite3_prepare_v2(op, "PRAGMA wal_checkpoint("
-	    "PASSIVE)", -1, &st, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 1), sqlite3_column_int(st, 2));
-	sqlite3_finalize(st);
+	assert_true(store_checkpointed() >= 2000);
 	assert_int_equal(stat(path, &sb), 0);
 	assert_true(sb.st_size > 2000 * 3000);
 }
