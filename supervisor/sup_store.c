@@ -101,6 +101,9 @@ static struct {
 	uint64_t	 runs;		/* under lock */
 	uint64_t	 pages;		/* under lock: copied back in all */
 	int		 told_rc;	/* the loop's: the rc it logged */
+	long long	 finished;	/* the loop's: checkpoints it ran */
+	int		 last_pages;	/* the loop's: in the WAL at the last
+					 * commit (fewer now: it started over) */
 } ckpt = { .lock = PTHREAD_MUTEX_INITIALIZER,
     .wake = PTHREAD_COND_INITIALIZER };
 
@@ -786,6 +789,14 @@ ckpt_hook(void *arg, sqlite3 *conn, const char *name, int pages)
 	char	err[sizeof(ckpt.err)];
 
 	(void)arg;
+	if (ckpt.running && pages < ckpt.last_pages) {
+		/* A new WAL: what the thread did was in the last one. */
+		pthread_mutex_lock(&ckpt.lock);
+		if (!ckpt.active)
+			ckpt.done = -1;
+		pthread_mutex_unlock(&ckpt.lock);
+	}
+	ckpt.last_pages = pages;
 	if (pages < STORE_CKPT_PAGES)
 		return SQLITE_OK;
 	if (!ckpt.running) {
@@ -811,6 +822,7 @@ ckpt_hook(void *arg, sqlite3 *conn, const char *name, int pages)
 		pthread_mutex_lock(&ckpt.lock);
 		ckpt.done = -1;		/* a new WAL from the next write */
 		pthread_mutex_unlock(&ckpt.lock);
+		ckpt.finished++;
 	}
 	if (rc != ckpt.told_rc) {
 		if (rc != SQLITE_OK)
@@ -855,6 +867,7 @@ ckpt_start(const char *path)
 	ckpt.db = c;
 	ckpt.want = ckpt.stop = ckpt.active = 0;
 	ckpt.done = -1;
+	ckpt.last_pages = 0;
 	ckpt.rc = ckpt.told_rc = SQLITE_OK;
 	if ((rc = pthread_create(&ckpt.th, NULL, ckpt_main, NULL)) != 0) {
 		log_warnx("database %s: no checkpoint thread (%s): the loop "
@@ -884,14 +897,16 @@ ckpt_stop(void)
 }
 
 /*
- * How many pages the thread's checkpoints copied back (tests); -1 if it
- * does not run.
+ * How many pages the thread's checkpoints copied back (tests), and how
+ * many times the loop copied the rest; -1 if no thread runs.
  */
 long long
-store_checkpointed(void)
+store_checkpointed(long long *finished)
 {
 	long long	n;
 
+	if (finished != NULL)
+		*finished = ckpt.finished;
 	if (!ckpt.running)
 		return -1;
 	pthread_mutex_lock(&ckpt.lock);

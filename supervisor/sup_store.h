@@ -59,7 +59,10 @@ void		 store_flush(void);
 void		 store_flush_last(int timeout_ms);
 /* PRAGMA synchronous now; answers the level read back (1, 2), or -1. */
 int		 store_synchronous(int);
-/* Pages the store's checkpoint thread copied back; -1: none runs. */
-long long	 store_checkpointed(void);
+/*
+ * Pages the store's checkpoint thread copied back, and (finished) the
+ * checkpoints the loop ran for what it left; -1: no thread runs.
+ */
+long long	 store_checkpointed(long long *finished);
 
 #endif
