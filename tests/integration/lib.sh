@@ -131,8 +131,11 @@ alive() {
 
 # Gone, or a zombie that its new parent has not reaped yet.
 dead() {
-	! kill -0 "$1" 2>/dev/null ||
-	    [ "$(ps -o stat= -p "$1" 2>/dev/null | cut -c1)" = Z ]
+	! kill -0 "$1" 2>/dev/null && return 0
+	# A zombie whose other threads (the daemon's checkpoint thread, say
+	# in an fsync) still exit holds its descriptors open until they do.
+	[ "$(ps -o stat= -p "$1" 2>/dev/null | cut -c1)" = Z ] &&
+	    [ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -le 1 ]
 }
 
 # The user workers drop to: root must name one; others keep their own.
