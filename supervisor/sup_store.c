@@ -23,11 +23,12 @@
  * run in a thread of their own with its own connection, woken after a
  * commit leaves STORE_CKPT_PAGES or more in the WAL: SQLite's automatic
  * checkpoint ran them in the commit, and during a backfill one took the
- * loop away for up to half a second.  The loop copies only what the
- * thread left, so that the WAL can start over (ckpt_hook).  PASSIVE: it never waits on a lock
+ * loop away for up to half a second.  PASSIVE: it never waits on a lock
  * and never holds up a writer; what it could not copy (a reader's
- * snapshot still uses it) is left for the next.  The thread logs
- * nothing itself (the log is the loop's): the loop tells its errors.
+ * snapshot still uses it) is left for the next.  The loop copies only
+ * what the thread left, so that the WAL can start over (ckpt_hook).
+ * The thread logs nothing itself (the log is the loop's): the loop tells
+ * its errors.
  */
 #include "config.h"
 
@@ -98,7 +99,6 @@ static struct {
 	int		 stop;		/* under lock */
 	int		 rc;		/* under lock: the last one's */
 	char		 err[256];	/* under lock: its message */
-	uint64_t	 runs;		/* under lock */
 	uint64_t	 pages;		/* under lock: copied back in all */
 	int		 told_rc;	/* the loop's: the rc it logged */
 	long long	 finished;	/* the loop's: checkpoints it ran */
@@ -756,7 +756,6 @@ ckpt_main(void *arg)
 		    SQLITE_CHECKPOINT_PASSIVE, &n_log, &n_done);
 		pthread_mutex_lock(&ckpt.lock);
 		ckpt.active = 0;
-		ckpt.runs++;
 		if (n_done > 0 && n_done > ckpt.done)
 			ckpt.pages += (uint64_t)(n_done - (ckpt.done > 0 ?
 			    ckpt.done : 0));
