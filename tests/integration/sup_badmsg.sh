@@ -27,7 +27,10 @@ wait_for 5 'grep -q "w/garbage-1: restart 1, in 1.0 s" "$T/log"' || fail "garbag
 
 wait_for 5 'grep -q "w/stale-1: dropped heartbeat of stale generation" "$T/log"' ||
     fail "stale message not dropped"
-grep -q 'w/stale-1: .*killing' "$T/log" && fail "stale-1 was killed"
+# Dropped, not killed for it (a loaded machine may kill a slow fake
+# worker for its missed heartbeats: that is not what is tested here).
+grep -q 'w/stale-1: pid [0-9]* sent a bad message' "$T/log" &&
+    fail "stale-1 was killed for its stale message"
 ok "stale generation dropped, worker kept"
 
 wait_for 5 'grep -q "w/setup-1: worker failed its setup; not restarting it until the configuration changes" "$T/log"' ||
