@@ -41,12 +41,26 @@ method_ok(const char *m)
 	return 1;
 }
 
+/* One call's object, with its id. */
+static void
+call_text(struct buf *b, const struct wrk_rpc_call *c, uint64_t id)
+{
+	char	idtext[32];
+
+	snprintf(idtext, sizeof(idtext), "%" PRIu64, id);
+	buf_adds(b, "{\"jsonrpc\":\"2.0\",\"id\":");
+	buf_adds(b, idtext);
+	buf_adds(b, ",\"method\":\"");
+	buf_adds(b, c->method);
+	buf_adds(b, "\",\"params\":");
+	buf_adds(b, c->params != NULL ? c->params : "[]");
+	buf_addc(b, '}');
+}
+
 int
 wrk_rpc_build(struct buf *b, const struct wrk_rpc_call *calls, size_t n,
     uint64_t first_id)
 {
-	char	id[32];
-
 	if (n == 0)
 		return -1;
 	for (size_t i = 0; i < n; i++)
@@ -58,14 +72,7 @@ wrk_rpc_build(struct buf *b, const struct wrk_rpc_call *calls, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0)
 			buf_addc(b, ',');
-		snprintf(id, sizeof(id), "%" PRIu64, first_id + i);
-		buf_adds(b, "{\"jsonrpc\":\"2.0\",\"id\":");
-		buf_adds(b, id);
-		buf_adds(b, ",\"method\":\"");
-		buf_adds(b, calls[i].method);
-		buf_adds(b, "\",\"params\":");
-		buf_adds(b, calls[i].params != NULL ? calls[i].params : "[]");
-		buf_addc(b, '}');
+		call_text(b, &calls[i], first_id + i);
 	}
 	if (n > 1)
 		buf_addc(b, ']');
@@ -738,19 +745,10 @@ wrk_rpc_send(struct wrk_rpc *rpc, const struct wrk_rpc_call *calls, size_t n,
 	memset(s->res, 0, n * sizeof(*s->res));
 	buf_reset(&s->text);
 	for (size_t i = 0; i < n; i++) {
-		char	id[32];
-
 		s->off[i] = s->text.len;
 		s->flags[i] = calls[i].flags;
-		snprintf(id, sizeof(id), "%" PRIu64, rpc->next_id + i);
-		buf_adds(&s->text, "{\"jsonrpc\":\"2.0\",\"id\":");
-		buf_adds(&s->text, id);
-		buf_adds(&s->text, ",\"method\":\"");
-		buf_adds(&s->text, calls[i].method);
-		buf_adds(&s->text, "\",\"params\":");
-		buf_adds(&s->text, calls[i].params != NULL ? calls[i].params :
-		    "[]");
-		buf_adds(&s->text, "},");
+		call_text(&s->text, &calls[i], rpc->next_id + i);
+		buf_addc(&s->text, ',');
 	}
 	s->off[n] = s->text.len;
 	s->n = n;
