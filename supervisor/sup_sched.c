@@ -901,6 +901,14 @@ sched_kick(void)
 	/* Before sched_init the first tick comes from it anyway. */
 	if (sup_loop == NULL || ev_cb(&tick) == NULL)
 		return;
+	/*
+	 * Not later than it comes already: a kick at every answer stored
+	 * would put it off turn after turn while a backfill's answers are
+	 * taken, and nothing would be leased meanwhile, live reads included.
+	 */
+	if (ev_is_pending(&tick) || (ev_is_active(&tick) &&
+	    ev_timer_remaining(sup_loop, &tick) <= 0.001))
+		return;
 	ev_timer_stop(sup_loop, &tick);
 	ev_timer_set(&tick, 0.001, QUEUE_TICK);
 	ev_timer_start(sup_loop, &tick);
