@@ -1,12 +1,13 @@
 /*
  * Where a chain's work goes.  Backfill fans out over every healthy
- * endpoint; state reads of live blocks (the last LIVE_BLOCKS) use
- * failover instead: the preferred endpoint, the first healthy one in
- * configuration order with room, takes them in a slot kept for them above
- * its adaptive window (sup_depth.c), within max_inflight, and one it failed
- * goes to the others at once.  A request out longer than the chain's hedging delay is also
- * sent to the first other healthy endpoint with room.  Pure functions of
- * what they are given, so that tests can run every case directly.
+ * endpoint, up to its adaptive window (sup_depth.c); state reads of live
+ * blocks (the last LIVE_BLOCKS) use failover instead: the preferred
+ * endpoint, the first healthy one in configuration order with room, takes
+ * them beside its window, up to max_inflight, whose last slot its backfill
+ * leaves to them; one it failed goes to the others at once.  A request out longer
+ * than the chain's hedging delay is also sent to the first other healthy
+ * endpoint with room for it.  Pure functions of what they are given, so
+ * that tests can run every case directly.
  */
 #include "config.h"
 
@@ -33,25 +34,30 @@ route_is_live(const struct qitem *it, int64_t live_from)
 }
 
 /*
- * How many requests e may have out: its window, and one more for live
- * reads if it is preferred (a full-speed backfill never makes a live read
- * wait behind it); never more than max_inflight, which keeps that slot
- * out of the window's reach.
+ * Room for a live read (or a hedge of one): below max_inflight.  Live
+ * reads do not count against the window, and it does not bound them: it
+ * shrinks while a backfill's answers wait to be stored (sup_depth.c), and
+ * a live read must not wait for those.
  */
-static unsigned
-ep_limit(const struct route_ep *e, int preferred, unsigned max_inflight)
-{
-	unsigned	w = e->window + (preferred ? 1 : 0);
-
-	return w < max_inflight ? w : max_inflight;
-}
-
-/* Room for a live read or a hedge: the slot above the window counts. */
 static int
 has_room(const struct route_ep *e, unsigned max_inflight)
 {
-	return e->inflight < ep_limit(e, 1, max_inflight) &&
-	    e->verdict == BRK_ALLOW;
+	return e->inflight < max_inflight && e->verdict == BRK_ALLOW;
+}
+
+/*
+ * Room for other work (a backfill's, or a hedge of it): below the window,
+ * and on the preferred endpoint below max_inflight - 1, the last slot
+ * being kept for live reads.
+ */
+static int
+has_bulk_room(const struct route_ep *e, int preferred, unsigned max_inflight)
+{
+	unsigned	others = e->inflight - (e->live < e->inflight ? e->live :
+			    e->inflight);
+
+	return others < e->window && e->inflight + (preferred ? 1 : 0) <
+	    max_inflight && e->verdict == BRK_ALLOW;
 }
 
 /*
@@ -85,15 +91,23 @@ route_all_open(const struct route_ep *e, size_t n)
 	return 1;
 }
 
-/* How many requests self may have out now: live reads included. */
+/*
+ * How many requests self may have out now, live reads included: up to
+ * max_inflight on the preferred endpoint (route_filter keeps its last slot
+ * for live reads), else its window beside the live reads it has out, and
+ * one more while none is preferred (any may take a live read then).
+ */
 unsigned
 route_limit(const struct route_ep *e, size_t n, size_t self,
     unsigned max_inflight)
 {
-	int	pref = route_preferred(e, n, max_inflight);
+	int		pref = route_preferred(e, n, max_inflight);
+	unsigned	limit = e[self].window + e[self].live +
+			    (pref == -1 ? 1 : 0);
 
-	return ep_limit(&e[self], pref == -1 || (size_t)pref == self,
-	    max_inflight);
+	if ((pref != -1 && (size_t)pref == self) || limit > max_inflight)
+		return max_inflight;
+	return limit;
 }
 
 /* Which due items endpoint self may take now. */
@@ -135,22 +149,25 @@ route_filter(const struct route_ep *e, size_t n, size_t self,
 	f->wrong_id = other ? e[self].id : -1;
 	/* The preferred endpoint keeps a slot for live reads. */
 	f->live_only = pref != -1 && (size_t)pref == self &&
-	    e[self].inflight + 1 >= ep_limit(&e[self], 1, max_inflight);
+	    !has_bulk_room(&e[self], 1, max_inflight);
 }
 
 /*
  * Where a hedge of self's request for it goes: another healthy endpoint
- * with room, first in order, that still holds the state asked for; -1 if
- * none.
+ * with room for it (a live read's slot for a live read, the window for
+ * other work), first in order, that still holds the state asked for; -1
+ * if none.
  */
 int
 route_hedge_target(const struct route_ep *e, size_t n, size_t self,
-    unsigned max_inflight, const struct qitem *it)
+    unsigned max_inflight, const struct qitem *it, int live)
 {
+	int	pref = route_preferred(e, n, max_inflight);
 	int	best = -1;
 
 	for (size_t i = 0; i < n; i++) {
-		if (i == self || !has_room(&e[i], max_inflight))
+		if (i == self || !(live ? has_room(&e[i], max_inflight) :
+		    has_bulk_room(&e[i], (int)i == pref, max_inflight)))
 			continue;
 		if (it->kind == K_STATE && it->from <= e[i].pruning_bound)
 			continue;

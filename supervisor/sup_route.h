@@ -26,6 +26,7 @@ struct route_ep {
 	int64_t			 id;
 	int			 position;	/* in the configuration */
 	unsigned		 inflight;	/* requests out */
+	unsigned		 live;		/* of them, for live blocks */
 	unsigned		 window;	/* sup_depth.c's, now */
 	enum brk_verdict	 verdict;	/* breaker_peek() now */
 	int64_t			 pruning_bound;	/* -1: none */
@@ -57,7 +58,7 @@ void		 route_filter(const struct route_ep *, size_t, size_t self,
 		    struct queue_filter *);
 int		 route_hedge_target(const struct route_ep *, size_t,
 		    size_t self, unsigned max_inflight,
-		    const struct qitem *);
+		    const struct qitem *, int live);
 
 uint64_t	 hedge_delay_ms(const uint32_t *lat, size_t n,
 		    unsigned quantile, uint64_t hedge_after);

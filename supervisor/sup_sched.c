@@ -47,6 +47,7 @@ struct request {
 	struct chain	*ch;
 	struct held	*held;		/* its lease; NULL: straggler, trial */
 	int		 hedge;		/* the hedge of its lease's first */
+	int		 live;		/* counted in its worker's load.live */
 	enum item_kind	 kind;
 	uint32_t	 brk_gen;	/* the breaker's when it was sent */
 	uint64_t	 sent;		/* monotonic ms */
@@ -112,10 +113,21 @@ request_free(struct request *r)
 		r->held->req[r->hedge] = NULL;
 	if (r->w->load.inflight > 0)
 		r->w->load.inflight--;
+	if (r->live && r->w->load.live > 0)
+		r->w->load.live--;
 	load_changed(r->w);
 	free(r->hashes);
 	free(r->numbers);
 	free(r);
+}
+
+/* r reads a live block: it takes the live reads' slot (sup_route.c). */
+static void
+request_live(struct request *r)
+{
+	r->live = 1;
+	r->w->load.live++;
+	load_changed(r->w);
 }
 
 static void
@@ -231,8 +243,10 @@ load_changed(struct worker *w)
 		struct route_pass *rp = &passes[i];
 
 		if (rp->pass == pass && w->load.pass == pass &&
-		    w->load.slot < rp->n && rp->ws[w->load.slot] == w)
+		    w->load.slot < rp->n && rp->ws[w->load.slot] == w) {
 			rp->e[w->load.slot].inflight = w->load.inflight;
+			rp->e[w->load.slot].live = w->load.live;
+		}
 	}
 }
 
@@ -266,6 +280,7 @@ route_eps(const struct chain *ch, const struct worker *w, uint64_t now,
 			e->id = o->ep->id;
 			e->position = o->ep->position;
 			e->inflight = o->load.inflight;
+			e->live = o->load.live;
 			e->window = depth_window(load_depth(o, ch), mono);
 			e->verdict = breaker_peek(&o->ep->brk, now);
 			e->pruning_bound = o->ep->pruning_bound;
@@ -449,6 +464,8 @@ lease_one(struct worker *w, struct chain *ch, const struct queue_filter *f,
 	h->ch = ch;
 	h->req[0] = r;
 	r->held = h;
+	if (live)
+		request_live(r);
 	h->next = helds;
 	helds = h;
 	if (live)
@@ -502,7 +519,7 @@ hedge(void)
 			continue;
 		n = route_eps(h->ch, r->w, wall, &eps, &who, &self);
 		t = route_hedge_target(eps, n, self, h->ch->max_inflight,
-		    &h->it);
+		    &h->it, h->l.live);
 		if (t == -1)
 			continue;
 		memset(&in, 0, sizeof(in));
@@ -515,6 +532,8 @@ hedge(void)
 		}
 		g->held = h;
 		g->hedge = 1;
+		if (h->l.live)
+			request_live(g);
 		h->req[1] = g;
 		(void)lease_step(&h->l, LE_HEDGE, &in, now);
 		stats_hedge(&who[t]->ep->stats);

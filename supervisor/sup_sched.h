@@ -28,6 +28,7 @@ struct worker;
  */
 struct load {
 	unsigned	 inflight;
+	unsigned	 live;		/* of them, reads of live blocks */
 	struct depth	 depth;
 	uint64_t	 answered;	/* monotonic ms: the latest sent of the
 					 * requests it answered */

@@ -367,33 +367,38 @@ test_hedge_target(void **state)
 	e[2] = ep(30, 2, 0, BRK_ALLOW);
 	e[3] = ep(20, 1, 0, BRK_ALLOW);
 	/* First by position, never itself. */
-	assert_int_equal(route_hedge_target(e, 4, 1, 4, &st), 3);
-	assert_int_equal(route_hedge_target(e, 4, 3, 4, &st), 1);
+	assert_int_equal(route_hedge_target(e, 4, 1, 4, &st, 0), 3);
+	assert_int_equal(route_hedge_target(e, 4, 3, 4, &st, 0), 1);
+	/* The preferred's last slot takes a live read's hedge only. */
+	e[1].inflight = 3;
+	assert_int_equal(route_hedge_target(e, 4, 3, 4, &st, 0), 2);
+	assert_int_equal(route_hedge_target(e, 4, 3, 4, &st, 1), 1);
+	e[1].inflight = 0;
 	/* Not one without room. */
 	e[3].inflight = 4;
-	assert_int_equal(route_hedge_target(e, 4, 1, 4, &st), 2);
+	assert_int_equal(route_hedge_target(e, 4, 1, 4, &st, 0), 2);
 	e[3].inflight = 3;
-	assert_int_equal(route_hedge_target(e, 4, 1, 4, &st), 3);
+	assert_int_equal(route_hedge_target(e, 4, 1, 4, &st, 0), 3);
 	/* Not one whose breaker says anything but BRK_ALLOW. */
 	for (enum brk_verdict v = BRK_TRIAL; v <= BRK_DENY_SLOW; v++) {
 		e[3].verdict = v;
-		assert_int_equal(route_hedge_target(e, 4, 1, 4, &st), 2);
+		assert_int_equal(route_hedge_target(e, 4, 1, 4, &st, 0), 2);
 	}
 	e[3].verdict = BRK_ALLOW;
 	/* Not one that pruned the state asked for: at or above `from`. */
 	e[3].pruning_bound = 500;
-	assert_int_equal(route_hedge_target(e, 4, 1, 4, &st), 2);
+	assert_int_equal(route_hedge_target(e, 4, 1, 4, &st, 0), 2);
 	e[3].pruning_bound = 10000;
-	assert_int_equal(route_hedge_target(e, 4, 1, 4, &st), 2);
+	assert_int_equal(route_hedge_target(e, 4, 1, 4, &st, 0), 2);
 	e[3].pruning_bound = 499;
-	assert_int_equal(route_hedge_target(e, 4, 1, 4, &st), 3);
+	assert_int_equal(route_hedge_target(e, 4, 1, 4, &st, 0), 3);
 	/* Pruning is about state items only. */
 	e[3].pruning_bound = 10000;
-	assert_int_equal(route_hedge_target(e, 4, 1, 4, &rt), 3);
+	assert_int_equal(route_hedge_target(e, 4, 1, 4, &rt, 0), 3);
 	/* None left. */
 	e[0].verdict = e[2].verdict = e[3].verdict = BRK_DENY_OPEN;
-	assert_int_equal(route_hedge_target(e, 4, 1, 4, &st), -1);
-	assert_int_equal(route_hedge_target(e, 1, 0, 4, &st), -1);
+	assert_int_equal(route_hedge_target(e, 4, 1, 4, &st, 0), -1);
+	assert_int_equal(route_hedge_target(e, 1, 0, 4, &st, 0), -1);
 }
 
 /*
@@ -425,6 +430,7 @@ send_live(struct route_ep *e, int64_t live_from)
 		route_filter(e, 3, i, live_from, MAXIN, &f);
 		if (f.may_live && e[i].inflight < MAXIN) {
 			e[i].inflight++;
+			e[i].live++;
 			return (int)i;
 		}
 	}
@@ -448,6 +454,7 @@ test_failover_healthy(void **state)
 		/* A second one out while the first is answered. */
 		assert_int_equal(send_live(e, live_from), D1);
 		e[D1].inflight -= 2;
+		e[D1].live -= 2;
 	}
 	assert_int_equal(e[D2].inflight, 0);
 	assert_int_equal(e[D3].inflight, 0);
@@ -496,15 +503,15 @@ test_failover_blackhole(void **state)
 	 * with no latencies yet) is hedged to d2, the first other with room.
 	 */
 	assert_int_equal(h.delay[K_STATE], 500);
-	assert_int_equal(route_hedge_target(e, 3, D1, MAXIN, &it), D2);
+	assert_int_equal(route_hedge_target(e, 3, D1, MAXIN, &it, 1), D2);
 	/* After a healthy spell d1's answers set it: sooner. */
 	for (int i = 0; i < HEDGE_MIN_SAMPLES; i++)
 		route_latency(&h, K_STATE, 80);
 	assert_int_equal(h.delay[K_STATE], 80);
 	/* Once d2 is full too, to d3; never back to d1. */
 	e[D2].inflight = MAXIN;
-	assert_int_equal(route_hedge_target(e, 3, D1, MAXIN, &it), D3);
-	assert_int_equal(route_hedge_target(e, 3, D2, MAXIN, &it), D3);
+	assert_int_equal(route_hedge_target(e, 3, D1, MAXIN, &it, 1), D3);
+	assert_int_equal(route_hedge_target(e, 3, D2, MAXIN, &it, 1), D3);
 	assert_int_equal(live_takers(e, 3, live_from, MAXIN), 1U << D3);
 }
 
@@ -525,7 +532,7 @@ test_failover_open(void **state)
 	route_filter(e, 3, D2, live_from, MAXIN, &f);
 	assert_int_equal(f.not_id, 102);
 	/* d2's reads hedge to d3, not to the open d1. */
-	assert_int_equal(route_hedge_target(e, 3, D2, MAXIN, &it), D3);
+	assert_int_equal(route_hedge_target(e, 3, D2, MAXIN, &it, 1), D3);
 	/* While d1's trial is out it is still not preferred. */
 	e[D1].verdict = BRK_TRIAL;
 	assert_int_equal(live_takers(e, 3, live_from, MAXIN), 1U << D2);
@@ -554,20 +561,22 @@ test_failover_back(void **state)
 
 /*
  * The adaptive window (sup_depth.c) below max_inflight: backfill fills
- * the window, the preferred endpoint keeps one slot above it for live
- * reads, the others have none, and the cap bounds them all.
+ * the window; live reads neither count against it nor wait for it (it
+ * shrinks while the backfill's answers wait in the daemon); the preferred
+ * endpoint keeps the cap's last slot for them, and the cap bounds all.
  */
 static void
 test_window(void **state)
 {
 	struct route_ep		e[2];
 	struct queue_filter	f;
+	struct qitem		rt = { .kind = K_RUNTIME };
 
 	(void)state;
 	e[0] = ep(10, 0, 0, BRK_ALLOW);
 	e[1] = ep(20, 1, 0, BRK_ALLOW);
 	e[0].window = e[1].window = 8;
-	assert_int_equal(route_limit(e, 2, 0, 64), 9);
+	assert_int_equal(route_limit(e, 2, 0, 64), 64);
 	assert_int_equal(route_limit(e, 2, 1, 64), 8);
 	/* Backfill up to the window; then live reads only. */
 	e[0].inflight = 7;
@@ -578,30 +587,53 @@ test_window(void **state)
 	assert_int_equal(f.may_live, 1);
 	assert_int_equal(f.live_only, 1);
 	assert_int_equal(route_preferred(e, 2, 64), 0);
-	/* Its live slot taken too: the next one is preferred. */
+	/* Live reads out beside a full window: it takes more of them. */
+	e[0].inflight = 10;
+	e[0].live = 2;
+	route_filter(e, 2, 0, 901, 64, &f);
+	assert_int_equal(f.may_live, 1);
+	assert_int_equal(f.live_only, 1);
+	/* They leave the window to the backfill. */
 	e[0].inflight = 9;
-	assert_int_equal(route_preferred(e, 2, 64), 1);
+	route_filter(e, 2, 0, 901, 64, &f);
+	assert_int_equal(f.live_only, 0);
+	/* The window cut below what is out: a live read goes at once. */
+	e[0].live = 0;
+	e[0].window = 2;
+	e[0].inflight = 30;
+	assert_int_equal(route_preferred(e, 2, 64), 0);
+	route_filter(e, 2, 0, 901, 64, &f);
+	assert_int_equal(f.may_live, 1);
+	assert_int_equal(f.live_only, 1);
+	route_filter(e, 2, 1, 901, 64, &f);
+	assert_int_equal(f.may_live, 0);
+	/* Not an endpoint that is not preferred: its window and its own. */
+	e[1].inflight = 8;
+	assert_int_equal(route_limit(e, 2, 1, 64), 8);
+	e[1].live = 1;
+	e[1].inflight = 9;
 	assert_int_equal(route_limit(e, 2, 1, 64), 9);
+	e[1].live = e[1].inflight = 0;
 	/* A window at the cap: the live slot is the cap's last. */
-	e[0].inflight = 0;
 	e[0].window = 64;
-	assert_int_equal(route_limit(e, 2, 0, 64), 64);
+	e[0].inflight = 62;
+	route_filter(e, 2, 0, 901, 64, &f);
+	assert_int_equal(f.live_only, 0);
 	e[0].inflight = 63;
 	route_filter(e, 2, 0, 901, 64, &f);
 	assert_int_equal(f.live_only, 1);
-	/* A window cut to 1: one backfill request, and the live slot. */
-	e[0].inflight = 0;
+	/* Full: the next one is preferred, with the cap as its limit. */
+	e[0].inflight = 64;
+	assert_int_equal(route_preferred(e, 2, 64), 1);
+	assert_int_equal(route_limit(e, 2, 1, 64), 64);
+	assert_int_equal(route_limit(e, 2, 0, 64), 64);
+	/* Hedges: a backfill's within the window, a live read's the cap. */
 	e[0].window = 1;
-	route_filter(e, 2, 0, 901, 64, &f);
-	assert_int_equal(f.live_only, 0);
 	e[0].inflight = 1;
-	route_filter(e, 2, 0, 901, 64, &f);
-	assert_int_equal(f.live_only, 1);
-	assert_int_equal(route_hedge_target(e, 2, 1, 64,
-	    &(struct qitem){ .kind = K_RUNTIME }), 0);
-	e[0].inflight = 2;
-	assert_int_equal(route_hedge_target(e, 2, 1, 64,
-	    &(struct qitem){ .kind = K_RUNTIME }), -1);
+	assert_int_equal(route_hedge_target(e, 2, 1, 64, &rt, 0), -1);
+	assert_int_equal(route_hedge_target(e, 2, 1, 64, &rt, 1), 0);
+	e[0].window = 2;
+	assert_int_equal(route_hedge_target(e, 2, 1, 64, &rt, 0), 0);
 }
 
 int
