@@ -309,17 +309,32 @@ sup_dispatch_worker(struct worker *w, const void *buf, long len,
 	return v;
 }
 
-int
-sup_dispatch_is_heartbeat(const void *buf, long len)
+enum dispatch_class
+sup_dispatch_class(struct worker *w, const void *buf, long len)
 {
-	struct msg	m;
-	char		why[8];
-	int		yes;
+	struct msg		m;
+	char			why[8];
+	uint64_t		id;
+	enum dispatch_class	c = DC_NOW;
 
+	/* A bad one is told at once, when it is dispatched. */
 	if (len > MSG_MAX || msg_parse(buf, (size_t)len, &m, why,
 	    sizeof(why)) == -1)
-		return 0;
-	yes = m.type == MSG_HEARTBEAT;
+		return DC_NOW;
+	switch (m.type) {
+	case MSG_HEARTBEAT:
+		c = DC_HEARTBEAT;
+		break;
+	case MSG_RES_HEADERS:
+	case MSG_RES_STORAGE:
+		if (msg_check_gen(m.gen, w->gen) == MSG_GEN_OK &&
+		    msg_get_uint(&m, "id", &id) == 0 &&
+		    sched_answer_bulk(w, id))
+			c = DC_BULK;
+		break;
+	default:
+		break;
+	}
 	msg_free(&m);
-	return yes;
+	return c;
 }

@@ -21,10 +21,21 @@ enum dispatch_verdict {
 
 enum dispatch_verdict sup_dispatch_worker(struct worker *, const void *,
 		    long, uint64_t *rss_kb, char *why, size_t whylen);
+
 /*
- * 1 when the message is a well-formed heartbeat: the one kind that
- * writes nothing to the store, so it need not wait while it is blocked.
+ * The order a message of a worker is taken in (sup_spawn.c).  A
+ * heartbeat writes nothing to the store, so it need not wait while the
+ * store is blocked.  A backfill's answer (a range, a state read of blocks
+ * that are not live) waits behind live work: heads, live state reads,
+ * claims' parents.  Anything else, a malformed message included, is
+ * taken in the order it came.
  */
-int		 sup_dispatch_is_heartbeat(const void *, long);
+enum dispatch_class {
+	DC_NOW,
+	DC_HEARTBEAT,
+	DC_BULK,
+};
+
+enum dispatch_class sup_dispatch_class(struct worker *, const void *, long);
 
 #endif

@@ -1001,6 +1001,21 @@ find_request(struct worker *w, uint64_t id)
 }
 
 /*
+ * May w's answer to request id wait behind others?  Only a backfill's:
+ * a range of headers or a state read of blocks that are not live.  A
+ * live read, a claim's parent, a runtime and an id unknown or gone are
+ * taken at once.
+ */
+int
+sched_answer_bulk(struct worker *w, uint64_t id)
+{
+	struct request	*r = find_request(w, id);
+
+	return r != NULL && r->held != NULL && !r->held->l.live &&
+	    (r->kind == K_HEADERS || r->kind == K_STATE);
+}
+
+/*
  * One outcome a request, for the breaker: its first failure class, else
  * ok (absent and errors are answers).  A batch that timed out is one
  * timeout, not a hundred.

@@ -33,18 +33,26 @@
 struct worker	*sup_workers;
 
 /*
- * While the store is blocked, what workers send waits in the backlog
- * (sup_backlog.c); at its cap the sockets are not read (backpressure),
- * and the heartbeat watchdog, which cannot hear them then, waits too.
+ * What waits is kept in the backlog (sup_backlog.c): a backfill's answers
+ * always, behind live work (sup_dispatch_class), and while the store is
+ * blocked everything but heartbeats.  It is taken a slice a turn of the
+ * loop.  At its cap the sockets are not read (backpressure), and the
+ * heartbeat watchdog, which cannot hear them then, waits too.
  */
 static int	 reading_paused;
+static int	 store_waited;	/* the backlog holds what the store could not
+				 * take: all waits till it is taken */
 static ev_timer	 drain_timer;
 #define DRAIN_SLICE	256	/* messages per turn of the loop */
+#define DRAIN_SLICE_MS	5	/* of waiting answers per turn: live work
+				 * waits at most about that behind them */
 #define READ_SLICE_MS	20	/* a worker's socket read per turn, at most */
 
 static uint32_t	sup_generation;
 
 static void	worker_read_cb(struct ev_loop *, ev_io *, int);
+static void	drain_soon(void);
+static void	reading_set(int);
 static void	worker_timer_cb(struct ev_loop *, ev_timer *, int);
 static pid_t	worker_spawn(struct child *);
 static void	worker_exited(struct child *, int);
@@ -135,6 +143,10 @@ worker_free(struct child *c)
 		}
 	ev_timer_stop(sup_loop, &w->timer);
 	chan_close(&w->chan);
+	/* What it sent that still waits: its leases went back already. */
+	backlog_drop(w);
+	if (reading_paused && backlog_low())
+		reading_set(0);
 	health_free(w->ep);
 	free(w->cfg);
 	free(w);
@@ -310,19 +322,24 @@ reading_set(int paused)
 			ev_io_start(sup_loop, &w->chan.io_r);
 		}
 	}
-	if (paused)
+	if (paused && store_waited)
 		log_warnx("store blocked: %zu messages (%zu bytes) from "
 		    "workers wait in memory, the cap; workers are not read "
 		    "until the store takes them", backlog_count(),
 		    backlog_bytes());
+	else if (paused)
+		log_warnx("%zu answers (%zu bytes) from workers wait in "
+		    "memory, the cap; workers are not read until the store "
+		    "takes them", backlog_count(), backlog_bytes());
 	else
 		log_info("reading workers again (%zu messages wait)",
 		    backlog_count());
 }
 
 /*
- * Messages that waited for the store, in the order they came, a slice
- * per turn of the loop so that a long backlog cannot hold up a signal.
+ * Messages that waited, in the order they came, a slice per turn of the
+ * loop so that a long backlog cannot hold up a signal, a head or a live
+ * read.
  */
 static void
 drain_cb(struct ev_loop *loop, ev_timer *t, int revents)
@@ -331,7 +348,7 @@ drain_cb(struct ev_loop *loop, ev_timer *t, int revents)
 	uint64_t		 t0 = now_mono_ms();
 
 	for (int i = 0; i < DRAIN_SLICE && !backlog_empty() &&
-	    now_mono_ms() - t0 < READ_SLICE_MS; i++) {
+	    now_mono_ms() - t0 < DRAIN_SLICE_MS; i++) {
 		if (!store_ready())
 			return;		/* sup_backlog_resume() comes again */
 		m = backlog_pop();
@@ -341,11 +358,23 @@ drain_cb(struct ev_loop *loop, ev_timer *t, int revents)
 	}
 	if (reading_paused && backlog_low())
 		reading_set(0);
-	if (!backlog_empty()) {
-		ev_timer_set(&drain_timer, 0., 0.);
-		ev_timer_start(sup_loop, &drain_timer);
-	} else
+	if (!backlog_empty())
+		drain_soon();
+	else if (store_waited) {
+		store_waited = 0;
 		log_info("store: every message that waited was taken");
+	}
+}
+
+static void
+drain_soon(void)
+{
+	if (ev_cb(&drain_timer) == NULL)
+		ev_init(&drain_timer, drain_cb);
+	if (ev_is_active(&drain_timer))
+		return;
+	ev_timer_set(&drain_timer, 0., 0.);
+	ev_timer_start(sup_loop, &drain_timer);
 }
 
 /* The store can be written again: what waited goes in first. */
@@ -356,10 +385,7 @@ sup_backlog_resume(void)
 		reading_set(0);
 		return;
 	}
-	if (ev_cb(&drain_timer) == NULL)
-		ev_init(&drain_timer, drain_cb);
-	ev_timer_set(&drain_timer, 0., 0.);
-	ev_timer_start(sup_loop, &drain_timer);
+	drain_soon();
 }
 
 static void
@@ -368,12 +394,13 @@ worker_read_cb(struct ev_loop *loop, ev_io *io, int revents)
 	static char	 buf[MSG_MAX];
 	struct worker	*w = io->data;
 	uint64_t	 t0 = now_mono_ms();
+	enum dispatch_class c;
 	long		 n;
 	int		 nr;
 
 	/*
-	 * A bounded number per wakeup, and a bounded time (an answer can be
-	 * 100 headers to store): no worker starves the others, heads or the
+	 * A bounded number per wakeup, and a bounded time (a head or a live
+	 * read is stored at once): no worker starves the others or the
 	 * timers; what is left is read at the next turn of the loop.
 	 */
 	for (int i = 0; i < 64 && w->chan.fd != -1 &&
@@ -395,20 +422,29 @@ worker_read_cb(struct ev_loop *loop, ev_io *io, int revents)
 			continue;
 		}
 		/*
-		 * Behind others that wait, or with the store blocked: it
-		 * waits too, unless it is a heartbeat, which writes nothing.
+		 * A backfill's answer waits, taken a slice a turn: a head
+		 * or a live read behind it, from this worker or another, is
+		 * not held up by the hundred blocks it stores.  Once the
+		 * store was blocked everything waits but a heartbeat, which
+		 * writes nothing, until all that waited is taken: in the
+		 * order it came (a hello before its worker's heads).
 		 */
-		if ((!backlog_empty() || !store_ready()) &&
-		    !sup_dispatch_is_heartbeat(buf, n)) {
-			backlog_push(w, buf, (size_t)n);
-			if (backlog_full()) {
-				reading_set(1);
+		c = sup_dispatch_class(w, buf, n);
+		if (c == DC_HEARTBEAT || (c == DC_NOW && store_ready() &&
+		    !store_waited)) {
+			if (worker_msg(w, buf, n) == -1)
 				return;
-			}
 			continue;
 		}
-		if (worker_msg(w, buf, n) == -1)
+		backlog_push(w, buf, (size_t)n);
+		if (store_ready())
+			drain_soon();
+		else
+			store_waited = 1;
+		if (backlog_full()) {
+			reading_set(1);
 			return;
+		}
 	}
 }
 
