@@ -322,15 +322,11 @@ reading_set(int paused)
 			ev_io_start(sup_loop, &w->chan.io_r);
 		}
 	}
-	if (paused && store_waited)
-		log_warnx("store blocked: %zu messages (%zu bytes) from "
-		    "workers wait in memory, the cap; workers are not read "
-		    "until the store takes them", backlog_count(),
-		    backlog_bytes());
-	else if (paused)
-		log_warnx("%zu answers (%zu bytes) from workers wait in "
+	if (paused)
+		log_warnx("%s%zu messages (%zu bytes) from workers wait in "
 		    "memory, the cap; workers are not read until the store "
-		    "takes them", backlog_count(), backlog_bytes());
+		    "takes them", store_waited ? "store blocked: " : "",
+		    backlog_count(), backlog_bytes());
 	else
 		log_info("reading workers again (%zu messages wait)",
 		    backlog_count());
