@@ -1545,10 +1545,12 @@ claims_expire(struct chain *ch, uint64_t now)
 		    "never connected", (unsigned long long)c->h[0].number,
 		    short_hash(c->h[0].hash, hb));
 		log_info("chain %s: head #%llu %s from endpoint %lld did not "
-		    "connect in %llu ms (%zu parents fetched); dropped",
-		    ch->name, (unsigned long long)c->h[0].number, hb,
+		    "connect in %llu ms (%u parent%s fetched by hash, %zu "
+		    "header%s held); dropped", ch->name,
+		    (unsigned long long)c->h[0].number, hb,
 		    (long long)c->endpoint_id,
-		    (unsigned long long)(now - c->since), c->n - 1);
+		    (unsigned long long)(now - c->since), c->steps,
+		    c->steps == 1 ? "" : "s", c->n, c->n == 1 ? "" : "s");
 		claim_free(ch, i);
 	}
 }

@@ -41,7 +41,8 @@ struct queue_filter {
 	int64_t		 pref_id;	/* live items it failed go elsewhere */
 	int64_t		 not_id;	/* the preferred one: not those again */
 	int64_t		 wrong_id;	/* it: not what it answered malformed
-					 * last (-1: any) */
+					 * last, nor a block by hash it
+					 * lacked (-1: any) */
 	int64_t		 prune_floor;	/* every endpoint's bound is at or
 					 * above: state at or below it is
 					 * tried anyway; -1 none */

@@ -144,7 +144,8 @@ route_filter(const struct route_ep *e, size_t n, size_t self,
 	/*
 	 * An item this endpoint answered malformed last goes to another one
 	 * while another can take it: its answer may be a lie it would tell
-	 * again, and the item's backoff would only grow meanwhile.
+	 * again, and the item's backoff would only grow meanwhile.  So does
+	 * a block by hash it found absent: a branch it does not follow.
 	 */
 	f->wrong_id = other ? e[self].id : -1;
 	/* The preferred endpoint keeps a slot for live reads. */

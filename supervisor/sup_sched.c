@@ -1176,6 +1176,15 @@ answer_headers(struct request *r, const struct proto_res_headers *rh,
 			a->worst = rh->items[i].outcome;
 			a->why = rh->items[i].why;
 		}
+	/*
+	 * A block asked for by hash that this endpoint lacks is a block of
+	 * a branch it does not follow: the endpoint that announced its child
+	 * has it, and another is asked at once (not this one again: see
+	 * sup_queue.c), not after a backoff.  Waiting here once left a claim
+	 * to wait out its patience and its endpoint without work for good.
+	 */
+	if (r->kind == K_PARENT && a->worst == OUTCOME_ABSENT)
+		a->at_once = 1;
 }
 
 /*

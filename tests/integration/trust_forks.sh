@@ -167,19 +167,34 @@ wait_for 20 'test "$(tips_metric)" = 2' ||
 ok "split recorded (splits, recent_splits, log), chainwatch_chain_tips 2"
 cp "$T/f.txt" "$T/split.txt"
 
-# A daemon killed during the split goes on with it after a restart.
+# A daemon killed during the split goes on with it after a restart, down
+# long enough for d2's branch to grow 8 blocks past what is stored: their
+# parents, by hash, are d2's alone, and a parent d1 lacks must go to d2
+# (once asked of d1 over and over, d2's claim never connected and d2 got
+# no work again).
 last=$(sql 'SELECT last_seen FROM splits WHERE id = 1')
 kill -9 $DAEMON_PID
 wait $DAEMON_PID 2>/dev/null
+# head_number PORT: the number of the devnode's best block.
+head_number() {
+	rpc "$1" chain_getHeader '[]' |
+	    python3 -c 'import json, sys; print(int(json.load(sys.stdin)["number"], 16))'
+}
+stored2=$(sql "SELECT tip_number FROM recent_splits WHERE ended IS NULL AND endpoint = 'd2'")
+wait_for 20 'test "$(head_number "$d2_port")" -ge $((stored2 + 8))' ||
+    fail "d2 did not go on from #$stored2"
+gone=$(head_number "$d2_port")
 start_daemon
 wait_for 60 'test "$(sql "SELECT last_seen > $last AND ended IS NULL FROM splits WHERE id = 1")" = 1' ||
     fail "the split did not go on after a restart: $(sql 'SELECT * FROM splits')"
+wait_for 30 "fj 't[\"d2\"][\"branch\"] == 2 and t[\"d2\"][\"number\"] >= $gone'" ||
+    fail "d2's branch did not reach #$gone, d2's head while the daemon was down: $(cat "$T/f.json" "$T/f.err"); $(grep 'did not connect' "$T/log")"
 [ "$(sql 'SELECT count(*) FROM splits')" = 1 ] ||
     fail "the restart recorded another split: $(sql 'SELECT * FROM splits')"
 wait_for 20 'test "$(grep -c " metrics: listening on " "$T/log")" -ge 2' ||
     fail "no metrics server after the restart"
 PORT=$(mport)
-ok "after kill -9 and a restart the same split goes on"
+ok "after kill -9 and a restart the same split goes on; d2's branch, #$stored2 stored, reached #$gone"
 
 # Back to the shared chain: one branch, the split ended.
 curl -s -m 5 -o /dev/null -d '{"disable": "split"}' \
