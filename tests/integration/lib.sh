@@ -63,7 +63,12 @@ trap 'exit 99' INT TERM
 fail() {
 	echo "FAIL: $*"
 	if [ -f "$T/log" ]; then
-		echo "--- daemon log:"
+		# What the chain and the endpoints' states did over the whole
+		# run (a failure's cause is often minutes before its tail).
+		echo "--- daemon log, chains and endpoint states (last 150):"
+		grep -a -E 'sup: (chain |w/[^ ]*: endpoint |w/[^ ]*: [a-z]+ \+ )' \
+		    "$T/log" | tail -n 150
+		echo "--- daemon log (last 60 lines):"
 		tail -n 60 "$T/log"
 	fi
 	exit 1
