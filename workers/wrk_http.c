@@ -241,6 +241,7 @@ struct http_slot {
 	wrk_http_cb		*cb;
 	void			*arg;
 	uint64_t		 start_ms;
+	uint64_t		 done_ms;	/* when curl finished it */
 	uint32_t		 deadline_ms;
 	struct buf		 req;
 	struct buf		 resp;
@@ -333,7 +334,9 @@ slot_finish(struct http_slot *s, CURLcode code, const char *why)
 		r.error = s->errbuf;
 	else
 		r.error = code == CURLE_OK ? "" : curl_easy_strerror(code);
-	r.latency_ms = now_mono_ms() - s->start_ms;
+	/* The endpoint's time: not the turns its answer waited here. */
+	r.latency_ms = (s->ready ? s->done_ms : now_mono_ms()) - s->start_ms;
+	s->ready = 0;
 	if (retry > 0)
 		r.retry_after_ms = (uint64_t)(retry < 86400 ? retry : 86400) *
 		    1000;
@@ -364,6 +367,7 @@ http_done(void *owner, CURL *easy, CURLcode code)
 		return;
 	ev_timer_stop(h->loop, &s->deadline);
 	s->ready = 1;
+	s->done_ms = now_mono_ms();
 	s->code = code;
 	s->next_ready = h->ready;
 	h->ready = s;
@@ -387,7 +391,6 @@ http_turn_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		return;
 	s = *least;
 	*least = s->next_ready;
-	s->ready = 0;
 	wrk_multi_enter(m);
 	if (h->ready != NULL) {
 		ev_timer_set(&h->turn, 0.0, 0.0);

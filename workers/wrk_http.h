@@ -56,8 +56,7 @@ struct wrk_http_reply {
 	const char	*body;
 	size_t		 len;
 	const char	*error;		/* curl's words for a failure, or "" */
-	uint64_t	 latency_ms;	/* from wrk_http_post until the answer
-					 * is taken, one a loop turn */
+	uint64_t	 latency_ms;	/* from wrk_http_post to completion */
 	uint64_t	 retry_after_ms; /* its Retry-After (0: none), <= 1 d */
 };
 typedef void	wrk_http_cb(void *arg, const struct wrk_http_reply *);
