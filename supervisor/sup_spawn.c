@@ -44,6 +44,7 @@ static int	 store_waited;	/* the backlog holds what the store could not
 				 * take: all waits till it is taken */
 static ev_timer	 drain_timer;
 #define DRAIN_SLICE	256	/* messages per turn of the loop */
+#define DRAIN_WAL_WAIT	0.010	/* s: the WAL's catching up asked again */
 #define DRAIN_SLICE_MS	5	/* of waiting answers per turn: live work
 				 * waits at most about that behind them */
 #define READ_SLICE_MS	20	/* a worker's socket read per turn, at most */
@@ -343,6 +344,16 @@ drain_cb(struct ev_loop *loop, ev_timer *t, int revents)
 	struct backlog_msg	*m;
 	uint64_t		 t0 = now_mono_ms();
 
+	/*
+	 * While the checkpoints are behind a backfill's writes, its answers
+	 * wait and the rest goes on (sup_store.c); not after a blocked
+	 * store, when what waits is everything, in order.
+	 */
+	if (!store_waited && store_wal_behind()) {
+		ev_timer_set(&drain_timer, DRAIN_WAL_WAIT, 0.);
+		ev_timer_start(sup_loop, &drain_timer);
+		return;
+	}
 	for (int i = 0; i < DRAIN_SLICE && !backlog_empty() &&
 	    now_mono_ms() - t0 < DRAIN_SLICE_MS; i++) {
 		if (!store_ready())

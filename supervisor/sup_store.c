@@ -57,7 +57,8 @@
 #define STORE_RETRY_MAX_MS	2000
 #define STORE_CKPT_PAGES	1000	/* SQLite's automatic threshold */
 #define STORE_CKPT_FINISH	256	/* pages left that the loop copies */
-#define STORE_WAL_PAGES		16384	/* 64 MB: then the loop copies more */
+#define STORE_WAL_PAGES		16384	/* 64 MB: then backfill waits */
+#define STORE_WAL_MAX_PAGES	65536	/* 256 MB: then the loop copies more */
 
 static sqlite3		*db;
 static char		 db_path[1024];
@@ -104,6 +105,10 @@ static struct {
 	long long	 finished;	/* the loop's: checkpoints it ran */
 	int		 last_pages;	/* the loop's: in the WAL at the last
 					 * commit (fewer now: it started over) */
+	int		 behind;	/* the loop's: the WAL passed
+					 * STORE_WAL_PAGES, not finished */
+	uint64_t	 behind_since;	/* the loop's: mono ms */
+	int		 behind_told;	/* the loop's: warned of it */
 } ckpt = { .lock = PTHREAD_MUTEX_INITIALIZER,
     .wake = PTHREAD_COND_INITIALIZER };
 
@@ -775,25 +780,52 @@ ckpt_main(void *arg)
  * once every frame is in the database when a transaction begins, which a
  * thread that always trails the writer never achieves: so when it has
  * copied all but STORE_CKPT_FINISH pages and rests, the loop copies the
- * rest itself (one small checkpoint), and so it does whatever is left
- * once the WAL holds STORE_WAL_PAGES (a backfill writes faster than the
- * thread's checkpoints leave so little), else the WAL would grow for as
- * long as a backfill writes.  What the last checkpoint met is told once,
- * and when it is over.
+ * rest itself (one small checkpoint).  A backfill can write faster than
+ * the thread copies: past STORE_WAL_PAGES the WAL is behind, and its
+ * answers wait (store_wal_behind()) while heads and live reads go on,
+ * until the thread has caught up and the loop's copy is small again.
+ * Copying all that was left in the loop held it up to 0.9 s at full
+ * speed.  Only past STORE_WAL_MAX_PAGES, which a store that takes only
+ * live work should never reach, does the loop copy whatever is left.
+ * What the last checkpoint met is told once, and when it is over.
  */
+/* The WAL behind, or not any more: a long episode is told. */
+static void
+wal_behind(int behind, int pages)
+{
+	uint64_t	now = now_mono_ms();
+
+	if (behind && !ckpt.behind)
+		ckpt.behind_since = now;
+	else if (!behind && ckpt.behind && ckpt.behind_told)
+		log_info("database %s: checkpoints caught up with the WAL "
+		    "after %llu s: backfill goes on", db_path,
+		    (unsigned long long)((now - ckpt.behind_since) / 1000));
+	if (!behind)
+		ckpt.behind_told = 0;
+	else if (!ckpt.behind_told && now - ckpt.behind_since >= 60000) {
+		log_warnx("database %s: checkpoints have been behind the WAL "
+		    "(%d pages) for 60 s, most likely because a reader keeps "
+		    "an old transaction open: backfill waits until they catch "
+		    "up", db_path, pages);
+		ckpt.behind_told = 1;
+	}
+	ckpt.behind = behind;
+}
+
 static int
-ckpt_hook(void *arg, sqlite3 *conn, const char *name, int pages)
+ckpt_consider(sqlite3 *conn, const char *name, int pages)
 {
 	int	rc, finish = 0;
 	char	err[sizeof(ckpt.err)];
 
-	(void)arg;
 	if (ckpt.running && pages < ckpt.last_pages) {
 		/* A new WAL: what the thread did was in the last one. */
 		pthread_mutex_lock(&ckpt.lock);
 		if (!ckpt.active)
 			ckpt.done = -1;
 		pthread_mutex_unlock(&ckpt.lock);
+		wal_behind(0, pages);
 	}
 	ckpt.last_pages = pages;
 	if (pages < STORE_CKPT_PAGES)
@@ -806,7 +838,7 @@ ckpt_hook(void *arg, sqlite3 *conn, const char *name, int pages)
 	pthread_mutex_lock(&ckpt.lock);
 	if (!ckpt.want && !ckpt.active && ckpt.done > 0 &&
 	    ckpt.done <= pages && (pages - ckpt.done <= STORE_CKPT_FINISH ||
-	    pages >= STORE_WAL_PAGES))
+	    pages >= STORE_WAL_MAX_PAGES))
 		finish = 1;
 	else {
 		ckpt.want = 1;
@@ -822,7 +854,9 @@ ckpt_hook(void *arg, sqlite3 *conn, const char *name, int pages)
 		ckpt.done = -1;		/* a new WAL from the next write */
 		pthread_mutex_unlock(&ckpt.lock);
 		ckpt.finished++;
-	}
+		wal_behind(0, pages);
+	} else
+		wal_behind(pages >= STORE_WAL_PAGES, pages);
 	if (rc != ckpt.told_rc) {
 		if (rc != SQLITE_OK)
 			log_warnx("database %s: checkpoint: %s (the WAL grows "
@@ -834,6 +868,28 @@ ckpt_hook(void *arg, sqlite3 *conn, const char *name, int pages)
 		ckpt.told_rc = rc;
 	}
 	return SQLITE_OK;
+}
+
+static int
+ckpt_hook(void *arg, sqlite3 *conn, const char *name, int pages)
+{
+	(void)arg;
+	return ckpt_consider(conn, name, pages);
+}
+
+/*
+ * 1 while the WAL is behind: a backfill's answers wait.  Between commits
+ * nothing else asks the thread again, so this does, and copies the rest
+ * once the thread has caught up.
+ */
+int
+store_wal_behind(void)
+{
+	if (!ckpt.behind)
+		return 0;
+	if (!in_tx && !tx_failed && blocked == STORE_OK)
+		(void)ckpt_consider(db, "main", ckpt.last_pages);
+	return ckpt.behind;
 }
 
 /* The thread and its connection, once the store is open in WAL mode. */
@@ -867,6 +923,7 @@ ckpt_start(const char *path)
 	ckpt.want = ckpt.stop = ckpt.active = 0;
 	ckpt.done = -1;
 	ckpt.last_pages = 0;
+	ckpt.behind = ckpt.behind_told = 0;
 	ckpt.rc = ckpt.told_rc = SQLITE_OK;
 	if ((rc = pthread_create(&ckpt.th, NULL, ckpt_main, NULL)) != 0) {
 		log_warnx("database %s: no checkpoint thread (%s): the loop "

@@ -45,6 +45,7 @@ void		 store_set_reserve(uint64_t bytes);
 void		 store_set_group(long gid);
 /* 1 when work that writes may start now (the transaction is open). */
 int		 store_ready(void);
+int		 store_wal_behind(void);
 enum store_block store_blocked(const char **why, uint64_t *since_ms);
 const char	*store_block_name(enum store_block);
 struct sqlite3_stmt *store_prepare(struct store_stmt *);
