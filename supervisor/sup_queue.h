@@ -31,7 +31,8 @@ struct qitem {
 /*
  * Which due items an endpoint may take now (from sup_route.c): items at
  * or above live_from are live; may_live says whether this endpoint may
- * take them, live_only that it takes nothing else.
+ * take them, live_only that it takes nothing else but a claim's parents
+ * (its last slot, or while the WAL is behind: no backfill).
  */
 struct queue_filter {
 	int64_t		 pruning_bound;	/* no state at or below; -1 none */

@@ -565,6 +565,13 @@ filter_for(struct worker *w, struct chain *ch, struct queue_filter *f)
 	}
 	route_filter(eps, n, self, route_live_from(ch->have_best,
 	    ch->best_number), ch->max_inflight, f);
+	/*
+	 * While the checkpoints catch up with the WAL, a backfill's answers
+	 * wait (sup_store.c): no more of them is asked for meanwhile, or
+	 * they would fill the daemon's memory while a reader holds the WAL.
+	 */
+	if (store_wal_behind())
+		f->live_only = 1;
 }
 
 static int

@@ -774,21 +774,6 @@ ckpt_main(void *arg)
 	return NULL;
 }
 
-/*
- * After each commit, with the frames now in the WAL: wake the thread, or
- * without one checkpoint here as SQLite would.  The WAL starts over only
- * once every frame is in the database when a transaction begins, which a
- * thread that always trails the writer never achieves: so when it has
- * copied all but STORE_CKPT_FINISH pages and rests, the loop copies the
- * rest itself (one small checkpoint).  A backfill can write faster than
- * the thread copies: past STORE_WAL_PAGES the WAL is behind, and its
- * answers wait (store_wal_behind()) while heads and live reads go on,
- * until the thread has caught up and the loop's copy is small again.
- * Copying all that was left in the loop held it up to 0.9 s at full
- * speed.  Only past STORE_WAL_MAX_PAGES, which a store that takes only
- * live work should never reach, does the loop copy whatever is left.
- * What the last checkpoint met is told once, and when it is over.
- */
 /* The WAL behind, or not any more: a long episode is told. */
 static void
 wal_behind(int behind, int pages)
@@ -813,6 +798,21 @@ wal_behind(int behind, int pages)
 	ckpt.behind = behind;
 }
 
+/*
+ * After each commit, with the frames now in the WAL: wake the thread, or
+ * without one checkpoint here as SQLite would.  The WAL starts over only
+ * once every frame is in the database when a transaction begins, which a
+ * thread that always trails the writer never achieves: so when it has
+ * copied all but STORE_CKPT_FINISH pages and rests, the loop copies the
+ * rest itself (one small checkpoint).  A backfill can write faster than
+ * the thread copies: past STORE_WAL_PAGES the WAL is behind, and its
+ * answers wait (store_wal_behind()) while heads and live reads go on,
+ * until the thread has caught up and the loop's copy is small again.
+ * Copying all that was left in the loop held it up to 0.9 s at full
+ * speed.  Only past STORE_WAL_MAX_PAGES, which a store that takes only
+ * live work should never reach, does the loop copy whatever is left.
+ * What the last checkpoint met is told once, and when it is over.
+ */
 static int
 ckpt_consider(sqlite3 *conn, const char *name, int pages)
 {
