@@ -25,6 +25,7 @@
 #define INFO_RETRY_MIN_MS	1000
 #define INFO_RETRY_MAX_MS	60000
 #define HELD_MAX		8	/* heads held during a genesis check */
+#define EARLY_MAX		16	/* the last heads held until the facts */
 #define FIT_HASHES		2	/* headers judged: genesis, best */
 
 /*
@@ -68,6 +69,12 @@ struct wrk_ep {
 	int			 checking;
 	struct proto_head	 held[HELD_MAX];
 	size_t			 n_held;
+	/* Heads that came before the first facts wait for them (the last
+	 * EARLY_MAX): dropped, the first of them would reach the daemon
+	 * as a gap, to be fetched by hash, perhaps from another endpoint
+	 * that lacks it. */
+	struct proto_head	 early[EARLY_MAX];
+	size_t			 n_early;
 };
 
 static struct wrk_ep	ep;
@@ -219,6 +226,7 @@ fit_fetch(const uint8_t genesis[32], const uint8_t best[32], fit_cb *cb,
 /* ---- endpoint facts, fetched at start until they all come ---- */
 
 static void	info_fetch(void);
+static void	head_forward(const struct proto_head *);
 
 static void
 info_timer_cb(struct ev_loop *loop, ev_timer *t, int revents)
@@ -252,6 +260,9 @@ info_send(const struct proto_info *in)
 		ep.have_genesis = 1;
 		ep.recheck = 0;
 		ep.fit = in->fits ? FIT_YES : FIT_NO;
+		for (size_t i = 0; i < ep.n_early; i++)
+			head_forward(&ep.early[i]);
+		ep.n_early = 0;
 		return;
 	}
 	for (unsigned i = 0; i < ep.info_failures && delay < INFO_RETRY_MAX_MS;
@@ -568,6 +579,15 @@ sub_head(void *arg, const struct wrk_sub_head *sh)
 		r.outcome = OUTCOME_MALFORMED;
 		r.why = why;
 		send_outcome("head", &r);
+		return;
+	}
+	if (ep.fit == FIT_UNKNOWN) {
+		if (ep.n_early == EARLY_MAX)
+			memmove(ep.early, ep.early + 1,
+			    --ep.n_early * sizeof(ep.early[0]));
+		ep.early[ep.n_early++] = hd;
+		log_debug("%s: head #%llu held until the facts come",
+		    ep.wc->ws_shown, (unsigned long long)hd.h.number);
 		return;
 	}
 	if (ep.checking) {

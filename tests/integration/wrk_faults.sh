@@ -167,3 +167,21 @@ has pruned '^value 0 absent [0-9]+ms value=0x why=.*State already discarded'
 has pruned '^value 1 ok [0-9]+ms value=0x[0-9a-f]{128} '
 has pruned '^value 2 ok [0-9]+ms value=0x[0-9a-f]{16} '
 echo "ok: pruned state -> absent; recent state -> a 64-byte difficulty and a timestamp, in one batch"
+
+# Heads that come before the facts wait for them, with the time each came:
+# HTTP slowed to 2.5 s a call (the facts take two calls; the deadline is
+# 4 s) while the subscription's heads come every 100 ms: the last 16 wait
+# (new and finalized).  The worker used to drop them,
+# and the first that reached the daemon was one it could not link.
+$CTL '{"clear":true,"enable":"slow:2500@http"}' || fail "early: no control"
+session early -t 4000 <<CMDS
+wait_info
+sleep 300
+CMDS
+$CTL '{"clear":true}'
+at=$(sed -n 's/^info ok .* at=\([0-9]*\)$/\1/p' "$T/early.out")
+seen=$(sed -n 's/^head new .* seen=\([0-9]*\)$/\1/p' "$T/early.out" |
+    sort -n | head -n 1)
+[ -n "$at" ] && [ -n "$seen" ] || { cat "$T/early.out"; fail "early: no facts or no head"; }
+[ $((at - seen)) -ge 300 ] || { cat "$T/early.out"; fail "early: the first head came $((at - seen)) ms before the facts reached the harness, not 300 or more: held heads were dropped"; }
+echo "ok: early heads held until the facts, the first $((at - seen)) ms before them"

@@ -101,12 +101,12 @@ print_message(const struct msg *m)
 	case MSG_INFO:
 		if ((rc = proto_unpack_info(m, &u.info, err, sizeof(err))) == 0)
 			printf("info %s chain=%s genesis=%s spec=%s/%llu "
-			    "best=%llu fits=%d why=%s\n",
+			    "best=%llu fits=%d why=%s at=%llu\n",
 			    outcome_name(u.info.outcome), u.info.chain,
 			    hx(u.info.genesis, 32, h), u.info.spec_name,
 			    (unsigned long long)u.info.spec_version,
 			    (unsigned long long)u.info.best, u.info.fits,
-			    u.info.why);
+			    u.info.why, (unsigned long long)now_wall_ms());
 		break;
 	case MSG_HEAD:
 		if ((rc = proto_unpack_head(m, &u.head, err, sizeof(err))) != 0)
@@ -114,7 +114,7 @@ print_message(const struct msg *m)
 		printf("head %s ", u.head.kind == HEAD_NEW ? "new" :
 		    "finalized");
 		print_header(&u.head.h);
-		printf("\n");
+		printf(" seen=%llu\n", (unsigned long long)u.head.seen_ms);
 		if (u.head.kind == HEAD_NEW)
 			last.head = u.head.h.number;
 		break;
