@@ -329,7 +329,7 @@ sup_dispatch_class(struct worker *w, const void *buf, long len)
 	case MSG_RES_STORAGE:
 		if (msg_check_gen(m.gen, w->gen) == MSG_GEN_OK &&
 		    msg_get_uint(&m, "id", &id) == 0 &&
-		    sched_answer_bulk(w, id))
+		    sched_answer_arrived(w, id))
 			c = DC_BULK;
 		break;
 	default:

@@ -51,6 +51,7 @@ struct request {
 	enum item_kind	 kind;
 	uint32_t	 brk_gen;	/* the breaker's when it was sent */
 	uint64_t	 sent;		/* monotonic ms */
+	uint64_t	 arrived;	/* its answer came, waits; 0: not yet */
 	size_t		 n;		/* state: blocks asked about */
 	uint8_t		(*hashes)[32];
 	int64_t		*numbers;	/* state: their numbers */
@@ -475,6 +476,8 @@ lease_one(struct worker *w, struct chain *ch, const struct queue_filter *f,
 	return 1;
 }
 
+static int	held_arrived(const struct held *);
+
 /* Leases past their deadline: the item goes back; late answers drop. */
 static void
 expire(void)
@@ -488,7 +491,7 @@ expire(void)
 		unsigned	 act;
 
 		next = h->next;
-		if (!lease_expired(h->l.deadline, now))
+		if (!lease_expired(h->l.deadline, now) || held_arrived(h))
 			continue;
 		r = h->req[0] != NULL ? h->req[0] : h->req[1];
 		memset(&in, 0, sizeof(in));
@@ -514,7 +517,7 @@ hedge(void)
 		size_t		 n, self;
 		int		 t;
 
-		if (r == NULL || !lease_may_hedge(&h->l,
+		if (r == NULL || held_arrived(h) || !lease_may_hedge(&h->l,
 		    h->ch->hedging.delay[h->it.kind], now))
 			continue;
 		n = route_eps(h->ch, r->w, wall, &eps, &who, &self);
@@ -707,7 +710,7 @@ waiting(const struct worker *w)
 	uint64_t	t = health_waiting(w->ep, now_mono_ms());
 
 	for (const struct request *r = requests; r != NULL; r = r->next)
-		if (r->w == w && (t == 0 || r->sent < t))
+		if (r->w == w && r->arrived == 0 && (t == 0 || r->sent < t))
 			t = r->sent;
 	return t;
 }
@@ -1008,18 +1011,40 @@ find_request(struct worker *w, uint64_t id)
 }
 
 /*
- * May w's answer to request id wait behind others?  Only a backfill's:
- * a range of headers or a state read of blocks that are not live.  A
- * live read, a claim's parent, a runtime and an id unknown or gone are
- * taken at once.
+ * w's answer to request id came; it may wait in the daemon before it is
+ * taken (behind live work, or while the checkpoints catch up).  From now
+ * it counts as an answer for the endpoint's health, and its lease neither
+ * hedges nor expires: asking again would not bring it sooner.
+ *
+ * May it wait behind others?  Only a backfill's: a range of headers or a
+ * state read of blocks that are not live.  A live read, a claim's parent,
+ * a runtime and an id unknown or gone are taken at once.
  */
 int
-sched_answer_bulk(struct worker *w, uint64_t id)
+sched_answer_arrived(struct worker *w, uint64_t id)
 {
 	struct request	*r = find_request(w, id);
+	uint64_t	 now = now_mono_ms();
 
-	return r != NULL && r->held != NULL && !r->held->l.live &&
+	if (r == NULL)
+		return 0;
+	if (r->arrived == 0) {
+		r->arrived = now;
+		if (r->sent >= w->load.answered) {
+			w->load.answered = r->sent;
+			w->load.answered_in = now - r->sent;
+		}
+	}
+	return r->held != NULL && !r->held->l.live &&
 	    (r->kind == K_HEADERS || r->kind == K_STATE);
+}
+
+/* One of h's requests has its answer waiting in the daemon. */
+static int
+held_arrived(const struct held *h)
+{
+	return (h->req[0] != NULL && h->req[0]->arrived != 0) ||
+	    (h->req[1] != NULL && h->req[1]->arrived != 0);
 }
 
 /*
@@ -1065,7 +1090,9 @@ endpoint_ms(const void *items, size_t n, size_t size, size_t off)
 /*
  * Every answer, straggler or not, counts for its endpoint: its breaker,
  * its counters, its window (by the endpoint's own latency, ep_ms, when
- * the worker told it) and the chain's hedging delay.  retry_ms is the
+ * the worker told it) and the chain's hedging delay.  Its counters and
+ * the hedging delay take the time to when the answer came: what it then
+ * waited in the daemon is the window's to know, not the endpoint's.  retry_ms is the
  * answer's Retry-After (0: none), which holds the window and leaves the
  * endpoint alone that long, within bounds (sup_depth.h, sup_breaker.h).
  */
@@ -1073,11 +1100,14 @@ static void
 count(struct request *r, enum outcome o, uint64_t ep_ms, uint64_t retry_ms)
 {
 	uint64_t	ms = now_mono_ms() - r->sent;
+	/* To when its answer came; the rest it waited in the daemon. */
+	uint64_t	came = r->arrived != 0 && r->arrived - r->sent < ms ?
+	    r->arrived - r->sent : ms;
 
 	if (o != OUTCOME_TIMEOUT && o != OUTCOME_TRANSPORT &&
 	    r->sent >= r->w->load.answered) {
 		r->w->load.answered = r->sent;
-		r->w->load.answered_in = ms;
+		r->w->load.answered_in = came;
 	}
 	/*
 	 * Its window learns from every answer, a straggler's too: the
@@ -1089,9 +1119,9 @@ count(struct request *r, enum outcome o, uint64_t ep_ms, uint64_t retry_ms)
 	    r->w->load.inflight, retry_ms, now_mono_ms());
 	if (health_outcome(r->w->ep, r->brk_gen, o, retry_ms) & HEALTH_BACK)
 		sched_back(r->w->ep);
-	stats_request(&r->w->ep->stats, o, ms);
+	stats_request(&r->w->ep->stats, o, came);
 	if (o == OUTCOME_OK)
-		route_latency(&r->ch->hedging, r->kind, ms);
+		route_latency(&r->ch->hedging, r->kind, came);
 }
 
 /* What a request asked, for logs: "headers #100..#199". */

@@ -74,8 +74,12 @@ void	sched_health(struct worker *, unsigned health_act);
 int	sched_answer(struct worker *, const struct msg *,
 	    struct sched_answer *, char *err, size_t errlen);
 void	sched_settle(struct sched_answer *);
-/* 1: w's answer to request id is a backfill's, which may wait. */
-int	sched_answer_bulk(struct worker *, uint64_t id);
+/*
+ * w's answer to request id came (it may wait before it is taken): it
+ * counts for the endpoint's health from now; 1: a backfill's, which may
+ * wait behind live work.
+ */
+int	sched_answer_arrived(struct worker *, uint64_t id);
 void	sched_verdicts(void);
 
 #endif

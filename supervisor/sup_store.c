@@ -780,9 +780,11 @@ wal_behind(int behind, int pages)
 {
 	uint64_t	now = now_mono_ms();
 
-	if (behind && !ckpt.behind)
+	if (behind && !ckpt.behind) {
 		ckpt.behind_since = now;
-	else if (!behind && ckpt.behind && ckpt.behind_told)
+		log_debug("database %s: %d pages in the WAL, the checkpoints "
+		    "behind: backfill waits", db_path, pages);
+	} else if (!behind && ckpt.behind && ckpt.behind_told)
 		log_info("database %s: checkpoints caught up with the WAL "
 		    "after %llu s: backfill goes on", db_path,
 		    (unsigned long long)((now - ckpt.behind_since) / 1000));

@@ -106,6 +106,7 @@ SUP_TESTS = tests/integration/conf_check.sh \
 	tests/integration/store_follow.sh \
 	tests/integration/store_crash.sh \
 	tests/integration/store_busy.sh \
+	tests/integration/store_wal_hold.sh \
 	tests/integration/store_full.sh \
 	tests/integration/sigterm.sh \
 	tests/integration/trust_reorgs.sh \
