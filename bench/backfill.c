@@ -20,13 +20,16 @@
  * -a runs each latency until the whole backlog is stored and prints the
  * time it took (-n 1650000 -l 100 -a: Planck's history from 2 endpoints).
  *
- * -L measures live reads instead, at the first latency, blocks every
+ * -L measures live blocks instead, at the first latency, blocks every
  * 250 ms: for 60 s while idle (a backlog of 200, caught up) and 60 s
  * while backfilling the -n backlog at full speed (give one that lasts:
- * -n 800000), the latency from a
- * block's timestamp (when the devnode makes it due) to its row, and from
- * its row to its state (difficulty, timestamp) read and stored; p50 and
- * p99 of each, and backfilling over idle.
+ * -n 800000).  From a block's timestamp (when the devnode makes it due)
+ * to: its arrival at a bare C subscriber of the devnodes (bench/watch.c;
+ * what the devnodes and this machine allow any client), its arrival at
+ * chainwatch's worker (first_seen), and its row as a reader of the store
+ * first sees it (polled every ms); and from first_seen to its state
+ * (difficulty, timestamp) read and stored.  p50 and p99 of each, and
+ * backfilling over idle.
  *
  *   bench/backfill [-aLv] [-b build-dir] [-e endpoints] [-l ms[,ms...]]
  *                  [-m max_inflight] [-n backlog] [-t secs]
@@ -53,6 +56,7 @@
 #include <unistd.h>
 
 #include "benchlib.h"
+#include "watch.h"
 #include "log.h"
 #include "util.h"
 
@@ -70,6 +74,9 @@ struct run {
 	double		 rate, lat_ceiling, serve_ceiling, ratio;
 	double		 total;		/* -a: s from the first block to all */
 	int64_t		 stored;	/* -a: blocks stored by the end */
+	/* CPU time a block stored cost, us: the supervisor, its workers,
+	 * the devnodes; and what the machine's cores could store at it */
+	double		 us[3], cpu_bound;
 };
 
 /* The devnodes of one run, and chainwatchd against them. */
@@ -174,14 +181,32 @@ stop_all(struct setup *su)
 	}
 }
 
+static double	ratio(double, double);
+
+/* CPU clock ticks so far: the supervisor, its workers, the devnodes. */
+static void
+cpu_ticks(const struct setup *su, unsigned long long t[3])
+{
+	unsigned long long	v;
+	pid_t			pp;
+
+	t[0] = bench_proc_stat(su->cw, &pp, &v) == 0 ? v : 0;
+	t[1] = bench_kids_ticks(su->cw);
+	t[2] = 0;
+	for (unsigned i = 0; i < n_ep; i++)
+		t[2] += bench_proc_stat(su->dn[i], &pp, &v) == 0 ? v : 0;
+}
+
 /* One latency: devnodes, their ceilings, chainwatchd against them. */
 static void
 run_one(const char *cache, struct run *ru)
 {
 	struct setup	 su;
 	char		 tag[16];
-	int64_t		 first, want = strtoll(backlog, NULL, 10);
+	int64_t		 first, want = strtoll(backlog, NULL, 10), done;
 	uint64_t	 t0;
+	unsigned long long c0[3], c1[3];
+	double		 sum = 0;
 
 	snprintf(tag, sizeof(tag), "l%u", ru->latency);
 	start_all(cache, tag, backlog, ru->latency, &su, ru);
@@ -190,18 +215,48 @@ run_one(const char *cache, struct run *ru)
 		usleep(50000);
 	ru->start = (double)(now_mono_ms() - su.t0) / 1000.0;
 	t0 = now_mono_ms();
+	cpu_ticks(&su, c0);
 	if (all) {
-		/* Blocks 1 to the backlog's last, within an hour. */
-		while ((ru->stored = bench_count_blocks(su.db, DONE)) < want &&
-		    now_mono_ms() - t0 < 3600000)
-			usleep(250000);
-		ru->total = (double)(now_mono_ms() - t0) / 1000.0;
+		/*
+		 * Blocks 1 to the backlog's last, within an hour.  Counting
+		 * them scans the store (near a core's worth, polled every
+		 * 250 ms, at this size, and its long reads hold the
+		 * checkpoints back): the queue's backfill items, which a
+		 * block leaves only once done, are counted instead, and the
+		 * blocks only when none is left, the time taken before.
+		 */
+		for (;;) {
+			int64_t		left = -1;
+			uint64_t	now = now_mono_ms();
+
+			ru->total = (double)(now - t0) / 1000.0;
+			if (bench_query(su.db, "SELECT count(*) FROM queue "
+			    "WHERE kind IN ('headers', 'state')", &left, 1,
+			    1) == 1 && left == 0 &&
+			    (ru->stored = bench_count_blocks(su.db, DONE)) >=
+			    want)
+				break;
+			if (now - t0 >= 3600000) {
+				ru->stored = bench_count_blocks(su.db, DONE);
+				break;
+			}
+			usleep(left == 0 ? 1000000 : 250000);
+		}
 	} else
 		while (now_mono_ms() - t0 < (uint64_t)(secs * 1000))
 			usleep(250000);
-	ru->rate = (double)(bench_count_blocks(su.db, DONE) - first) * 1000.0 /
-	    (double)(now_mono_ms() - t0);
+	cpu_ticks(&su, c1);
+	done = (all ? ru->stored : bench_count_blocks(su.db, DONE)) - first;
+	ru->rate = (double)done * 1000.0 / (all ? ru->total * 1000.0 :
+	    (double)(now_mono_ms() - t0));
 	stop_all(&su);
+	for (int k = 0; k < 3; k++) {
+		ru->us[k] = done > 0 ? (double)(c1[k] - c0[k]) * 1e6 /
+		    (double)sysconf(_SC_CLK_TCK) / (double)done : 0;
+		sum += ru->us[k];
+	}
+	ru->cpu_bound = sum > 0 ? (double)sysconf(_SC_NPROCESSORS_ONLN) *
+	    1e6 / sum : 0;
 	ru->ratio = ru->rate / (ru->lat_ceiling < ru->serve_ceiling ?
 	    ru->lat_ceiling : ru->serve_ceiling);
 }
@@ -211,29 +266,47 @@ run_one(const char *cache, struct run *ru)
 #define LIVE_SECS	60
 #define LIVE_MAX	4096
 
+/* The latencies of a live block, each from the block's timestamp. */
+enum { L_SUB, L_HEAD, L_ROW, L_STATE, L_N };
+static const char *const l_name[L_N] = {
+	"subscriber", "worker", "row", "state"
+};
+
 struct live {
-	size_t		n;
-	double		head_p50, head_p99, state_p50, state_p99;
+	size_t		n;		/* blocks */
+	size_t		got[L_N];	/* of which measured */
+	double		p50[L_N], p99[L_N];
 	int		backfilling;	/* still, at the window's end */
 };
 
 /*
  * Live blocks (above blog) first stored in LIVE_SECS from when the
- * phase settled: their head-to-row latency (stored minus the block's own
- * timestamp, which the devnode sets to when it is due) and their state
- * read's (state stored minus block stored), from the store.
+ * phase settled.  From each block's timestamp (the devnode sets it to
+ * the millisecond the block is due): to its first arrival at a bare
+ * subscriber of the devnodes (bench/watch.c: the floor of this machine),
+ * to a worker's receipt (first_seen), and to when a reader of the store
+ * first sees its row (polled every ms); and from its row to its state
+ * (difficulty, timestamp) read and stored.  p50 and p99 of each.
  */
 static void
 live_phase(const char *cache, const char *tag, const char *blog,
     unsigned latency, struct live *lv)
 {
-	static int64_t	 rows[LIVE_MAX][2], head[LIVE_MAX], state[LIVE_MAX];
-	struct setup	 su;
-	char		 sql[512];
-	int64_t		 n_blog = strtoll(blog, NULL, 10), from, to;
-	size_t		 n;
+	static int64_t		 rows[LIVE_MAX][4], v[L_N][LIVE_MAX];
+	static int64_t		 row_at[LIVE_MAX], sub_at[LIVE_MAX];
+	static struct bench_seen seen[2 * LIVE_MAX];
+	struct setup		 su;
+	char			 sql[512], out[PATH_MAX];
+	const char		*urls[MAX_EP];
+	int64_t			 n_blog = strtoll(blog, NULL, 10), from, to;
+	size_t			 n, n_seen;
+	pid_t			 watcher;
 
 	start_all(cache, tag, blog, latency, &su, NULL);
+	for (unsigned i = 0; i < n_ep; i++)
+		urls[i] = su.url[i];
+	snprintf(out, sizeof(out), "%s/%s.watch", dir, tag);
+	watcher = bench_watch_start(su.db, urls, n_ep, n_blog, out);
 	/* Settled: idle once the backlog is in, busy once backfill runs. */
 	while (now_mono_ms() - su.t0 < 120000 &&
 	    bench_count_blocks(su.db, DONE) < (n_blog < 1000 ? n_blog : 1000))
@@ -243,22 +316,41 @@ live_phase(const char *cache, const char *tag, const char *blog,
 	to = (int64_t)now_wall_ms();
 	lv->backfilling = bench_count_blocks(su.db, DONE) < n_blog;
 	sleep(3);		/* the last ones' state reads */
-	snprintf(sql, sizeof(sql), "SELECT first_seen - timestamp, state_at - "
-	    "first_seen FROM blocks WHERE canonical = 1 AND number > %lld "
+	kill(watcher, SIGTERM);
+	waitpid(watcher, NULL, 0);
+	snprintf(sql, sizeof(sql), "SELECT number, timestamp, first_seen, "
+	    "state_at FROM blocks WHERE canonical = 1 AND number > %lld "
 	    "AND first_seen >= %lld AND first_seen < %lld AND timestamp IS "
 	    "NOT NULL AND state_at IS NOT NULL", (long long)n_blog,
 	    (long long)from, (long long)to);
-	n = bench_query(su.db, sql, rows, LIVE_MAX);
+	n = bench_query(su.db, sql, &rows[0][0], 4, LIVE_MAX);
 	stop_all(&su);
+
+	memset(row_at, 0, sizeof(row_at));
+	memset(sub_at, 0, sizeof(sub_at));
+	n_seen = bench_watch_read(out, seen, nitems(seen));
+	for (size_t i = 0; i < n_seen; i++) {
+		int64_t k = seen[i].number - n_blog - 1;
+
+		if (k >= 0 && k < LIVE_MAX)
+			(seen[i].sub ? sub_at : row_at)[k] = seen[i].ms;
+	}
+	memset(lv->got, 0, sizeof(lv->got));
 	for (size_t i = 0; i < n; i++) {
-		head[i] = rows[i][0];
-		state[i] = rows[i][1];
+		int64_t k = rows[i][0] - n_blog - 1, ts = rows[i][1];
+
+		v[L_HEAD][lv->got[L_HEAD]++] = rows[i][2] - ts;
+		v[L_STATE][lv->got[L_STATE]++] = rows[i][3] - rows[i][2];
+		if (k >= 0 && k < LIVE_MAX && sub_at[k] != 0)
+			v[L_SUB][lv->got[L_SUB]++] = sub_at[k] - ts;
+		if (k >= 0 && k < LIVE_MAX && row_at[k] != 0)
+			v[L_ROW][lv->got[L_ROW]++] = row_at[k] - ts;
 	}
 	lv->n = n;
-	lv->head_p50 = bench_quantile(head, n, 50);
-	lv->head_p99 = bench_quantile(head, n, 99);
-	lv->state_p50 = bench_quantile(state, n, 50);
-	lv->state_p99 = bench_quantile(state, n, 99);
+	for (int l = 0; l < L_N; l++) {
+		lv->p50[l] = bench_quantile(v[l], lv->got[l], 50);
+		lv->p99[l] = bench_quantile(v[l], lv->got[l], 99);
+	}
 }
 
 static double
@@ -274,25 +366,41 @@ live(const char *cache, unsigned latency)
 
 	live_phase(cache, "idle", "200", latency, &idle);
 	live_phase(cache, "busy", backlog, latency, &busy);
-	printf("live blocks every %u ms, HTTP slowed %u ms, %d s a phase "
-	    "(ms, of ~%d blocks each):\n", block_ms,
-	    latency, LIVE_SECS, LIVE_SECS * 1000 / (int)block_ms);
-	printf("  %-12s %6s %10s %10s %10s %10s\n", "phase", "blocks",
-	    "head p50", "head p99", "state p50", "state p99");
-	printf("  %-12s %6zu %10.0f %10.0f %10.0f %10.0f\n", "idle", idle.n,
-	    idle.head_p50, idle.head_p99, idle.state_p50, idle.state_p99);
-	printf("  %-12s %6zu %10.0f %10.0f %10.0f %10.0f%s\n", "backfilling",
-	    busy.n, busy.head_p50, busy.head_p99, busy.state_p50,
-	    busy.state_p99,
-	    busy.backfilling ? "" : "  (backfill ended early: give a larger -n)");
-	printf("  %-12s %6s %10.2f %10.2f %10.2f %10.2f\n", "ratio", "",
-	    ratio(busy.head_p50, idle.head_p50),
-	    ratio(busy.head_p99, idle.head_p99),
-	    ratio(busy.state_p50, idle.state_p50),
-	    ratio(busy.state_p99, idle.state_p99));
-	printf("live_head_p99_ratio=%.2f live_state_p99_ratio=%.2f\n",
-	    ratio(busy.head_p99, idle.head_p99),
-	    ratio(busy.state_p99, idle.state_p99));
+	printf("live blocks every %u ms, HTTP slowed %u ms, %d s a phase: "
+	    "%zu blocks idle, %zu backfilling%s\n", block_ms, latency,
+	    LIVE_SECS, idle.n, busy.n, busy.backfilling ? "" :
+	    " (backfill ended early: give a larger -n)");
+	printf("  ms from the block's timestamp to: a bare subscriber of the "
+	    "devnodes,\n  chainwatch's worker, its row (a reader's poll); "
+	    "state: from first_seen to\n  the state stored\n");
+	printf("  %-11s %8s %8s %8s %8s %8s %8s %8s %8s\n", "",
+	    "subscr", "", "worker", "", "row", "", "state", "");
+	printf("  %-11s", "phase");
+	for (int l = 0; l < L_N; l++)
+		printf(" %8s %8s", "p50", "p99");
+	printf("\n");
+	printf("  %-11s", "idle");
+	for (int l = 0; l < L_N; l++)
+		printf(" %8.0f %8.0f", idle.p50[l], idle.p99[l]);
+	printf("\n  %-11s", "backfilling");
+	for (int l = 0; l < L_N; l++)
+		printf(" %8.0f %8.0f", busy.p50[l], busy.p99[l]);
+	printf("\n  %-11s", "ratio");
+	for (int l = 0; l < L_N; l++)
+		printf(" %8.2f %8.2f", ratio(busy.p50[l], idle.p50[l]),
+		    ratio(busy.p99[l], idle.p99[l]));
+	printf("\n");
+	for (int l = 0; l < L_N; l++)
+		if (idle.got[l] < idle.n || busy.got[l] < busy.n)
+			printf("  (%s: %zu of %zu idle, %zu of %zu busy "
+			    "measured)\n", l_name[l], idle.got[l], idle.n,
+			    busy.got[l], busy.n);
+	printf("live_sub_p99_ratio=%.2f live_head_p99_ratio=%.2f "
+	    "live_row_p99_ratio=%.2f live_state_p99_ratio=%.2f\n",
+	    ratio(busy.p99[L_SUB], idle.p99[L_SUB]),
+	    ratio(busy.p99[L_HEAD], idle.p99[L_HEAD]),
+	    ratio(busy.p99[L_ROW], idle.p99[L_ROW]),
+	    ratio(busy.p99[L_STATE], idle.p99[L_STATE]));
 }
 
 int
@@ -407,10 +515,23 @@ main(int argc, char *argv[])
 		printf("\n");
 		fflush(stdout);
 	}
+	printf("  CPU time a block stored cost over the same time, and what "
+	    "all %ld cores\n  could store at that cost (nothing else "
+	    "running):\n", sysconf(_SC_NPROCESSORS_ONLN));
+	printf("  %7s %11s %9s %9s %10s %11s\n", "latency", "supervisor",
+	    "workers", "devnodes", "cpu-bound", "chainwatchd");
+	printf("  %7s %11s %9s %9s %10s %11s\n", "ms", "us/blk", "us/blk",
+	    "us/blk", "blk/s", "/cpu-bound");
+	for (size_t i = 0; i < n_runs; i++)
+		printf("  %7u %11.0f %9.0f %9.0f %10.0f %11.2f\n",
+		    runs[i].latency, runs[i].us[0], runs[i].us[1],
+		    runs[i].us[2], runs[i].cpu_bound,
+		    ratio(runs[i].rate, runs[i].cpu_bound));
 	for (size_t i = 0; i < n_runs; i++) {
-		printf("%sbackfill_blk_s_%ums=%.0f ratio_%ums=%.2f",
-		    i > 0 ? " " : "", runs[i].latency, runs[i].rate,
-		    runs[i].latency, runs[i].ratio);
+		printf("%sbackfill_blk_s_%ums=%.0f ratio_%ums=%.2f "
+		    "cpu_bound_%ums=%.0f", i > 0 ? " " : "", runs[i].latency,
+		    runs[i].rate, runs[i].latency, runs[i].ratio,
+		    runs[i].latency, runs[i].cpu_bound);
 		if (all)
 			printf(" all_s_%ums=%.1f", runs[i].latency,
 			    runs[i].total);

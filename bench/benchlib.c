@@ -10,6 +10,7 @@
 
 #include <curl/curl.h>
 #include <ev.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,6 +248,50 @@ bench_direct_rates(const char *const *urls, size_t n, unsigned batch,
 	return (double)headers / secs;
 }
 
+/* Its parent's pid and its user + system time in clock ticks. */
+int
+bench_proc_stat(pid_t pid, pid_t *ppid, unsigned long long *ticks)
+{
+	char			 path[64], buf[1024], *p;
+	unsigned long long	 ut, st;
+	int			 pp;
+	FILE			*fp;
+	size_t			 n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fp = fopen(path, "r")) == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	/* After the command in parentheses, which may hold anything. */
+	if ((p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+	    &pp, &ut, &st) != 3)
+		return -1;
+	*ppid = pp;
+	*ticks = ut + st;
+	return 0;
+}
+
+unsigned long long
+bench_kids_ticks(pid_t pid)
+{
+	DIR			*d;
+	struct dirent		*de;
+	unsigned long long	 sum = 0, t;
+	pid_t			 pp, c;
+
+	if ((d = opendir("/proc")) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL)
+		if ((c = (pid_t)atoi(de->d_name)) > 0 &&
+		    bench_proc_stat(c, &pp, &t) == 0 && pp == pid)
+			sum += t;
+	closedir(d);
+	return sum;
+}
+
 /*
  * bench/worker links this file without SQLite: the store reader is
  * compiled only where the Makefile fragment asks for it.
@@ -276,7 +321,8 @@ bench_count_blocks(const char *db, const char *cond)
 }
 
 size_t
-bench_query(const char *db, const char *sql, int64_t (*rows)[2], size_t max)
+bench_query(const char *db, const char *sql, int64_t *rows, size_t ncol,
+    size_t max)
 {
 	sqlite3		*h;
 	sqlite3_stmt	*st;
@@ -289,8 +335,9 @@ bench_query(const char *db, const char *sql, int64_t (*rows)[2], size_t max)
 	sqlite3_busy_timeout(h, 5000);
 	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK)
 		while (n < max && sqlite3_step(st) == SQLITE_ROW) {
-			rows[n][0] = sqlite3_column_int64(st, 0);
-			rows[n][1] = sqlite3_column_int64(st, 1);
+			for (size_t c = 0; c < ncol; c++)
+				rows[n * ncol + c] =
+				    sqlite3_column_int64(st, (int)c);
 			n++;
 		}
 	sqlite3_finalize(st);

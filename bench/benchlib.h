@@ -38,6 +38,11 @@ double	bench_direct_rate(const char *url, unsigned batch, unsigned inflight,
 double	bench_direct_rates(const char *const *urls, size_t n, unsigned batch,
 	    unsigned inflight, double secs);
 
+/* Its parent's pid and its user + system time in clock ticks; -1: gone. */
+int	bench_proc_stat(pid_t pid, pid_t *ppid, unsigned long long *ticks);
+/* The user + system clock ticks of pid's children now, summed. */
+unsigned long long bench_kids_ticks(pid_t pid);
+
 /*
  * Blocks in the store db that match the SQL condition cond, read through
  * a read-only connection while chainwatchd writes; 0 until the store
@@ -45,8 +50,11 @@ double	bench_direct_rates(const char *const *urls, size_t n, unsigned batch,
  * SQLite.
  */
 int64_t	bench_count_blocks(const char *db, const char *cond);
-/* Up to max rows of two integer columns of sql over db; how many came. */
-size_t	bench_query(const char *db, const char *sql, int64_t (*rows)[2],
-	    size_t max);
+/*
+ * Up to max rows of the first ncol integer columns of sql over db, row
+ * after row into rows; how many rows came.
+ */
+size_t	bench_query(const char *db, const char *sql, int64_t *rows,
+	    size_t ncol, size_t max);
 
 #endif

@@ -87,32 +87,6 @@ pss_kb(pid_t pid)
 	return kb;
 }
 
-/* Its parent's pid and its user + system time in clock ticks. */
-static int
-proc_stat(pid_t pid, pid_t *ppid, unsigned long long *ticks)
-{
-	char			 path[64], buf[1024], *p;
-	unsigned long long	 ut, st;
-	int			 pp;
-	FILE			*fp;
-	size_t			 n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((fp = fopen(path, "r")) == NULL)
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, fp);
-	fclose(fp);
-	buf[n] = '\0';
-	/* After the command in parentheses, which may hold anything. */
-	if ((p = strrchr(buf, ')')) == NULL ||
-	    sscanf(p + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-	    &pp, &ut, &st) != 3)
-		return -1;
-	*ppid = pp;
-	*ticks = ut + st;
-	return 0;
-}
-
 /* The PSS of pid's children (the workers), summed, in kB. */
 static long
 kids_pss_kb(pid_t pid, unsigned *kids)
@@ -128,7 +102,7 @@ kids_pss_kb(pid_t pid, unsigned *kids)
 		unsigned long long	 t;
 		pid_t			 pp, c = (pid_t)atoi(de->d_name);
 
-		if (c <= 0 || proc_stat(c, &pp, &t) == -1 || pp != pid)
+		if (c <= 0 || bench_proc_stat(c, &pp, &t) == -1 || pp != pid)
 			continue;
 		kb += pss_kb(c);
 		(*kids)++;
@@ -145,7 +119,7 @@ heads(const char *db, int64_t *ready, int64_t *seen)
 
 	(void)bench_query(db, "SELECT coalesce(sum(heads_seen > 0), 0), "
 	    "coalesce(sum(heads_seen), 0) FROM endpoints WHERE configured = 1",
-	    row, 1);
+	    &row[0][0], 2, 1);
 	*ready = row[0][0];
 	*seen = row[0][1];
 }
@@ -210,10 +184,10 @@ run_one(struct run *ru)
 		heads(db, &ready, &h0);
 		b0 = bench_count_blocks(db, "canonical = 1");
 		t1 = now_mono_ms();
-		if (proc_stat(cw, &pp, &c0) == -1)
+		if (bench_proc_stat(cw, &pp, &c0) == -1)
 			c0 = 0;
 		usleep((useconds_t)(secs * 1e6));
-		if (proc_stat(cw, &pp, &c1) == -1)
+		if (bench_proc_stat(cw, &pp, &c1) == -1)
 			c1 = c0;
 		heads(db, &ready, &h1);
 		b1 = bench_count_blocks(db, "canonical = 1");
