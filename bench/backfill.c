@@ -18,7 +18,9 @@
  * the lesser ceiling, which is named.
  *
  * -a runs each latency until the whole backlog is stored and prints the
- * time it took (-n 1650000 -l 100 -a: Planck's history from 2 endpoints).
+ * time it took (-n 1650000 -l 100 -a: Planck's history from 2 endpoints),
+ * then until all but the last FINAL_LAG blocks are final, and the WAL's
+ * largest size meanwhile.
  *
  * -L measures live blocks instead, at the first latency, blocks every
  * 250 ms: for 60 s while idle (a backlog of 200, caught up) and 60 s
@@ -67,12 +69,15 @@
 #define MAX_EP		8
 #define MAX_LAT		8
 #define DONE		"canonical = 1 AND difficulty IS NOT NULL"
+#define FINAL_LAG	200	/* -a: blocks not final when it is all final */
 
 struct run {
 	unsigned	 latency;	/* ms */
 	double		 start;		/* s to the first block stored */
 	double		 rate, lat_ceiling, serve_ceiling, ratio;
 	double		 total;		/* -a: s from the first block to all */
+	double		 final;		/* -a: s to all final but the last */
+	double		 wal_mb;	/* -a: the WAL's largest, MB */
 	int64_t		 stored;	/* -a: blocks stored by the end */
 	/* CPU time a block stored cost, us: the supervisor, its workers,
 	 * the devnodes; and what the machine's cores could store at it */
@@ -183,6 +188,18 @@ stop_all(struct setup *su)
 
 static double	ratio(double, double);
 
+/* The WAL's size now, kept in ru if the largest yet. */
+static void
+wal_max(const struct setup *su, struct run *ru)
+{
+	char		path[PATH_MAX + 8];
+	struct stat	sb;
+
+	snprintf(path, sizeof(path), "%s-wal", su->db);
+	if (stat(path, &sb) == 0 && (double)sb.st_size / 1048576 > ru->wal_mb)
+		ru->wal_mb = (double)sb.st_size / 1048576;
+}
+
 /* CPU clock ticks so far: the supervisor, its workers, the devnodes. */
 static void
 cpu_ticks(const struct setup *su, unsigned long long t[3])
@@ -240,7 +257,25 @@ run_one(const char *cache, struct run *ru)
 				ru->stored = bench_count_blocks(su.db, DONE);
 				break;
 			}
+			wal_max(&su, ru);
 			usleep(left == 0 ? 1000000 : 250000);
+		}
+		/*
+		 * Then final (all but the last FINAL_LAG, which a block
+		 * every 12 s leaves far from finality): when a history links
+		 * at once its blocks become final a slice at a time.
+		 */
+		for (;;) {
+			int64_t		fin = -1;
+			uint64_t	now = now_mono_ms();
+
+			ru->final = (double)(now - t0) / 1000.0;
+			if ((bench_query(su.db, "SELECT coalesce(final_number, "
+			    "-1) FROM chains", &fin, 1, 1) == 1 &&
+			    fin >= want - FINAL_LAG) || now - t0 >= 3600000)
+				break;
+			wal_max(&su, ru);
+			usleep(250000);
 		}
 	} else
 		while (now_mono_ms() - t0 < (uint64_t)(secs * 1000))
@@ -408,7 +443,7 @@ main(int argc, char *argv[])
 {
 	char		 cache[PATH_MAX], cmd[PATH_MAX + 16], *p, *end;
 	const char	*lats = "20,100";
-	struct run	 runs[MAX_LAT];
+	struct run	 runs[MAX_LAT] = { 0 };
 	size_t		 n_runs = 0;
 	int		 ch, live_mode = 0;
 
@@ -496,9 +531,10 @@ main(int argc, char *argv[])
 	}
 	printf("  %7s %12s %14s %14s %6s %-8s %11s%s\n", "latency",
 	    "chainwatchd", "latency-bound", "serving", "ratio", "binds",
-	    "first block", all ? "  all stored" : "");
+	    "first block", all ? "  all stored   all final  WAL at most" :
+	    "");
 	printf("  %7s %12s %14s %14s %6s %-8s %11s%s\n", "ms", "blk/s", "blk/s",
-	    "blk/s", "", "", "after s", all ? "     after s" : "");
+	    "blk/s", "", "", "after s", all ? "     after s     after s" : "");
 	fflush(stdout);
 	for (size_t i = 0; i < n_runs; i++) {
 		struct run *ru = &runs[i];
@@ -509,15 +545,17 @@ main(int argc, char *argv[])
 		    ru->ratio, ru->lat_ceiling < ru->serve_ceiling ? "latency" :
 		    "serving", ru->start);
 		if (all)
-			printf(" %11.1f%s", ru->total, ru->stored <
+			printf(" %11.1f %11.1f %9.0f MB%s", ru->total,
+			    ru->final, ru->wal_mb, ru->stored <
 			    strtoll(backlog, NULL, 10) ? " (not all: 1 h cap)" :
 			    "");
 		printf("\n");
 		fflush(stdout);
 	}
-	printf("  CPU time a block stored cost over the same time, and what "
-	    "all %ld cores\n  could store at that cost (nothing else "
-	    "running):\n", sysconf(_SC_NPROCESSORS_ONLN));
+	printf("  CPU time a block stored cost over the same time%s, and "
+	    "what all %ld cores\n  could store at that cost (nothing else "
+	    "running):\n", all ? " (to all final)" : "",
+	    sysconf(_SC_NPROCESSORS_ONLN));
 	printf("  %7s %11s %9s %9s %10s %11s\n", "latency", "supervisor",
 	    "workers", "devnodes", "cpu-bound", "chainwatchd");
 	printf("  %7s %11s %9s %9s %10s %11s\n", "ms", "us/blk", "us/blk",
@@ -533,8 +571,10 @@ main(int argc, char *argv[])
 		    runs[i].rate, runs[i].latency, runs[i].ratio,
 		    runs[i].latency, runs[i].cpu_bound);
 		if (all)
-			printf(" all_s_%ums=%.1f", runs[i].latency,
-			    runs[i].total);
+			printf(" all_s_%ums=%.1f final_s_%ums=%.1f "
+			    "wal_mb_%ums=%.0f", runs[i].latency,
+			    runs[i].total, runs[i].latency, runs[i].final,
+			    runs[i].latency, runs[i].wal_mb);
 	}
 	printf("\n");
 done:

@@ -86,6 +86,8 @@ static unsigned		 block_retries;
 static ev_timer		 retry_timer;
 static struct store_stmt	 nothing = { "SELECT 1 WHERE 0", NULL, NULL };
 
+static int	ckpt_consider(sqlite3 *, const char *, int);
+
 /* The checkpoint thread; what is under lock is shared with it. */
 static struct {
 	pthread_t	 th;
@@ -606,6 +608,14 @@ store_flush(void)
 	in_tx = 0;
 	tx_ops = 0;
 	ev_timer_stop(store_loop, &flush_timer);
+	/*
+	 * While the checkpoints are behind, what holds the backfill and
+	 * the finality slices is settled here, out of a transaction: the
+	 * hook runs only after a commit that wrote, and a store that waits
+	 * writes nothing (the empty commits of the ticks come here).
+	 */
+	if (ckpt.behind)
+		(void)ckpt_consider(db, "main", ckpt.last_pages);
 	/* An empty commit proves nothing about the disk. */
 	if (probation && had_writes)
 		unblocked();
@@ -1004,6 +1014,9 @@ store_open(const char *path, int sync_full, struct ev_loop *l)
 	    "PRAGMA synchronous = NORMAL");
 	exec_sql("PRAGMA foreign_keys = ON");
 	exec_sql("PRAGMA cache_size = -65536");
+	/* A WAL that grew (a reader held it) is cut back to 64 MB, the
+	 * size a backfill keeps it at, when it starts over. */
+	exec_sql("PRAGMA journal_size_limit = 67108864");
 	if ((rc = u512_sql_register(db)) != SQLITE_OK)
 		fatalx(CW_EXIT_SYSTEM, "database %s: cannot add u512_sum(): %s",
 		    path, sqlite3_errstr(rc));
