@@ -1092,9 +1092,10 @@ endpoint_ms(const void *items, size_t n, size_t size, size_t off)
  * its counters, its window (by the endpoint's own latency, ep_ms, when
  * the worker told it) and the chain's hedging delay.  Its counters and
  * the hedging delay take the time to when the answer came: what it then
- * waited in the daemon is the window's to know, not the endpoint's.  retry_ms is the
- * answer's Retry-After (0: none), which holds the window and leaves the
- * endpoint alone that long, within bounds (sup_depth.h, sup_breaker.h).
+ * waited in the daemon is the window's to know, not the endpoint's.
+ * retry_ms is the answer's Retry-After (0: none), which holds the window
+ * and leaves the endpoint alone that long, within bounds (sup_depth.h,
+ * sup_breaker.h).
  */
 static void
 count(struct request *r, enum outcome o, uint64_t ep_ms, uint64_t retry_ms)
