@@ -179,7 +179,7 @@ wait_info
 sleep 300
 CMDS
 $CTL '{"clear":true}'
-at=$(sed -n 's/^info ok .* at=\([0-9]*\)$/\1/p' "$T/early.out")
+at=$(sed -n 's/^info ok at=\([0-9]*\) .*/\1/p' "$T/early.out")
 seen=$(sed -n 's/^head new .* seen=\([0-9]*\)$/\1/p' "$T/early.out" |
     sort -n | head -n 1)
 [ -n "$at" ] && [ -n "$seen" ] || { cat "$T/early.out"; fail "early: no facts or no head"; }

@@ -100,13 +100,14 @@ print_message(const struct msg *m)
 		break;
 	case MSG_INFO:
 		if ((rc = proto_unpack_info(m, &u.info, err, sizeof(err))) == 0)
-			printf("info %s chain=%s genesis=%s spec=%s/%llu "
-			    "best=%llu fits=%d why=%s at=%llu\n",
-			    outcome_name(u.info.outcome), u.info.chain,
+			printf("info %s at=%llu chain=%s genesis=%s "
+			    "spec=%s/%llu best=%llu fits=%d why=%s\n",
+			    outcome_name(u.info.outcome),
+			    (unsigned long long)now_wall_ms(), u.info.chain,
 			    hx(u.info.genesis, 32, h), u.info.spec_name,
 			    (unsigned long long)u.info.spec_version,
 			    (unsigned long long)u.info.best, u.info.fits,
-			    u.info.why, (unsigned long long)now_wall_ms());
+			    u.info.why);
 		break;
 	case MSG_HEAD:
 		if ((rc = proto_unpack_head(m, &u.head, err, sizeof(err))) != 0)
