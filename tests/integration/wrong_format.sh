@@ -181,9 +181,9 @@ ok "no block from a wrong endpoint"
 alive $DAEMON_PID || fail "the daemon is gone"
 "$CLI" -d "$T/chainwatch.db" verify >"$T/verify.out" 2>&1 ||
     { cat "$T/verify.out"; fail "chainwatch verify found differences"; }
-/usr/bin/python3 "$CHECK" "$T/chainwatch.db" sub "$s_port" --margin 20 ||
+/usr/bin/python3 "$CHECK" "$T/chainwatch.db" sub "$s_port" --margin 20 --live ||
     fail "chain sub differs from the substrate devnode"
-/usr/bin/python3 "$CHECK" "$T/chainwatch.db" qua "$q_port" --margin 20 ||
+/usr/bin/python3 "$CHECK" "$T/chainwatch.db" qua "$q_port" --margin 20 --live ||
     fail "chain qua differs from the quantus devnode"
 ok "sub and qua equal their devnodes hash by hash; verify clean"
 
