@@ -230,10 +230,11 @@ route_hedging_conf(struct hedging *h, unsigned quantile, uint64_t after)
 		    quantile, after);
 }
 
-/* A successful request of this kind took ms. */
+/* A successful request of this kind took ms; it ended at now. */
 void
-route_latency(struct hedging *h, enum item_kind k, uint64_t ms)
+route_latency(struct hedging *h, enum item_kind k, uint64_t ms, uint64_t now)
 {
+	h->lat_at[k] = now;
 	h->lat[k][h->n_lat[k] % LAT_RING] = ms > UINT32_MAX ? UINT32_MAX :
 	    (uint32_t)ms;
 	h->n_lat[k]++;
@@ -251,17 +252,20 @@ route_hedged(struct hedging *h, int won)
 }
 
 /*
- * The chain's measured latency: over the kinds with enough samples, the
- * largest q-th percentile of their latencies, not capped by hedge_after;
- * 0 before any kind has enough.
+ * The chain's measured latency at now: over the kinds with enough
+ * samples and one in the last LAT_FRESH_MS, the largest q-th percentile
+ * of their latencies, not capped by hedge_after; 0 when no kind counts.
+ * A kind no longer asked for (the headers of a gap filled while the
+ * endpoints were slow) says nothing of the chain now.
  */
 uint64_t
-route_latency_quantile(const struct hedging *h, unsigned q)
+route_latency_quantile(const struct hedging *h, unsigned q, uint64_t now)
 {
 	uint64_t	v, worst = 0;
 
 	for (int k = 0; k < ITEM_KINDS; k++) {
-		if (h->n_lat[k] < HEDGE_MIN_SAMPLES)
+		if (h->n_lat[k] < HEDGE_MIN_SAMPLES ||
+		    (now > h->lat_at[k] && now - h->lat_at[k] > LAT_FRESH_MS))
 			continue;
 		v = hedge_delay_ms(h->lat[k], h->n_lat[k], q, UINT64_MAX);
 		if (v > worst)

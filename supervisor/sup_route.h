@@ -17,6 +17,7 @@
 #define LAT_RING		64
 #define HEDGE_MIN_MS		50
 #define HEDGE_MIN_SAMPLES	16	/* before the quantile is trusted */
+#define LAT_FRESH_MS		30000	/* a kind's latency counts this long */
 
 /*
  * One endpoint of the chain, usable (its worker runs and it serves the
@@ -40,6 +41,7 @@ struct route_ep {
 struct hedging {
 	uint32_t	 lat[ITEM_KINDS][LAT_RING];	/* ms */
 	unsigned	 n_lat[ITEM_KINDS];
+	uint64_t	 lat_at[ITEM_KINDS];		/* newest, monotonic ms */
 	uint64_t	 delay[ITEM_KINDS];		/* ms, from lat[] */
 	unsigned	 quantile;			/* percent, 0: off */
 	uint64_t	 after;				/* hedge_after, ms */
@@ -64,8 +66,10 @@ uint64_t	 hedge_delay_ms(const uint32_t *lat, size_t n,
 		    unsigned quantile, uint64_t hedge_after);
 void		 route_hedging_conf(struct hedging *, unsigned quantile,
 		    uint64_t after);
-void		 route_latency(struct hedging *, enum item_kind, uint64_t ms);
+void		 route_latency(struct hedging *, enum item_kind, uint64_t ms,
+		    uint64_t now);
 void		 route_hedged(struct hedging *, int won);
-uint64_t	 route_latency_quantile(const struct hedging *, unsigned q);
+uint64_t	 route_latency_quantile(const struct hedging *, unsigned q,
+		    uint64_t now);
 
 #endif

@@ -832,7 +832,7 @@ overdue_chain(struct chain *ch, uint64_t watched, uint64_t now)
 	}
 	/* A breaker that knows speaks first: it outweighs overdue. */
 	peers_chain(ws, n);
-	latency = route_latency_quantile(&ch->hedging, OVERDUE_QUANTILE);
+	latency = route_latency_quantile(&ch->hedging, OVERDUE_QUANTILE, now);
 	bound = overdue_chain_bound(latency, ch->hedging.after);
 	for (size_t i = 0; i < n; i++) {
 		/* Its leases go back in release_unusable(); what it has
@@ -1122,7 +1122,7 @@ count(struct request *r, enum outcome o, uint64_t ep_ms, uint64_t retry_ms)
 		sched_back(r->w->ep);
 	stats_request(&r->w->ep->stats, o, came);
 	if (o == OUTCOME_OK)
-		route_latency(&r->ch->hedging, r->kind, came);
+		route_latency(&r->ch->hedging, r->kind, came, now_mono_ms());
 }
 
 /* What a request asked, for logs: "headers #100..#199". */

@@ -125,16 +125,16 @@ test_hedging(void **state)
 
 	/* hedge_after until HEDGE_MIN_SAMPLES of that kind are in. */
 	for (int i = 0; i < HEDGE_MIN_SAMPLES - 1; i++)
-		route_latency(&h, K_STATE, 200);
+		route_latency(&h, K_STATE, 200, 1000);
 	assert_int_equal(h.delay[K_STATE], 1000);
-	route_latency(&h, K_STATE, 200);
+	route_latency(&h, K_STATE, 200, 1000);
 	assert_int_equal(h.delay[K_STATE], 200);
 	/* The other kinds are not moved by it. */
 	assert_int_equal(h.delay[K_HEADERS], 1000);
 	assert_int_equal(h.delay[K_PARENT], 1000);
 	assert_int_equal(h.delay[K_RUNTIME], 1000);
 	for (int i = 0; i < HEDGE_MIN_SAMPLES; i++)
-		route_latency(&h, K_RUNTIME, 300);
+		route_latency(&h, K_RUNTIME, 300, 1000);
 	assert_int_equal(h.delay[K_RUNTIME], 300);
 	assert_int_equal(h.delay[K_STATE], 200);
 
@@ -144,12 +144,12 @@ test_hedging(void **state)
 	 * overwrites the oldest.
 	 */
 	for (int i = 0; i < LAT_RING - HEDGE_MIN_SAMPLES; i++)
-		route_latency(&h, K_STATE, 100);
+		route_latency(&h, K_STATE, 100, 1000);
 	assert_int_equal(h.delay[K_STATE], 200);
 	for (int i = 0; i < HEDGE_MIN_SAMPLES - 4; i++)
-		route_latency(&h, K_STATE, 100);
+		route_latency(&h, K_STATE, 100, 1000);
 	assert_int_equal(h.delay[K_STATE], 200);
-	route_latency(&h, K_STATE, 100);
+	route_latency(&h, K_STATE, 100, 1000);
 	assert_int_equal(h.delay[K_STATE], 100);
 
 	/* A reload with the quantile off: hedge_after for every kind. */
@@ -157,7 +157,7 @@ test_hedging(void **state)
 	for (size_t k = 0; k < ITEM_KINDS; k++)
 		assert_int_equal(h.delay[k], 1000);
 	/* Latencies still count while it is off... */
-	route_latency(&h, K_STATE, 60);
+	route_latency(&h, K_STATE, 60, 1000);
 	assert_int_equal(h.delay[K_STATE], 1000);
 	/* ...and on again the kept ones are used at once, capped by the new
 	 * hedge_after. */
@@ -170,7 +170,7 @@ test_hedging(void **state)
 
 	/* A latency past 32 bits is kept as the largest, not wrapped. */
 	for (int i = 0; i < LAT_RING; i++)
-		route_latency(&h, K_PARENT, 1ULL << 40);
+		route_latency(&h, K_PARENT, 1ULL << 40, 1000);
 	assert_int_equal(h.lat[K_PARENT][0], UINT32_MAX);
 	assert_int_equal(h.delay[K_PARENT], 250);
 
@@ -180,6 +180,52 @@ test_hedging(void **state)
 	route_hedged(&h, 1);
 	assert_int_equal(h.hedges, 2);
 	assert_int_equal(h.hedges_won, 1);
+}
+
+/*
+ * The chain's latency, for the overdue rule: the worst median of the kinds
+ * measured enough, and only of those asked for in the last LAT_FRESH_MS.
+ */
+static void
+test_latency_quantile(void **state)
+{
+	struct hedging	h;
+	uint64_t	t = 100000;
+
+	memset(&h, 0, sizeof(h));
+	route_hedging_conf(&h, 95, 1000);
+	assert_int_equal(route_latency_quantile(&h, 50, t), 0);
+	/* Not before HEDGE_MIN_SAMPLES of a kind; not capped by hedge_after. */
+	for (int i = 0; i < HEDGE_MIN_SAMPLES - 1; i++)
+		route_latency(&h, K_STATE, 3000, t);
+	assert_int_equal(route_latency_quantile(&h, 50, t), 0);
+	route_latency(&h, K_STATE, 3000, t);
+	assert_int_equal(route_latency_quantile(&h, 50, t), 3000);
+	/* The slowest kind speaks for the chain. */
+	for (int i = 0; i < HEDGE_MIN_SAMPLES; i++)
+		route_latency(&h, K_HEADERS, 6000, t);
+	assert_int_equal(route_latency_quantile(&h, 50, t), 6000);
+
+	/*
+	 * The endpoints are quick again; the state of every block says so,
+	 * but no header is asked for: the headers' 6 s count until their
+	 * newest is LAT_FRESH_MS old, and not a millisecond longer.
+	 */
+	for (int i = 0; i < LAT_RING; i++)
+		route_latency(&h, K_STATE, 400, t + 1000 + i);
+	assert_int_equal(route_latency_quantile(&h, 50, t + 2000), 6000);
+	assert_int_equal(route_latency_quantile(&h, 50, t + LAT_FRESH_MS),
+	    6000);
+	assert_int_equal(route_latency_quantile(&h, 50,
+	    t + LAT_FRESH_MS + 1), 400);
+	/* Once the state reads stop too, nothing is measured: 0. */
+	assert_int_equal(route_latency_quantile(&h, 50,
+	    t + 1000 + LAT_RING + LAT_FRESH_MS + 1), 0);
+	/* A header asked for again brings its kind back, old samples too. */
+	route_latency(&h, K_HEADERS, 6000, t + 60000);
+	assert_int_equal(route_latency_quantile(&h, 50, t + 60000), 6000);
+	/* A clock behind the newest sample (the same tick) counts it. */
+	assert_int_equal(route_latency_quantile(&h, 50, t + 59000), 6000);
 }
 
 /* Live: the state or runtime of the last LIVE_BLOCKS blocks. */
@@ -506,7 +552,7 @@ test_failover_blackhole(void **state)
 	assert_int_equal(route_hedge_target(e, 3, D1, MAXIN, &it, 1), D2);
 	/* After a healthy spell d1's answers set it: sooner. */
 	for (int i = 0; i < HEDGE_MIN_SAMPLES; i++)
-		route_latency(&h, K_STATE, 80);
+		route_latency(&h, K_STATE, 80, 1000);
 	assert_int_equal(h.delay[K_STATE], 80);
 	/* Once d2 is full too, to d3; never back to d1. */
 	e[D2].inflight = MAXIN;
@@ -642,6 +688,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hedge_delay),
 		cmocka_unit_test(test_hedging),
+		cmocka_unit_test(test_latency_quantile),
 		cmocka_unit_test(test_live),
 		cmocka_unit_test(test_preferred),
 		cmocka_unit_test(test_all_open),
