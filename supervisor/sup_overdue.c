@@ -2,7 +2,8 @@
  * Overdue endpoints: pure rules over plain structs, the clock passed in.
  *
  * The bound.  max(OVERDUE_MIN_MS, OVERDUE_FACTOR x the chain's median
- * latency, over its last successful requests of each kind; hedge_after
+ * latency, over its last successful requests of each kind asked for
+ * lately (sup_route.c); hedge_after
  * before there are enough of them): an endpoint is overdue only when it
  * is far slower than the chain usually is, and never sooner than 2 s
  * (5 s with hedge_after's default 1 s before any latency is measured).
@@ -14,7 +15,11 @@
  * request (or, if it never answered anything, the start of its worker)
  * is older than the bound and another endpoint of the chain answered a
  * request sent no earlier, in at most a third of the time this endpoint
- * has waited: the chain answers, this endpoint does not.  Endpoints
+ * has waited, and has itself waited no longer than that third for any
+ * answer now: the chain answers, this endpoint does not.  The last part
+ * keeps a quick answer from just before a slowness that struck every
+ * endpoint, one after another, from singling out the first struck.
+ * Endpoints
  * equally slow never single each other out (each answer took about as
  * long as the wait it is compared with, or twice as long when requests
  * queue behind one another at a slow node); then the chain is slow
@@ -95,7 +100,9 @@ overdue_judge(const struct overdue_ep *eps, size_t n, size_t self,
 	*age = now > e->waiting ? now - e->waiting : 0;
 	for (size_t i = 0; i < n; i++)
 		if (i != self && eps[i].answered >= e->waiting &&
-		    eps[i].answered_in <= *age / 3)
+		    eps[i].answered_in <= *age / 3 &&
+		    (eps[i].waiting == 0 || eps[i].waiting >= now ||
+		    now - eps[i].waiting <= *age / 3))
 			return OV_OVERDUE;
 	return OV_SLOW;
 }

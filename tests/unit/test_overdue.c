@@ -177,6 +177,42 @@ test_all_slow(void **state)
 }
 
 /*
+ * Every endpoint slowed to 3 s, one after another, 300 ms apart (a
+ * network that degrades, or the test's faults switched on in turn).  d2
+ * answered a request sent after d1's oldest in 10 ms, just before it
+ * slowed too; since then it waits like d1.  Its quick answer is no
+ * evidence against d1 once its own wait is past a third of d1's.
+ */
+static void
+test_slowed_in_turn(void **state)
+{
+	struct overdue_ep	eps[2] = { { T0, 0, 0 },
+				    { T0 + 300, T0 + 40, 10 } };
+	uint64_t		age;
+
+	/* At 2.5 s d2 has waited 2.2 s: both are slow, nobody singled out. */
+	assert_int_equal(overdue_judge(eps, 2, 0, 2 * S, 0, T0 + 2500, &age),
+	    OV_SLOW);
+	assert_int_equal(age, 2500);
+	assert_true(overdue_slow(eps, 2, 2 * S, 0, T0 + 2500, &age));
+	/* Had d2 been answering all along, d1 would be overdue... */
+	eps[1].waiting = 0;
+	assert_int_equal(overdue_judge(eps, 2, 0, 2 * S, 0, T0 + 2500, &age),
+	    OV_OVERDUE);
+	/* ...and so if d2 waits, but no longer than a third of d1's wait. */
+	eps[1].waiting = T0 + 2500 - 833;
+	assert_int_equal(overdue_judge(eps, 2, 0, 2 * S, 0, T0 + 2500, &age),
+	    OV_OVERDUE);
+	eps[1].waiting = T0 + 2500 - 834;
+	assert_int_equal(overdue_judge(eps, 2, 0, 2 * S, 0, T0 + 2500, &age),
+	    OV_SLOW);
+	/* A request that went out after now (the same tick) is no wait. */
+	eps[1].waiting = T0 + 2501;
+	assert_int_equal(overdue_judge(eps, 2, 0, 2 * S, 0, T0 + 2500, &age),
+	    OV_OVERDUE);
+}
+
+/*
  * The supervisor did not run for 4 s (the machine starved): what waited
  * meanwhile counts only from when it watched again.
  */
@@ -213,6 +249,7 @@ main(void)
 		cmocka_unit_test(test_blackhole),
 		cmocka_unit_test(test_never_answered),
 		cmocka_unit_test(test_all_slow),
+		cmocka_unit_test(test_slowed_in_turn),
 		cmocka_unit_test(test_starved),
 	};
 
