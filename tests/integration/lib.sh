@@ -13,6 +13,11 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/cw-test.XXXXXX") || exit 99
 # As /run is: the metrics server, which a root daemon runs as its user,
 # reaches the control socket here (the socket's mode and group decide).
 chmod 0711 "$T"
+# python3 is configure's, ahead of any shim on PATH (see configure.ac).
+if [ -x "$CW_PYTHON3" ]; then
+	mkdir "$T/bin" && ln -s "$CW_PYTHON3" "$T/bin/python3" &&
+	    PATH=$T/bin:$PATH && export PATH
+fi
 CW_PIDS=
 CW_T0=$(date +%s)
 if [ "$CW_SANITIZED" = yes ] && [ -z "$CW_WAIT_FACTOR" ]; then
