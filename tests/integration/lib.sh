@@ -83,18 +83,29 @@ ok() {
 	echo "ok: $*"
 }
 
-# wait_for SECONDS 'SHELL CODE': poll every 0.1 s until the code succeeds,
-# for that many seconds of the clock (however long each try takes); three
-# times as many in the sanitizer build, whose programs run 2-3x slower.
+# wait_for SECONDS 'SHELL CODE': poll until the code succeeds, for that
+# many seconds of the clock (however long each try takes); three times as
+# many in the sanitizer build, whose programs run 2-3x slower.  Every
+# 0.1 s for the first 2 s, every 0.25 s to 10 s, then every 0.5 s: a try
+# often runs the CLI, which costs 0.1 s of CPU under the sanitizers, and
+# the long waits are for things measured in seconds.
 wait_for() {
 	_end=$(( $(date +%s) + $1 * ${CW_WAIT_FACTOR:-1} ))
+	_tries=0
 	shift
 	while :; do
 		if eval "$*" >/dev/null 2>&1; then
 			return 0
 		fi
 		[ "$(date +%s)" -lt "$_end" ] || return 1
-		sleep 0.1
+		_tries=$((_tries + 1))
+		if [ $_tries -le 20 ]; then
+			sleep 0.1
+		elif [ $_tries -le 52 ]; then
+			sleep 0.25
+		else
+			sleep 0.5
+		fi
 	done
 }
 
