@@ -1011,6 +1011,19 @@ find_request(struct worker *w, uint64_t id)
 }
 
 /*
+ * r was answered in ms: evidence of how quickly its endpoint answers, for
+ * the overdue rule, if it went out after the answered ones before it.
+ */
+static void
+answered(struct request *r, uint64_t ms)
+{
+	if (r->sent >= r->w->load.answered) {
+		r->w->load.answered = r->sent;
+		r->w->load.answered_in = ms;
+	}
+}
+
+/*
  * w's answer to request id came; it may wait in the daemon before it is
  * taken (behind live work, or while the checkpoints catch up).  From now
  * it counts as an answer for the endpoint's health, and its lease neither
@@ -1030,10 +1043,7 @@ sched_answer_arrived(struct worker *w, uint64_t id)
 		return 0;
 	if (r->arrived == 0) {
 		r->arrived = now;
-		if (r->sent >= w->load.answered) {
-			w->load.answered = r->sent;
-			w->load.answered_in = now - r->sent;
-		}
+		answered(r, now - r->sent);
 	}
 	return r->held != NULL && !r->held->l.live &&
 	    (r->kind == K_HEADERS || r->kind == K_STATE);
@@ -1105,11 +1115,8 @@ count(struct request *r, enum outcome o, uint64_t ep_ms, uint64_t retry_ms)
 	uint64_t	came = r->arrived != 0 && r->arrived - r->sent < ms ?
 	    r->arrived - r->sent : ms;
 
-	if (o != OUTCOME_TIMEOUT && o != OUTCOME_TRANSPORT &&
-	    r->sent >= r->w->load.answered) {
-		r->w->load.answered = r->sent;
-		r->w->load.answered_in = came;
-	}
+	if (o != OUTCOME_TIMEOUT && o != OUTCOME_TRANSPORT)
+		answered(r, came);
 	/*
 	 * Its window learns from every answer, a straggler's too: the
 	 * endpoint's latency, and the rest, which was the daemon's own.
