@@ -3,13 +3,12 @@
  *
  * The bound.  max(OVERDUE_MIN_MS, OVERDUE_FACTOR x the chain's median
  * latency, over its last successful requests of each kind asked for
- * lately (sup_route.c); hedge_after
- * before there are enough of them): an endpoint is overdue only when it
- * is far slower than the chain usually is, and never sooner than 2 s
- * (5 s with hedge_after's default 1 s before any latency is measured).
- * The median, not the hedge_quantile: the late answers of the very
- * endpoint being judged (a black hole lifted, a slow one) sit in the
- * tail and must not raise the bar for it.
+ * lately (sup_route.c); hedge_after before there are enough of them): an
+ * endpoint is overdue only when it is far slower than the chain usually
+ * is, and never sooner than 2 s (5 s with hedge_after's default 1 s
+ * before any latency is measured).  The median, not the hedge_quantile:
+ * the late answers of the very endpoint being judged (a black hole
+ * lifted, a slow one) sit in the tail and must not raise the bar for it.
  *
  * Overdue.  An endpoint is unresponsive when its oldest unanswered
  * request (or, if it never answered anything, the start of its worker)
@@ -19,11 +18,10 @@
  * answer now: the chain answers, this endpoint does not.  The last part
  * keeps a quick answer from just before a slowness that struck every
  * endpoint, one after another, from singling out the first struck.
- * Endpoints
- * equally slow never single each other out (each answer took about as
- * long as the wait it is compared with, or twice as long when requests
- * queue behind one another at a slow node); then the chain is slow
- * (below), not an endpoint.
+ * Endpoints equally slow never single each other out (each answer took
+ * about as long as the wait it is compared with, or twice as long when
+ * requests queue behind one another at a slow node); then the chain is
+ * slow (below), not an endpoint.
  *
  * Slow.  A chain whose measured latency is OVERDUE_MIN_MS or more, or
  * where some endpoint is overdue and none is unresponsive, is slow.
