@@ -155,9 +155,8 @@ fuzz_fuzz_mkseed_LDADD = $(FUZZ_CW_LIBS)
 CLEANFILES += fuzz/fuzz_mkseed
 EXTRA_DIST += fuzz/corpus fuzz/dict fuzz/mkcorpus.py bench/fuzz.sh
 
-# fuzz.sh is among the first of TESTS (Makefile.am).
 FUZZ_TESTS = tests/integration/fuzz_replay.sh tests/integration/fuzz.sh
-TESTS += tests/integration/fuzz_replay.sh
+TESTS += $(FUZZ_TESTS)
 EXTRA_DIST += $(FUZZ_TESTS)
 
 # Reproducers that tests/integration/fuzz.sh kept from a failed run.

@@ -1,4 +1,4 @@
 # tests/deb.mk: the Debian packages, built from the release files,
 # installed, run, removed and purged (root only; skips otherwise).
-# It is among the first of TESTS (Makefile.am).
+TESTS += tests/integration/deb.sh
 EXTRA_DIST += tests/integration/deb.sh

@@ -153,7 +153,7 @@ test_checkpoint(void **state)
 	for (int i = 0; i < 2000; i++)
 		store_run(store_bind(&s, ""));
 	store_flush();
-	while (store_checkpointed(NULL) < 2000 && waited++ < 500)
+	while (store_checkpointed(NULL) < 2000 && waited++ < 6000)
 		usleep(10000);
 	assert_true(store_checkpointed(NULL) >= 2000);
 	assert_int_equal(stat(path, &sb), 0);
@@ -193,7 +193,7 @@ test_wal_finish(void **state)
 	    -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	sqlite3_finalize(st);
-	while (store_checkpointed(NULL) < before + 2000 && waited++ < 500)
+	while (store_checkpointed(NULL) < before + 2000 && waited++ < 6000)
 		usleep(10000);
 	assert_true(store_checkpointed(NULL) >= before + 2000);
 	(void)store_checkpointed(&loop);
