@@ -61,6 +61,8 @@ static const struct fault_def {
 	[FAULT_WRONG_COUNT] =	{ "wrong_count", ARG_OPTIONAL, 0, 2, T_BOTH, 1 },
 	[FAULT_BATCH_LIMIT] =	{ "batch_limit", ARG_REQUIRED, 0, 10000, T_BOTH,
 				    0, 1, "batch_limit:N" },
+	[FAULT_LAG] =		{ "lag", ARG_REQUIRED, 0, 1000000000, T_BOTH, 0,
+				    1, "lag:N" },
 };
 
 struct fault_slot {

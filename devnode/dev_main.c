@@ -106,6 +106,12 @@ dev_view_get(const struct dev_fault_view *fv, struct dev_view *v)
 		/* The stall freezes the chain's position. */
 		if (dev_fault_on(fv, FAULT_STALL) && fv->stall_head < v->pos)
 			v->pos = fv->stall_head;
+		/* A node still syncing: that many blocks behind the chain. */
+		if (dev_fault_on(fv, FAULT_LAG)) {
+			v->pos = v->pos > fv->arg[FAULT_LAG] ?
+			    v->pos - fv->arg[FAULT_LAG] : 0;
+			v->syncing = 1;
+		}
 		v->head = dev_chain_tip(v->chain, v->pos);
 	}
 	v->lies = 0;
@@ -531,7 +537,8 @@ usage(int status)
 "           [--log-level LEVEL] [-d] [--self-test] [-h] [-V]\n"
 "faults: refuse blackhole slow:MS http_500 http_503 rate_limit malformed\n"
 "        truncated oversized[:MIB] ws_drop[:MS] ws_silent stall\n"
-"        wrong_genesis batch_limit:N, each as NAME[:ARG][@http|ws|both][%%PERCENT]\n"
+"        wrong_genesis batch_limit:N lag:N,\n"
+"        each as NAME[:ARG][@http|ws|both][%%PERCENT]\n"
 "lies:   split forge_head[:N] forge_chain:K bad_number[:K] finalized_off\n"
 "        wrong_header wrong_count[:0|1|2]\n"
 "see chainwatch-devnode(1)\n");
