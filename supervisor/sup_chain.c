@@ -416,23 +416,37 @@ sup_chains_verdict(struct chain_verdict *out)
 	return 0;
 }
 
+/* From block number, seen at wall ms at: what the chain can have made. */
+static int64_t
+reach_from(const struct chain *ch, int64_t number, uint64_t at, uint64_t now)
+{
+	uint64_t	bt = ch->block_time > 0 ? ch->block_time : 1000;
+	uint64_t	expected;
+
+	expected = now > at ? (now - at) / bt : 0;
+	if (expected > (UINT64_C(1) << 40))
+		expected = UINT64_C(1) << 40;
+	return number + CHAIN_FINALITY + 4 * (int64_t)expected;
+}
+
 /*
  * The highest number the chain could have reached by now: the last
- * accepted best, plus four times the blocks expected since, plus a
+ * accepted best (or the highest far head believed since, whichever
+ * reaches further), plus four times the blocks expected since, plus a
  * margin.  A head above it is far: held, nothing fetched below it.
  */
 int64_t
 sup_chain_reach(const struct chain *ch, uint64_t now)
 {
-	uint64_t	bt = ch->block_time > 0 ? ch->block_time : 1000;
-	uint64_t	expected;
+	int64_t	r;
 
 	if (!ch->have_best)
 		return INT64_MAX;
-	expected = now > ch->best_at ? (now - ch->best_at) / bt : 0;
-	if (expected > (UINT64_C(1) << 40))
-		expected = UINT64_C(1) << 40;
-	return ch->best_number + CHAIN_FINALITY + 4 * (int64_t)expected;
+	r = reach_from(ch, ch->best_number, ch->best_at, now);
+	if (ch->believed_number >= 0 && reach_from(ch, ch->believed_number,
+	    ch->believed_at, now) > r)
+		r = reach_from(ch, ch->believed_number, ch->believed_at, now);
+	return r;
 }
 
 /* ---- stored blocks that link ---- */
@@ -1069,11 +1083,124 @@ claims_sweep(struct chain *ch)
 			i++;
 }
 
+/* ---- far claims: believed by numbers, or by outlasting ---- */
+
+static int
+ep_in(const int64_t *set, unsigned n, int64_t ep)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (set[i] == ep)
+			return 1;
+	return 0;
+}
+
+static void
+ep_add(int64_t *set, unsigned *n, unsigned cap, int64_t ep)
+{
+	if (*n < cap && !ep_in(set, *n, ep))
+		set[(*n)++] = ep;
+}
+
+/*
+ * Is a far claim believed?  Its endpoint and those whose claims share a
+ * header with it outnumber the endpoints whose heads connected since it
+ * was made (its own among them: a node that went back to our chain
+ * after a far head contradicts it).
+ */
+static int
+claim_believed(const struct claim *c)
+{
+	unsigned	against = 0;
+
+	for (unsigned i = 0; i < c->n_against; i++)
+		if (!ep_in(c->agree, c->n_agree, c->against[i]))
+			against++;
+	return 1 + c->n_agree > against;
+}
+
+/* A far claim believed: its ancestry is fetched, the reach counts from it. */
+static void
+claim_believe(struct chain *ch, struct claim *c, uint64_t now, const char *why)
+{
+	char	hb[24];
+
+	c->far = 0;
+	c->since = now;		/* its patience counts from its first fetch */
+	if ((int64_t)c->h[0].number > ch->believed_number) {
+		ch->believed_number = (int64_t)c->h[0].number;
+		ch->believed_at = now;
+	}
+	log_info("chain %s: head #%llu %s from endpoint %lld, beyond the "
+	    "reach of best #%lld, is believed (%s); its ancestry is fetched",
+	    ch->name, (unsigned long long)c->h[0].number,
+	    short_hash(c->h[0].hash, hb), (long long)c->endpoint_id,
+	    (long long)ch->best_number, why);
+	claim_fetch(ch, c);
+}
+
+/* Does the claim hold h, its parent or its child? */
+static int
+claim_touches(const struct claim *c, const struct proto_header *h)
+{
+	for (size_t k = 0; k < c->n; k++)
+		if (memcmp(c->h[k].hash, h->hash, 32) == 0 ||
+		    memcmp(c->h[k].hash, h->parent, 32) == 0 ||
+		    memcmp(c->h[k].parent, h->hash, 32) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Header h joined claim i: the claims that touch it agree with it, and a
+ * far one of them believed by their numbers now fetches.  Every header is
+ * checked when it comes, so two claims that share one are found by the
+ * later of the two, however their heads interleave.
+ */
+static void
+claims_agree_on(struct chain *ch, size_t i, const struct proto_header *h,
+    uint64_t now)
+{
+	struct claim	*c = &ch->claims[i];
+	char		 why[64];
+
+	for (size_t j = 0; j < ch->n_claims; j++) {
+		struct claim *o = &ch->claims[j];
+
+		if (j == i || (!c->far && !o->far) || !claim_touches(o, h))
+			continue;
+		ep_add(c->agree, &c->n_agree, CHAIN_CLAIMS_MAX, o->endpoint_id);
+		ep_add(o->agree, &o->n_agree, CHAIN_CLAIMS_MAX, c->endpoint_id);
+	}
+	for (size_t j = 0; j < ch->n_claims; j++) {
+		struct claim *o = &ch->claims[j];
+
+		if (!o->far || o->n_agree == 0 || !claim_believed(o))
+			continue;
+		snprintf(why, sizeof(why), "%u endpoints agree on its branch",
+		    1 + o->n_agree);
+		claim_believe(ch, o, now, why);
+	}
+}
+
+/*
+ * A head of endpoint_id connected: evidence against every far claim made
+ * before it.
+ */
+static void
+claims_against(struct chain *ch, int64_t endpoint_id)
+{
+	for (size_t i = 0; i < ch->n_claims; i++)
+		if (ch->claims[i].far)
+			ep_add(ch->claims[i].against, &ch->claims[i].n_against,
+			    CHAIN_CLAIMS_MAX + 1, endpoint_id);
+}
+
 /*
  * A head whose parent is not stored: held as the claim of its endpoint,
  * replacing the one before (or growing it, when it is that one's child).
- * A replaced claim hands on its age: an endpoint that keeps announcing
- * heads that do not connect is judged from the first.
+ * A replaced claim hands on its age and what was against it: an endpoint
+ * that keeps announcing heads that do not connect is judged from the
+ * first.
  */
 static void
 hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h)
@@ -1081,6 +1208,8 @@ hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h)
 	struct claim	*c;
 	uint64_t	 now = now_wall_ms(), since = now;
 	int		 i = claim_index(ch, endpoint_id);
+	int64_t		 against[CHAIN_CLAIMS_MAX + 1];
+	unsigned	 n_against = 0;
 	char		 hb[24];
 
 	if (i >= 0) {
@@ -1094,10 +1223,13 @@ hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h)
 			memmove(&c->h[1], &c->h[0], c->n * sizeof(*c->h));
 			c->h[0] = *h;
 			c->n++;
+			claims_agree_on(ch, (size_t)i, h, now);
 			return;
 		}
 		/* Unconnected since the first: a new lie does not reset it. */
 		since = ch->claims[i].since;
+		n_against = ch->claims[i].n_against;
+		memcpy(against, ch->claims[i].against, sizeof(against));
 		claim_free(ch, (size_t)i);
 	}
 	if (ch->n_claims == CHAIN_CLAIMS_MAX) {
@@ -1117,13 +1249,11 @@ hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h)
 	c->h = xmalloc(sizeof(*c->h));
 	c->h[0] = *h;
 	c->n = 1;
-	/* A second endpoint reporting the same head confirms it. */
-	for (size_t j = 0; j + 1 < ch->n_claims; j++)
-		if (memcmp(ch->claims[j].h[0].hash, h->hash, 32) == 0 &&
-		    (ch->claims[j].far || c->far)) {
-			ch->claims[j].far = c->far = 0;
-			claim_fetch(ch, &ch->claims[j]);
-		}
+	if (c->far) {
+		c->n_against = n_against;
+		memcpy(c->against, against, sizeof(against));
+	}
+	claims_agree_on(ch, ch->n_claims - 1, h, now);
 	if (c->far)
 		log_info("chain %s: head #%llu %s from endpoint %lld is beyond "
 		    "#%lld, what the chain can have made; held, nothing fetched "
@@ -1214,6 +1344,9 @@ first_best(struct chain *ch, size_t i, int j, const char *why)
 		log_info("chain %s: first head #%lld %s: %s", ch->name,
 		    (long long)top.number, short_hash(top.hash, hb), why);
 		adopt(ch, &top, eps[0]);
+		/* Its endpoints' heads connected: against the far claims. */
+		claims_against(ch, eps[0]);
+		claims_against(ch, eps[1]);
 	}
 	claims_sweep(ch);
 }
@@ -1451,6 +1584,7 @@ sup_chain_head(struct chain *ch, int64_t endpoint_id,
 	inserted = store_header(ch, &hd->h, endpoint_id, hd->seen_ms, &b,
 	    &first_seen);
 	head_seen(ch, endpoint_id, hd, inserted, first_seen);
+	claims_against(ch, endpoint_id);
 	/*
 	 * Its claim, if any, stays: a liar sends real heads between its
 	 * lies.  It agrees with the chain when it holds none.
@@ -1545,6 +1679,21 @@ claims_expire(struct chain *ch, uint64_t now)
 			c->since = now;
 		c->gap_seen = gap;
 		if (now < c->since || now - c->since < patience) {
+			i++;
+			continue;
+		}
+		/*
+		 * Far, and no more endpoints against it than for it: the
+		 * reach is suspected, not the endpoint (a stale best: the
+		 * daemon started beside nodes still syncing, or one came back
+		 * synced).  Its ancestry is fetched as any claim's.
+		 */
+		if (c->far && claim_believed(c)) {
+			char why[96];
+
+			snprintf(why, sizeof(why), "no head against it in "
+			    "%llu ms", (unsigned long long)(now - c->since));
+			claim_believe(ch, c, now, why);
 			i++;
 			continue;
 		}
@@ -1775,6 +1924,7 @@ sup_chains_load(const struct conf *conf)
 			ch->owed.from = ch->owed.to = -1;
 			ch->queued_up = ch->queued_down = -1;
 			ch->best_at = now_wall_ms();
+			ch->believed_number = -1;
 			st = store_bind(&s_chain_get, "t", cc->name);
 			if (store_row(st)) {
 				ch->id = sqlite3_column_int64(st, 0);

@@ -31,8 +31,10 @@
  * A head that does not connect to the stored chain yet: held in memory,
  * with the parents fetched for it (h[0] the head, h[n - 1] the lowest,
  * whose parent is wanted).  far: beyond what the chain could have made
- * since the last accepted best; nothing is fetched below it until a
- * second endpoint reports the same head.
+ * since the last accepted best; nothing is fetched below it until the
+ * endpoints whose claims share a header with it (agree) outnumber those
+ * whose heads connected since it was made (against), or it outlasts the
+ * claim timeout with no more against it than for it (sup_chain.c).
  */
 struct claim {
 	int64_t			 endpoint_id;
@@ -42,6 +44,10 @@ struct claim {
 	int64_t			 gap_seen;	/* below it, last tick */
 	size_t			 n;
 	struct proto_header	*h;
+	int64_t			 agree[CHAIN_CLAIMS_MAX];
+	unsigned		 n_agree;
+	int64_t			 against[CHAIN_CLAIMS_MAX + 1];
+	unsigned		 n_against;
 };
 
 /*
@@ -87,6 +93,10 @@ struct chain {
 	struct hedging		 hedging;	/* sup_route.c's */
 	uint64_t		 blocks_ingested;	/* for monitoring */
 	uint64_t		 best_at;	/* wall ms: best last accepted */
+	/* The highest far head believed, and when: the reach counts from it
+	 * too, so that a stale first best caps nothing. */
+	int64_t			 believed_number;	/* -1: none */
+	uint64_t		 believed_at;	/* wall ms */
 	struct claim		 claims[CHAIN_CLAIMS_MAX];
 	size_t			 n_claims;
 	int64_t			 queued_up;	/* ranges queued up to; -1 */

@@ -111,6 +111,7 @@ SUP_TESTS = tests/integration/conf_check.sh \
 	tests/integration/sigterm.sh \
 	tests/integration/trust_reorgs.sh \
 	tests/integration/trust_heads.sh \
+	tests/integration/trust_sync.sh \
 	tests/integration/health_breaker.sh \
 	tests/integration/health_pruned.sh \
 	tests/integration/retry_after.sh \

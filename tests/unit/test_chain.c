@@ -31,6 +31,7 @@ static struct chain	*cr;		/* quantus, its first head reorged */
 static struct chain	*c2, *cl, *cd;	/* two endpoints each: first heads */
 static struct chain	*clate;		/* two endpoints: a parent comes late */
 static struct chain	*cn;		/* substrate, for unsealed blocks */
+static struct chain	*csy, *c1;	/* three endpoints, one: far heads */
 static sqlite3		*ro;	/* a second connection, as the CLI would */
 
 /* Block n of branch b: its hash names both, its parent is (b, n - 1). */
@@ -149,7 +150,13 @@ setup(void **state)
 	    "endpoint = la1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
 	    "endpoint = la2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
 	    "[chain n]\nformat = substrate\nblock_time = 1s\n"
-	    "endpoint = en http://127.0.0.1:1 ws://127.0.0.1:1\n");
+	    "endpoint = en http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "[chain sync]\nblock_time = 1s\nbackfill_from = 450\n"
+	    "endpoint = s1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "endpoint = s2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
+	    "endpoint = s3 http://127.0.0.1:3 ws://127.0.0.1:3\n"
+	    "[chain one]\nblock_time = 1s\nbackfill_from = 450\n"
+	    "endpoint = o1 http://127.0.0.1:1 ws://127.0.0.1:1\n");
 
 	assert_int_equal(conf->n_errors, 0);
 	assert_int_equal(store_open("file:chaintest?mode=memory&cache=shared",
@@ -176,6 +183,10 @@ setup(void **state)
 	assert_non_null(cl);
 	cn = sup_chain_find("n");
 	assert_non_null(cn);
+	csy = sup_chain_find("sync");
+	c1 = sup_chain_find("one");
+	assert_non_null(csy);
+	assert_non_null(c1);
 	assert_non_null(ch);
 	assert_non_null(cu);
 	assert_non_null(chh);
@@ -877,6 +888,119 @@ test_first_parent_late(void **state)
 	drain();
 }
 
+/* Serve c's ranges and parents from ep, ticking, until nothing is due. */
+static void
+serve_all(struct chain *c, int64_t ep, uint64_t now)
+{
+	for (int i = 0; i < 20; i++) {
+		int64_t id = qf("SELECT id FROM queue WHERE chain_id = %lld AND "
+		    "kind = 'parent' AND state = 'pending' ORDER BY id",
+		    (long long)c->id);
+
+		if (id >= 0) {
+			int64_t n = qf("SELECT block_number FROM queue WHERE "
+			    "id = %lld", (long long)id);
+
+			queue_lease(id, ep, now_wall_ms() + 1000);
+			fx(c, ep, 1, n, 1);
+			queue_done(id);
+		}
+		serve_ranges(c, ep, 1);
+		sup_chains_tick(now);
+	}
+}
+
+/*
+ * Started beside nodes still syncing: two agree on an old first best,
+ * the third is far ahead.  Then the two catch up, a block apart, their
+ * heads interleaving with the third's, so that no two claims ever hold
+ * the same head when made.  The three agree on one branch: it is fetched
+ * and becomes the best, and no endpoint is judged.
+ */
+static void
+test_far_synced(void **state)
+{
+	uint64_t	now;
+
+	store_run(store_bind(&s_ep_add, "iit", (int64_t)31, csy->id, "s1"));
+	store_run(store_bind(&s_ep_add, "iit", (int64_t)32, csy->id, "s2"));
+	store_run(store_bind(&s_ep_add, "iit", (int64_t)33, csy->id, "s3"));
+	hd(csy, 32, 1, 500, 1);
+	hd(csy, 33, 1, 500, 1);
+	assert_int_equal(csy->best_number, 500);
+	hd(csy, 31, 1, 3000, 1);			/* far: beyond #600 */
+	assert_int_equal(csy->n_claims, 1);
+	assert_int_equal(csy->claims[0].far, 1);
+	for (int64_t n = 501; n <= 503; n++) {
+		hd(csy, 32, 1, n, 1);
+		hd(csy, 33, 1, n, 1);
+	}
+	hd(csy, 31, 1, 3001, 1);
+	hd(csy, 31, 1, 3002, 1);
+	/* Against it so far: the two, whose heads connect. */
+	now = now_wall_ms();
+	sup_chains_tick(now + 11000);
+	assert_int_equal(verdicts(31, CV_CONTRADICTED), 1);
+	assert_non_null(strstr(reason, "never connected"));
+	hd(csy, 31, 1, 3003, 1);			/* a new claim of it */
+	assert_int_equal(csy->claims[0].far, 1);
+	/* 2 catches up: its first head is the child of 1's. */
+	hd(csy, 32, 1, 3004, 1);
+	hd(csy, 31, 1, 3004, 1);
+	hd(csy, 31, 1, 3005, 1);
+	/* 3 a block later: its head is 1's, and 2's child. */
+	hd(csy, 33, 1, 3005, 1);
+	hd(csy, 32, 1, 3005, 1);
+	assert_int_equal(csy->n_claims, 3);
+	for (size_t i = 0; i < csy->n_claims; i++)
+		assert_int_equal(csy->claims[i].far, 0);
+	assert_true(sup_chain_reach(csy, now_wall_ms()) >= 3004 + 100);
+	sup_chains_tick(now_wall_ms());
+	assert_true(qf("SELECT count(*) FROM queue WHERE chain_id = %lld AND "
+	    "kind = 'headers' AND range_from > 503", (long long)csy->id) > 0);
+	serve_all(csy, 32, now_wall_ms());
+	assert_int_equal(csy->best_number, 3005);
+	assert_int_equal(csy->n_claims, 0);
+	assert_int_equal(verdicts(31, CV_CONTRADICTED) +
+	    verdicts(32, CV_CONTRADICTED) + verdicts(33, CV_CONTRADICTED), 0);
+	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld "
+	    "AND canonical = 1 AND number > 500", (long long)csy->id), 2505);
+	assert_chain(csy);
+	drain();
+}
+
+/*
+ * One endpoint, come back synced far ahead of the best it gave: nothing
+ * contradicts its head, so when the claim's time is out the reach is
+ * suspected, not the endpoint: its ancestry is fetched.
+ */
+static void
+test_far_outlasted(void **state)
+{
+	uint64_t	now;
+
+	store_run(store_bind(&s_ep_add, "iit", (int64_t)41, c1->id, "o1"));
+	hd(c1, 41, 1, 500, 1);
+	assert_int_equal(c1->best_number, 500);
+	hd(c1, 41, 1, 501, 1);
+	hd(c1, 41, 1, 4000, 1);
+	hd(c1, 41, 1, 4001, 1);
+	assert_int_equal(c1->claims[0].far, 1);
+	now = now_wall_ms();
+	sup_chains_tick(now + 5000);
+	assert_int_equal(c1->claims[0].far, 1);
+	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld "
+	    "AND kind = 'headers' AND range_from > 501", (long long)c1->id), 0);
+	sup_chains_tick(now + 11000);
+	assert_int_equal(verdicts(41, CV_CONTRADICTED), 0);
+	assert_int_equal(c1->claims[0].far, 0);
+	serve_all(c1, 41, now + 11000);
+	assert_int_equal(c1->best_number, 4001);
+	assert_int_equal(verdicts(41, CV_CONTRADICTED), 0);
+	assert_chain(c1);
+	drain();
+}
+
 /* Quantus: the heavier branch wins, shorter or not; ties keep the first. */
 static void
 test_heaviest(void **state)
@@ -1033,6 +1157,8 @@ main(void)
 		cmocka_unit_test(test_first_head_reorged),
 		cmocka_unit_test(test_first_head_agreed),
 		cmocka_unit_test(test_first_parent_late),
+		cmocka_unit_test(test_far_synced),
+		cmocka_unit_test(test_far_outlasted),
 		cmocka_unit_test(test_heaviest),
 		cmocka_unit_test(test_substrate),
 		cmocka_unit_test(test_unsealed),

@@ -1,0 +1,148 @@
+#!/bin/sh
+# Started beside nodes still syncing (issue 31): a first best that the
+# chain later shows to be far behind must not cap what the chain can have
+# made.  1. Three devnodes of one chain, two of them 2500 blocks behind
+# (lag): the first best is the old head the two agree on, the third is
+# far ahead and judged against them.  Then the two catch up, one after
+# the other: the three agree, the ancestry is fetched, the store follows
+# the chain and no endpoint stays inconsistent.  2. One honest node still
+# syncing beside a forger: the forger is judged; the honest one, come
+# back synced far ahead, is believed (with the forger's real heads, or
+# with no head against it when its claim's time is out), not judged, and
+# the store follows it.  3. One endpoint configured, syncing at the
+# start, then synced: nothing contradicts its far head, so when its
+# claim's time is out the reach is suspected, not the endpoint.
+. "$top_srcdir/tests/integration/lib.sh"
+[ -x /usr/bin/python3 ] || { echo "SKIP: no python3"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
+command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }
+CW="$top_builddir/cli/chainwatch"
+LAG=2500
+
+control() {	# NAME JSON: a fault request to that devnode
+	eval _cp=\$${1}_cport
+	_a=$(curl -s -m 5 -d "$2" "http://127.0.0.1:$_cp/control")
+	case $_a in
+	*'"error"'*|'') fail "devnode $1 refused $2: $_a" ;;
+	esac
+}
+
+head_of() {	# NAME: the devnode's best number over HTTP
+	eval _p=\$${1}_port
+	curl -s -m 5 -H 'Content-Type: application/json' -d \
+	    '{"jsonrpc":"2.0","id":1,"method":"chain_getHeader","params":[]}' \
+	    "http://127.0.0.1:$_p/" |
+	    python3 -c 'import json, sys
+print(int(json.load(sys.stdin)["result"]["number"], 16))'
+}
+
+state_of() {
+	sql "SELECT state FROM endpoints WHERE name = '$1'"
+}
+
+best() {
+	sql "SELECT best_number FROM chains"
+}
+
+# nodes SEED NAME[:FAULT]...: devnodes of one chain, an empty store, and
+# a configuration for them (those before are stopped and removed).
+nodes() {
+	_s=$1
+	shift
+	[ -n "$node_pids" ] && kill $node_pids 2>/dev/null
+	node_pids=
+	rm -f "$T"/chainwatch.db* "$T"/d?.*
+	start=$(($(date +%s) * 1000))
+	write_conf "$T/chainwatch.conf"
+	sed -i 's/^block_time = .*/block_time = 300ms/' "$T/chainwatch.conf"
+	for nf in "$@"; do
+		n=${nf%%:*}
+		f=
+		[ "$n" != "$nf" ] && f="--fault ${nf#*:}"
+		# shellcheck disable=SC2086
+		devnode $n --seed "$_s" --block-time 300 --backlog 3000 \
+		    --start-time "$start" $f
+		node_pids="$node_pids $!"
+		eval p=\$${n}_port
+		echo "endpoint = $n http://127.0.0.1:$p ws://127.0.0.1:$p" \
+		    >>"$T/chainwatch.conf"
+	done
+}
+
+# caught_up WHAT NAME: the store's best within 2 of NAME's head.
+caught_up() {
+	wait_for 120 'b=$(best); h=$(head_of '"$2"'); test -n "$b" && test -n "$h" && test $((h - b)) -le 2' ||
+	    fail "$1: stuck at #$(best), $2 is at #$(head_of "$2"); endpoints: $(sql "SELECT name || ' ' || state || ' (' || coalesce(state_reason, '') || ')' FROM endpoints")"
+}
+
+# The store against NAME, hash by hash, and verify.
+compare() {
+	kill -TERM $DAEMON_PID
+	wait $DAEMON_PID || fail "chainwatchd exited with $? on SIGTERM"
+	/usr/bin/python3 "$top_srcdir/tests/integration/store_check.py" \
+	    "$T/chainwatch.db" devchain "$(eval echo \$${2}_port)" \
+	    --margin 10 || fail "$1: the store differs from the chain"
+	"$CW" -d "$T/chainwatch.db" verify >"$T/verify.out" 2>&1 ||
+	    { cat "$T/verify.out"; fail "$1: chainwatch verify found differences"; }
+	ok "$1: the store equals the chain; $(tail -n 1 "$T/verify.out")"
+}
+
+# 1. Two of three syncing at the start, then catching up a block apart.
+node_pids=
+nodes sync d1 d2:lag:$LAG d3:lag:$LAG
+start_daemon
+wait_for 60 'test -n "$(best)"' || fail "syncing: no first best"
+first=$(best)
+[ "$first" -le $(($(head_of d1) - LAG + 10)) ] ||
+    fail "syncing: the first best is #$first, not the old head d2 and d3 agree on"
+wait_for 60 'test "$(state_of d1)" = inconsistent' ||
+    fail "syncing: d1, far ahead of the two, is '$(state_of d1)'"
+ok "syncing: first best #$first (d2 and d3, $LAG behind); d1 at #$(head_of d1) judged against them"
+control d2 '{"disable": "lag:'$LAG'"}'
+sleep 0.7
+control d3 '{"disable": "lag:'$LAG'"}'
+caught_up "syncing: after the two caught up" d1
+for n in d1 d2 d3; do
+	wait_for 60 'test "$(state_of '$n')" != inconsistent' ||
+	    fail "syncing: $n still inconsistent at #$(best): $(sql "SELECT state_reason FROM endpoints WHERE name = '$n'")"
+done
+grep -q 'is believed (. endpoints agree on its branch)' "$T/log" ||
+    fail "syncing: the log does not say why the far head was believed"
+ok "syncing: followed to #$(best); $(grep -o 'is believed ([^)]*)' "$T/log" | head -n 1)"
+compare syncing d1
+
+# 2. An honest node syncing beside a forger: the forger is judged, the
+# honest one believed once synced.
+nodes honest d1:lag:$LAG d2:forge_head
+start_daemon
+wait_for 60 'test -n "$(best)"' || fail "forger: no first best"
+first=$(best)
+[ "$first" -le $(($(head_of d1) + 2)) ] ||
+    fail "forger: the first best is #$first, the forgery's"
+wait_for 60 'test "$(state_of d2)" = inconsistent' ||
+    fail "forger: d2 is '$(state_of d2)', not inconsistent"
+ok "forger: first best #$first; d2 inconsistent ($(sql "SELECT state_reason FROM endpoints WHERE name = 'd2'"))"
+control d1 '{"disable": "lag:'$LAG'"}'
+caught_up "forger: after d1 caught up" d1
+[ "$(state_of d1)" != inconsistent ] ||
+    fail "forger: d1 judged: $(sql "SELECT state_reason FROM endpoints WHERE name = 'd1'")"
+[ "$(state_of d2)" = inconsistent ] ||
+    fail "forger: d2 is '$(state_of d2)' while it still forges"
+why=$(grep -o 'from endpoint 1, beyond the reach of best #[0-9]*, is believed ([^)]*)' "$T/log" | head -n 1)
+[ -n "$why" ] || fail "forger: the log does not say why d1's far head was believed"
+ok "forger: d1 followed to #$(best) ($why), d2 still inconsistent"
+compare forger d1
+
+# 3. A lone endpoint, syncing at the start, then synced.
+nodes lone d1:lag:$LAG
+start_daemon
+wait_for 60 'test -n "$(best)"' || fail "lone: no first best"
+first=$(best)
+control d1 '{"disable": "lag:'$LAG'"}'
+caught_up "lone: after d1 caught up" d1
+[ "$(state_of d1)" != inconsistent ] ||
+    fail "lone: d1 judged: $(sql "SELECT state_reason FROM endpoints WHERE name = 'd1'")"
+why=$(grep -o 'is believed (no head against it in [0-9]* ms)' "$T/log" | head -n 1)
+[ -n "$why" ] || fail "lone: the log does not say why d1's far head was believed"
+ok "lone: first best #$first, then followed to #$(best) ($why)"
+compare lone d1
