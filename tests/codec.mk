@@ -12,7 +12,9 @@ EXTRA_DIST += \
 	tests/vectors/quantus-poseidon2.md \
 	tests/vectors/quantus-constants.json \
 	tests/vectors/quantus-vectors.json \
-	tests/vectors/substrate-vectors.json
+	tests/vectors/substrate-vectors.json \
+	tests/vectors/quantus-qpow.md \
+	tests/vectors/quantus-qpow-vectors.json
 
 codec_test_cppflags = $(AM_CPPFLAGS) -DCW_TOP_SRCDIR='"$(abs_top_srcdir)"'
 codec_test_cflags = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CMOCKA_CFLAGS)
