@@ -362,7 +362,11 @@ main(int argc, char *argv[])
 			return CW_EXIT_SYSTEM;
 		db_path = conf_db;
 	}
-	if ((rc = view_db_open(&db, db_path)) != CW_EXIT_OK)
+	/*
+	 * Not sandboxed: a temporary file keeps verify's sorts of a whole
+	 * chain out of memory (some 280 MB more on Planck's 1.65 M blocks).
+	 */
+	if ((rc = view_db_open(&db, db_path, VIEW_TEMP_FILE)) != CW_EXIT_OK)
 		return rc;
 	/*
 	 * The views say when the daemon is not running.  Without a

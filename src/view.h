@@ -28,10 +28,21 @@ void	view_set_err(view_err_fn *);
 /* Report through it. */
 void	view_err(const char *, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Where SQLite keeps what outgrows its cache (a sort of some 20 000 rows
+ * on: the standings of a window of a real chain, chainwatch verify): a
+ * file in its temporary directory, or memory, as large as the rows sorted.
+ */
+enum view_temp {
+	VIEW_TEMP_FILE,		/* /var/tmp, or $SQLITE_TMPDIR, $TMPDIR */
+	VIEW_TEMP_MEMORY	/* PRAGMA temp_store = MEMORY */
+};
+
 struct view_db {
 	sqlite3		*db;
 	const char	*path;
 	const char	*socket;	/* chainwatchd's control socket */
+	enum view_temp	 temp;
 };
 
 struct view_chain {
@@ -43,10 +54,11 @@ struct view_chain {
 };
 
 /*
- * Open path read-only, check its schema version, and register u512_sum.
- * Returns CW_EXIT_OK, or an exit code after saying why through view_err.
+ * Open path read-only, its temporary storage where temp says, check its
+ * schema version, and register u512_sum.  Returns CW_EXIT_OK, or an exit
+ * code after saying why through view_err.
  */
-int	view_db_open(struct view_db *, const char *path);
+int	view_db_open(struct view_db *, const char *path, enum view_temp temp);
 void	view_db_close(struct view_db *);
 /* One read transaction, so every query sees the same snapshot. */
 int	view_db_begin(struct view_db *);

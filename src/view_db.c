@@ -123,6 +123,10 @@ db_try(struct view_db *c, int immutable, int *version)
 		    NULL);
 	if (rc != SQLITE_OK)
 		return rc;
+	/* On each try's connection, before its first query (view.h). */
+	if (c->temp == VIEW_TEMP_MEMORY && (rc = sqlite3_exec(c->db,
+	    "PRAGMA temp_store = MEMORY", NULL, NULL, NULL)) != SQLITE_OK)
+		return rc;
 	/* The daemon's checkpoints can hold readers back for a moment. */
 	sqlite3_busy_timeout(c->db, 5000);
 	rc = sqlite3_prepare_v2(c->db, "PRAGMA user_version", -1, &st, NULL);
@@ -137,7 +141,7 @@ db_try(struct view_db *c, int immutable, int *version)
 }
 
 int
-view_db_open(struct view_db *c, const char *path)
+view_db_open(struct view_db *c, const char *path, enum view_temp temp)
 {
 	struct stat	 st;
 	char		*shm;
@@ -145,6 +149,7 @@ view_db_open(struct view_db *c, const char *path)
 
 	memset(c, 0, sizeof(*c));
 	c->path = path;
+	c->temp = temp;
 	if (stat(path, &st) == -1) {
 		view_err("%s: cannot open the store: %s", path,
 		    strerror(errno));

@@ -3,6 +3,7 @@
 METRICS_TESTS = \
 	tests/integration/metrics_render.sh \
 	tests/integration/metrics.sh \
+	tests/integration/metrics_large_store.sh \
 	tests/integration/hashrate.sh \
 	tests/integration/status_page.sh
 TESTS += $(METRICS_TESTS)
