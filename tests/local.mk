@@ -157,3 +157,21 @@ include tests/chaos.mk
 include tests/forks.mk
 include tests/deb.mk
 include tests/subscribe.mk
+
+# The guard (tests/integration/guard.sh): what the suite could touch in the
+# machine is listed before any test (check_DATA is made before the tests
+# start) and again after all of them, by guard_end.guard, whose log waits
+# for every other; anything new fails it.  (A .guard, not a .sh: the
+# dependency names every .sh test's log, but not its own.)
+check_DATA = tests/guard/before
+tests/guard/before: FORCE
+	@top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' \
+	    $(SHELL) $(srcdir)/tests/integration/guard.sh begin
+TESTS += tests/integration/guard_end.guard
+GUARD_LOG_COMPILER = $(SHELL)
+EXTRA_DIST += tests/integration/guard_end.guard tests/integration/guard.sh
+tests/integration/guard_end.log: $(TESTS:.sh=.log)
+clean-local: clean-guard
+clean-guard:
+	rm -rf tests/guard
+.PHONY: clean-guard

@@ -7,9 +7,20 @@
 # leaves nothing of them, and no process.
 #
 # It installs into this machine, so it runs only as root, one at a time
-# (a lock in /run/lock), and only where nothing of chainwatch is installed
+# (a lock on /run/lock), and only where nothing of chainwatch is installed
 # already: it skips rather than touch a chainwatch installed from source.
+#
+# In the suite the packages are built with DEB_BUILD_OPTIONS=nocheck: the
+# tests a package build runs are the plain build's suite, which the suite
+# runs already (make distcheck), and would add some 15 minutes.  With
+# CW_DEB_ROUTE=readme it follows the README's "Install on Debian" as
+# written instead, from a clean clone of this tree: "apt-get build-dep ./"
+# and "dpkg-buildpackage -us -uc -b", tests included, nothing new on the
+# machine outside the clone and its parent; "apt install" of both
+# packages, the configuration edited, "chainwatchd -n", the service
+# restarted through the init script and "chainwatch status".
 . "$top_srcdir/tests/integration/lib.sh"
+ROUTE=${CW_DEB_ROUTE:-}
 
 skip() {
 	echo "SKIP: $*"
@@ -19,13 +30,21 @@ skip() {
 # The packages are built from the sources by dpkg-buildpackage, never with
 # this build's sanitizers: one run (the plain build's) checks them.
 [ "$CW_SANITIZED" = yes ] && skip "sanitizer build: the packages are the same as the plain build's, which checks them"
+# Inside a package build (debian/rules' dh_auto_test): it would build and
+# install the package being built.
+[ -n "${CW_IN_PACKAGE_BUILD:-}" ] && skip "inside a package build"
+case $ROUTE in
+''|readme) ;;
+*) fail "CW_DEB_ROUTE=$ROUTE: only 'readme' is known" ;;
+esac
 for c in dpkg-buildpackage dh lintian fakeroot dpkg-deb flock curl; do
 	command -v $c >/dev/null ||
 	    skip "no $c (Debian packages dpkg-dev, debhelper, lintian, fakeroot, util-linux, curl)"
 done
 
-exec 9>/run/lock/chainwatch-deb-test.lock || skip "cannot open the lock"
-flock -w 600 9 || skip "another run of this test holds /run/lock/chainwatch-deb-test.lock"
+# The directory itself is the lock: a file of ours would be left there.
+exec 9</run/lock || skip "cannot open /run/lock"
+flock -w 600 9 || skip "another run of this test holds /run/lock"
 
 # Nothing of chainwatch may be there: the purge at the end removes what
 # the packages own, and the user and store of the name chainwatch.
@@ -46,6 +65,14 @@ for f in /etc/chainwatch /var/lib/chainwatch /etc/init.d/chainwatch \
 done
 getent passwd chainwatch >/dev/null && skip "a user chainwatch exists already (the purge would remove it)"
 getent group chainwatch >/dev/null && skip "a group chainwatch exists already"
+
+# What a build could leave on the machine (the guard's places, less the
+# package manager's own state), to compare before and after the build.
+machine() {
+	find /etc /usr /var/lib /run "${HOME:-/root}" -xdev \( \
+	    -path /var/lib/apt -o -path /var/lib/dpkg -o -path "$T" \) \
+	    -prune -o -print 2>/dev/null | sort
+}
 
 # What has chainwatch in its name before, to compare with after the purge.
 # (/usr/local is not the packages', and may hold a source install.)
@@ -81,27 +108,53 @@ undo() {
 	getent passwd chainwatch >/dev/null && userdel chainwatch
 	getent group chainwatch >/dev/null && groupdel chainwatch
 	rm -rf /etc/chainwatch /var/lib/chainwatch
+	[ -n "$POLICY" ] && rm -f /usr/sbin/policy-rc.d
 }
 CW_CLEANUP=undo
+POLICY=
 
-# The release files, as make dist would pack them.
 VERSION=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$top_builddir/config.h")
 [ -n "$VERSION" ] || fail "no PACKAGE_VERSION in $top_builddir/config.h"
-SRC=$T/src/chainwatch-$VERSION
 mkdir -p "$T/src"
-env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$top_builddir" \
-    distdir distdir="$SRC" >"$T/distdir.log" 2>&1 ||
-    { cat "$T/distdir.log"; fail "make distdir"; }
-[ -x "$SRC/debian/rules" ] || fail "debian/ is not in the release files"
-chmod -R u+w "$SRC"
-ok "release files of $VERSION in $SRC"
-
-# The build, compiled once, tests not run (the source tree's own make
-# check does that).
-(cd "$SRC" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u top_srcdir \
-    -u top_builddir DEB_BUILD_OPTIONS='nocheck parallel=2' \
-    dpkg-buildpackage -us -uc -b) >"$T/build.log" 2>&1 ||
-    { tail -n 40 "$T/build.log"; fail "dpkg-buildpackage"; }
+if [ "$ROUTE" = readme ]; then
+	# A clean clone, and the README's two commands as written (the
+	# prompt of build-dep, if it has anything to install, answered yes).
+	command -v git >/dev/null || skip "no git"
+	git -C "$top_srcdir" rev-parse --git-dir >/dev/null 2>&1 ||
+	    skip "$top_srcdir is not a git checkout to clone"
+	SRC=$T/src/chainwatch
+	git clone -q "$top_srcdir" "$SRC" || fail "git clone $top_srcdir"
+	ok "a clean clone of $(git -C "$SRC" log -1 --format='%h %s') in $SRC"
+	machine >"$T/machine.before"
+	t0=$(date +%s)
+	(cd "$SRC" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u top_srcdir \
+	    -u top_builddir sh -c 'yes | apt-get build-dep ./ &&
+	    dpkg-buildpackage -us -uc -b') >"$T/build.log" 2>&1 ||
+	    { tail -n 60 "$T/build.log"; fail "apt-get build-dep ./ && dpkg-buildpackage -us -uc -b"; }
+	grep -q 'dh_auto_test' "$T/build.log" ||
+	    fail "the package build ran no tests (dh_auto_test)"
+	tests=$(grep -E '^# (PASS|FAIL|SKIP|ERROR):' "$T/build.log" | tr '\n' ' ')
+	machine >"$T/machine.after"
+	comm -13 "$T/machine.before" "$T/machine.after" >"$T/machine.new"
+	[ -s "$T/machine.new" ] &&
+	    fail "the build left on the machine: $(head -n 20 "$T/machine.new")"
+	ok "apt-get build-dep ./ && dpkg-buildpackage -us -uc -b: $(($(date +%s) - t0)) s, its tests: $tests; nothing new on the machine"
+else
+	# The release files, as make dist would pack them.
+	SRC=$T/src/chainwatch-$VERSION
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$top_builddir" \
+	    distdir distdir="$SRC" >"$T/distdir.log" 2>&1 ||
+	    { cat "$T/distdir.log"; fail "make distdir"; }
+	[ -x "$SRC/debian/rules" ] || fail "debian/ is not in the release files"
+	chmod -R u+w "$SRC"
+	ok "release files of $VERSION in $SRC"
+	# Compiled once, tests not run (see above; what the suite leaves on
+	# the machine is the guard's, guard_end.guard).
+	(cd "$SRC" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u top_srcdir \
+	    -u top_builddir DEB_BUILD_OPTIONS='nocheck parallel=2' \
+	    dpkg-buildpackage -us -uc -b) >"$T/build.log" 2>&1 ||
+	    { tail -n 40 "$T/build.log"; fail "dpkg-buildpackage"; }
+fi
 DEB=$(ls "$T"/src/chainwatch_"$VERSION"-*_*.deb 2>/dev/null)
 DEVDEB=$(ls "$T"/src/chainwatch-devnode_"$VERSION"-*_*.deb 2>/dev/null)
 [ -f "$DEB" ] && [ -f "$DEVDEB" ] ||
@@ -144,19 +197,10 @@ for d in adduser libsqlite3-0 libev4 libmicrohttpd12; do
 done
 ok "version $v, conffile, Depends from the libraries: $deps"
 
-# The devnode from its package, on a free port.
-INSTALLED=1
-dpkg_w -i "$DEVDEB" || { cat "$T/dpkg.log"; fail "dpkg -i $DEVDEB"; }
-DEVNODE=/usr/bin/chainwatch-devnode
-devnode dev --seed deb --block-time 500 --backlog 20 --miners 3
-dev_pid=${CW_PIDS##* }
-ok "chainwatch-devnode of the package on 127.0.0.1:$dev_port"
-
-# A configuration for it, in place before the package so that its
-# postinst, where services may start, never starts one on the sample
-# (which names public endpoints).  The package's paths are the defaults.
-mkdir /etc/chainwatch
-cat >/etc/chainwatch/chainwatch.conf <<CONF
+# conf PORT: a configuration for the devnode on PORT.  The package's
+# paths are the defaults.
+conf() {
+	cat <<CONF
 [daemon]
 user = chainwatch
 heartbeat_interval = 500ms
@@ -164,10 +208,50 @@ metrics_listen = 127.0.0.1:0
 
 [chain devchain]
 block_time = 500ms
-endpoint = dev http://127.0.0.1:$dev_port ws://127.0.0.1:$dev_port
+endpoint = dev http://127.0.0.1:$1 ws://127.0.0.1:$1
 CONF
-dpkg_w -i --force-confold "$DEB" ||
-    { cat "$T/dpkg.log"; fail "dpkg -i $DEB"; }
+}
+
+INSTALLED=1
+DEVNODE=/usr/bin/chainwatch-devnode
+if [ "$ROUTE" = readme ]; then
+	# As the README says.  The service must not start on the sample,
+	# whose endpoints are public hosts no test may reach: the postinst
+	# is told so by a policy-rc.d, as in a container's image.
+	[ -e /usr/sbin/policy-rc.d ] &&
+	    skip "/usr/sbin/policy-rc.d exists: the postinst would not start the service anyway"
+	POLICY=1
+	printf '#!/bin/sh\n# deb.sh: no service starts while it installs.\nexit 101\n' \
+	    >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d ||
+	    fail "cannot write /usr/sbin/policy-rc.d"
+	(cd "$SRC" && sh -c 'yes | apt install ../chainwatch_*.deb ../chainwatch-devnode_*.deb') \
+	    >"$T/apt.log" 2>&1 ||
+	    { tail -n 30 "$T/apt.log"; fail "apt install ../chainwatch_*.deb ../chainwatch-devnode_*.deb"; }
+	rm -f /usr/sbin/policy-rc.d
+	POLICY=
+	devnode dev --seed deb --block-time 500 --backlog 20 --miners 3
+	dev_pid=${CW_PIDS##* }
+	# "Edit the one file": the devnode's chain for the sample's.
+	conf "$dev_port" >/etc/chainwatch/chainwatch.conf
+	chainwatchd -n >"$T/n" 2>&1 || fail "chainwatchd -n: $(cat "$T/n")"
+	grep -qx 'configuration OK' "$T/n" || fail "chainwatchd -n said: $(cat "$T/n")"
+	INIT=restart
+	ok "apt install of both packages; chainwatchd -n: configuration OK"
+else
+	# The devnode from its package, on a free port.
+	dpkg_w -i "$DEVDEB" || { cat "$T/dpkg.log"; fail "dpkg -i $DEVDEB"; }
+	devnode dev --seed deb --block-time 500 --backlog 20 --miners 3
+	dev_pid=${CW_PIDS##* }
+	ok "chainwatch-devnode of the package on 127.0.0.1:$dev_port"
+	# A configuration for it, in place before the package so that its
+	# postinst, where services may start, never starts one on the sample
+	# (which names public endpoints).
+	mkdir /etc/chainwatch
+	conf "$dev_port" >/etc/chainwatch/chainwatch.conf
+	dpkg_w -i --force-confold "$DEB" ||
+	    { cat "$T/dpkg.log"; fail "dpkg -i $DEB"; }
+	INIT=start
+fi
 dpkg-query -W -f='${Status}\n' $PKGS >"$T/st"
 [ "$(grep -c 'install ok installed' "$T/st")" = 2 ] || fail "not installed: $(cat "$T/st")"
 getent passwd chainwatch >"$T/pw" || fail "postinst made no user chainwatch"
@@ -178,8 +262,8 @@ getent passwd chainwatch >"$T/pw" || fail "postinst made no user chainwatch"
 ok "installed; user $(cut -d: -f1,3 "$T/pw"), /var/lib/chainwatch 750 chainwatch"
 
 # The service, through the init script (it may run already where the
-# postinst could start it).
-/etc/init.d/chainwatch start >"$T/out" 2>&1 || { cat "$T/out"; fail "init script start"; }
+# postinst could start it; the README's route restarts it).
+/etc/init.d/chainwatch $INIT >"$T/out" 2>&1 || { cat "$T/out"; fail "init script $INIT"; }
 [ -s /run/chainwatchd.pid ] || fail "no /run/chainwatchd.pid"
 pid=$(cat /run/chainwatchd.pid)
 [ "$(readlink "/proc/$pid/exe")" = /usr/sbin/chainwatchd ] ||

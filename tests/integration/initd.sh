@@ -1,33 +1,45 @@
 #!/bin/sh
-# The LSB init script, installed with a temporary prefix, starts the
-# daemon, reloads it, reports its status and stops it.  (Paths compiled
-# into the programs keep the configured prefix, so the test's
-# configuration names the worker and the pidfile.)
+# The LSB init script, installed into a staging root (make install
+# DESTDIR=, never into the machine, whatever ./configure was given), with
+# the paths it names moved into that root: it starts the daemon, reloads
+# it, reports its status and stops it.  (Paths compiled into the programs
+# keep the configured ones, so the test's configuration names the worker
+# and the pidfile.)
 . "$top_srcdir/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/install_lib.sh"
 
-P=$T/prefix
-cw_install prefix="$P" \
-    >"$T/install.log" 2>&1 || { cat "$T/install.log"; fail "make install failed"; }
-INIT=$P/etc/init.d/chainwatch
-[ -x "$INIT" ] || fail "no init script installed"
-[ -f "$P/etc/chainwatch/chainwatch.conf" ] || fail "no configuration installed"
-[ -f "$P/lib/systemd/system/chainwatch.service" ] || fail "no systemd unit installed"
-grep -q "^ExecStart=$P/sbin/chainwatchd\$" "$P/lib/systemd/system/chainwatch.service" ||
-    fail "systemd unit does not name the installed daemon"
-grep -q '^ExecReload=kill -HUP \$MAINPID$' "$P/lib/systemd/system/chainwatch.service" ||
+R=$T/root
+cw_stage "$R"
+P=$R$cw_prefix
+[ -x "$R$cw_sysconfdir/init.d/chainwatch" ] || fail "no init script installed"
+[ -f "$R$cw_sysconfdir/chainwatch/chainwatch.conf" ] || fail "no configuration installed"
+UNIT=$P/lib/systemd/system/chainwatch.service
+[ -f "$UNIT" ] || fail "no systemd unit installed"
+grep -q "^ExecStart=$cw_sbindir/chainwatchd\$" "$UNIT" ||
+    fail "systemd unit does not name the installed daemon: $(grep '^ExecStart=' "$UNIT")"
+grep -q '^ExecReload=kill -HUP \$MAINPID$' "$UNIT" ||
     fail "systemd unit does not reload with SIGHUP"
-ok "installed under $P"
+grep -q "^DAEMON=$cw_sbindir/chainwatchd\$" "$R$cw_sysconfdir/init.d/chainwatch" ||
+    fail "the init script does not name the installed daemon"
+INIT=$T/chainwatch.init
+cw_relocate "$R$cw_sysconfdir/init.d/chainwatch" "$R" >"$INIT"
+chmod +x "$INIT"
+grep -q "^DAEMON=$R$cw_sbindir/chainwatchd\$" "$INIT" ||
+    fail "the init script's paths were not moved into $R"
+CONF=$R$cw_sysconfdir/chainwatch/chainwatch.conf
+RUN=$R$cw_runstatedir
+mkdir -p "$RUN" "$R$cw_localstatedir/lib/chainwatch"
+ok "installed under $R (prefix $cw_prefix, sysconfdir $cw_sysconfdir)"
 
 conf() {
-	cat >"$P/etc/chainwatch/chainwatch.conf" <<CONF
+	cat >"$CONF" <<CONF
 [daemon]
-database = $P/var/lib/chainwatch/chainwatch.db
-pidfile = $P/var/run/chainwatchd.pid
-worker = $P/libexec/chainwatch-worker
+database = $R$cw_localstatedir/lib/chainwatch/chainwatch.db
+pidfile = $RUN/chainwatchd.pid
+worker = $R$cw_libexecdir/chainwatch-worker
 user = $(cw_user)
 heartbeat_interval = 500ms
-control_socket = $P/var/run/chainwatchd.sock
+control_socket = $RUN/chainwatchd.sock
 metrics_listen = none
 
 [chain devchain]
@@ -37,7 +49,7 @@ CONF
 		[ -s "$T/port.$_n" ] || closed_port >"$T/port.$_n"
 		_port=$(cat "$T/port.$_n")
 		echo "endpoint = $_n http://127.0.0.1:$_port ws://127.0.0.1:$_port" \
-		    >>"$P/etc/chainwatch/chainwatch.conf"
+		    >>"$CONF"
 	done
 }
 
@@ -45,7 +57,7 @@ conf e1
 "$INIT" status >/dev/null
 [ $? -eq 3 ] || fail "status of a stopped daemon is not 3"
 "$INIT" start >"$T/out" 2>&1 || { cat "$T/out"; fail "start failed"; }
-pidfile=$P/var/run/chainwatchd.pid
+pidfile=$RUN/chainwatchd.pid
 [ -s "$pidfile" ] || fail "no pidfile at $pidfile"
 pid=$(cat "$pidfile")
 CW_PIDS="$CW_PIDS $pid"
@@ -61,7 +73,7 @@ wait_for 5 'test "$(worker_count $pid)" -eq 2' || fail "reload did not add the e
 e1=$(worker_pid $pid e1)
 ok "reload added an endpoint"
 
-echo "bogus line" >>"$P/etc/chainwatch/chainwatch.conf"
+echo "bogus line" >>"$CONF"
 "$INIT" reload >"$T/out" 2>&1 && fail "reload accepted a broken file"
 grep -q "chainwatch.conf:.*: expected KEY = VALUE" "$T/out" || fail "reload did not say why: $(cat "$T/out")"
 [ "$(worker_pid $pid e1)" = "$e1" ] || fail "a refused reload changed a worker"
@@ -82,7 +94,7 @@ ok "stop"
 
 # A start that cannot work reports the daemon's error and status.
 conf e1
-sed -i "s|^database = .*|database = $T/missing-dir/cw.db|" "$P/etc/chainwatch/chainwatch.conf"
+sed -i "s|^database = .*|database = $T/missing-dir/cw.db|" "$CONF"
 "$INIT" start >"$T/out" 2>&1
 rc=$?
 [ $rc -eq 111 ] || fail "start with an unusable database returned $rc, want 111: $(cat "$T/out")"

@@ -1,22 +1,27 @@
 #!/bin/sh
 # The installed systemd unit passes systemd-analyze verify: its syntax,
-# its Exec*= programs (installed under a temporary prefix, since verify
-# wants them to exist) and, where man(1) is there, its Documentation=
-# pages, looked up in the same prefix.  Skips where systemd-analyze is not.
+# its Exec*= programs (installed into a staging root, make install
+# DESTDIR=, never into the machine; verify wants them to exist, so the
+# unit is checked with its paths moved into that root) and, where man(1)
+# is there, its Documentation= pages, looked up in the same root.  Skips
+# where systemd-analyze is not.
 . "$top_srcdir/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/install_lib.sh"
 
 command -v systemd-analyze >/dev/null ||
     { echo "SKIP: no systemd-analyze"; exit 77; }
 
-P=$T/prefix
-cw_install prefix="$P" exec_prefix="$P" sysconfdir="$P/etc" \
-    localstatedir="$P/var" runstatedir="$P/var/run" >"$T/install.log" 2>&1 ||
-    { cat "$T/install.log"; fail "make install prefix=$P failed"; }
-UNIT=$P/lib/systemd/system/chainwatch.service
-[ -f "$UNIT" ] || fail "no unit installed at $UNIT"
-grep -q "^ExecStart=$P/sbin/chainwatchd\$" "$UNIT" ||
-    fail "the unit does not name the installed daemon: $(grep '^ExecStart=' "$UNIT")"
+R=$T/root
+cw_stage "$R"
+P=$R$cw_prefix
+INSTALLED=$P/lib/systemd/system/chainwatch.service
+[ -f "$INSTALLED" ] || fail "no unit installed at $INSTALLED"
+grep -q "^ExecStart=$cw_sbindir/chainwatchd\$" "$INSTALLED" ||
+    fail "the unit does not name the installed daemon: $(grep '^ExecStart=' "$INSTALLED")"
+UNIT=$T/chainwatch.service
+cw_relocate "$INSTALLED" "$R" >"$UNIT"
+grep -q "^ExecStart=$R$cw_sbindir/chainwatchd\$" "$UNIT" ||
+    fail "the unit's paths were not moved into $R: $(grep '^ExecStart=' "$UNIT")"
 
 if command -v man >/dev/null; then
 	man_opt=--man=yes
@@ -34,9 +39,10 @@ fi
 ok "systemd-analyze verify $man_opt: the unit is clean"
 
 # And it can fail: a unit whose daemon is missing is refused.
-sed "s|^ExecStart=.*|ExecStart=$P/sbin/no-such-daemon|" "$UNIT" \
-    >"$T/chainwatch.service"
-MANPATH=$P/share/man systemd-analyze verify $man_opt "$T/chainwatch.service" \
+mkdir -p "$T/broken"
+sed "s|^ExecStart=.*|ExecStart=$R$cw_sbindir/no-such-daemon|" "$UNIT" \
+    >"$T/broken/chainwatch.service"
+MANPATH=$P/share/man systemd-analyze verify $man_opt "$T/broken/chainwatch.service" \
     >"$T/verify" 2>&1 && fail "verify passed a unit without its daemon"
 grep -q 'no-such-daemon' "$T/verify" || fail "verify did not say why: $(cat "$T/verify")"
 ok "a unit without its daemon is refused"
