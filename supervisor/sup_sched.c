@@ -473,6 +473,9 @@ lease_one(struct worker *w, struct chain *ch, const struct queue_filter *f,
 		log_debug("w/%s: live %s #%lld leased (preferred)", w->name,
 		    queue_kind_name(it.kind), (long long)(it.kind == K_STATE ?
 		    it.to : it.number));
+	else
+		log_debug("w/%s: %s item %lld leased", w->name,
+		    queue_kind_name(it.kind), (long long)it.id);
 	return 1;
 }
 
