@@ -68,5 +68,10 @@ tests_integration_sandbox_probe_CPPFLAGS = $(WRK_TEST_CPPFLAGS)
 tests_integration_sandbox_probe_CFLAGS = $(WRK_TEST_CFLAGS) $(SECCOMP_CFLAGS)
 tests_integration_sandbox_probe_LDADD = src/libcw.a $(MSGPACK_LIBS) \
 	$(CURL_LIBS) $(SECCOMP_LIBS)
-TESTS += tests/integration/sandbox.sh
-EXTRA_DIST += tests/integration/sandbox.sh tests/integration/tls_proxy.py
+TESTS += tests/integration/sandbox.sh tests/integration/sandbox_denials.sh \
+	tests/integration/sandbox_landlock.sh tests/integration/sandbox_tls.sh \
+	tests/integration/sandbox_names.sh
+EXTRA_DIST += tests/integration/sandbox.sh tests/integration/tls_proxy.py \
+	tests/integration/sandbox_denials.sh \
+	tests/integration/sandbox_landlock.sh tests/integration/sandbox_tls.sh \
+	tests/integration/sandbox_names.sh tests/integration/sandbox_lib.sh

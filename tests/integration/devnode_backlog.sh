@@ -30,16 +30,16 @@ ref=$hashes
 
 # dn_start passes --cache-dir none; a later --cache-dir wins.
 run cold --backlog $N --cache-dir "$T/cache"
-expect "cold hashes" "$hashes" "$ref"
+expect_same "cold hashes" "$hashes" "$ref"
 ls "$T"/cache/devnode-quantus-*.chain >/dev/null 2>&1 ||
     fail "no cache file written"
 run warm --backlog $N --cache-dir "$T/cache"
-expect "warm hashes" "$hashes" "$ref"
+expect_same "warm hashes" "$hashes" "$ref"
 grep -q "blocks from cache" "$T/warm.log" || fail "warm start hashed again"
 
 # Longer than the cache: what is there is read, the rest hashed.
 run longer --backlog $((N + 3000)) --cache-dir "$T/cache"
-expect "longer hashes" "$hashes" "$ref"
+expect_same "longer hashes" "$hashes" "$ref"
 grep -q "main chain: 200[0-9][0-9] blocks from cache" "$T/longer.log" ||
     fail "the longer start did not use the cache"
 grep -q "hashed" "$T/longer.log" || fail "no ready line"
@@ -53,7 +53,7 @@ f=$(ls -S "$T"/cache/*.chain | head -n 1)
 printf 'XXXXXXXXXXXXXXXX' | dd of="$f" bs=1 seek=$((128 + 32 * ($N - 1))) \
     conv=notrunc 2>/dev/null
 run damaged --backlog $N --cache-dir "$T/cache"
-expect "damaged cache hashes" "$hashes" "$ref"
+expect_same "damaged cache hashes" "$hashes" "$ref"
 grep -q "ignoring" "$T/damaged.log" ||
     fail "the damaged cache was not noticed"
 echo "backlog: ok"

@@ -50,6 +50,13 @@ fail() {
 		echo "--- $f (last lines)" >&2
 		tail -n 20 "$f" >&2
 	done
+	# Called in a subshell ($(rpc ...), a pipeline), exit ends only that
+	# subshell, and its caller would go on with an empty value: the
+	# test's own shell ($$, there too) is ended as well, by its TERM trap
+	# (exit 1, then cleanup).  /proc/self here is this very process: the
+	# shell opens a builtin's redirection itself.
+	read -r _self _ </proc/self/stat
+	[ "$_self" = "$$" ] || kill -TERM $$
 	exit 1
 }
 
@@ -100,7 +107,7 @@ dn_start() {
 	dn_wait "$1"
 }
 
-# rpc PORT JSON: the answer body (curl fails the test on no answer).
+# rpc PORT JSON: the answer body (no answer fails the test, in $(...) too).
 rpc() {
 	curl -s -m 5 -H 'Content-Type: application/json' -d "$2" \
 	    "http://127.0.0.1:$1/" || fail "no answer on port $1 to $2"
@@ -124,4 +131,25 @@ print(json.dumps(v) if not isinstance(v, str) else v)' "$2" ||
 # expect WHAT GOT WANT
 expect() {
 	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+}
+
+# fetched WHAT VALUE: a value fetched from a devnode is there: neither
+# empty nor (in whole or in part) null, what a failed or wrong fetch gives.
+fetched() {
+	case $2 in
+	'' | *null*) fail "$1: fetched '$2'" ;;
+	esac
+}
+
+# expect_same WHAT GOT WANT, expect_differ WHAT A B: two fetched values
+# are one, or two; never two empty or null answers taken for a match.
+expect_same() {
+	fetched "$1" "$2"
+	fetched "$1 (wanted)" "$3"
+	expect "$1" "$2" "$3"
+}
+expect_differ() {
+	fetched "$1" "$2"
+	fetched "$1" "$3"
+	[ "$2" != "$3" ] || fail "$1: both '$2'"
 }

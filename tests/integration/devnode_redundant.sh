@@ -32,5 +32,5 @@ dn_wait e
 
 ga=$(jget "$(rpc $a_port '{"jsonrpc":"2.0","id":1,"method":"chain_getBlockHash","params":[0]}')" 'j["result"]')
 gd=$(jget "$(rpc $d_port '{"jsonrpc":"2.0","id":1,"method":"chain_getBlockHash","params":[0]}')" 'j["result"]')
-[ "$ga" != "$gd" ] || fail "two seeds gave one genesis $ga"
+expect_differ "two seeds, two genesis hashes" "$ga" "$gd"
 echo "redundant: ok"

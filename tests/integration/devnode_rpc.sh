@@ -15,9 +15,9 @@ call() {
 # Block hashes: a number, a hex number, a list, none (best), too high.
 h0=$(jget "$(call chain_getBlockHash '[0]')" 'j["result"]')
 h0x=$(jget "$(call chain_getBlockHash '["0x0"]')" 'j["result"]')
-expect "hash of 0x0" "$h0x" "$h0"
+expect_same "hash of 0x0" "$h0x" "$h0"
 l=$(call chain_getBlockHash '[[0, "0x1", 99999999]]')
-expect "list[0]" "$(jget "$l" 'j["result"][0]')" "$h0"
+expect_same "list[0]" "$(jget "$l" 'j["result"][0]')" "$h0"
 expect "list[2]" "$(jget "$l" 'j["result"][2]')" "null"
 best=$(jget "$(call chain_getBlockHash '[]')" 'j["result"]')
 hdr=$(call chain_getHeader "[\"$best\"]")
@@ -33,7 +33,7 @@ expect "unknown hash" \
     "null"
 # The parent of the best block is block n-1.
 p=$(jget "$hdr" 'j["result"]["parentHash"]')
-expect "parent" "$(jget "$(call chain_getBlockHash "[$((n - 1))]")" 'j["result"]')" "$p"
+expect_same "parent" "$(jget "$(call chain_getBlockHash "[$((n - 1))]")" 'j["result"]')" "$p"
 # Finality: best - 100 for quantus.
 fh=$(jget "$(call chain_getFinalizedHead '[]')" 'j["result"]')
 fn=$(jget "$(call chain_getHeader "[\"$fh\"]")" 'int(j["result"]["number"], 16)')
@@ -65,7 +65,7 @@ b=$(rpc $P '[{"jsonrpc":"2.0","id":1,"method":"system_chain"},
 expect "batch ids" "$(jget "$b" '[x.get("id") for x in j]')" '[1, "two", 3, null]'
 expect "batch error" "$(jget "$b" 'j[1]["error"]["code"]')" -32601
 expect "batch bad item" "$(jget "$b" 'j[3]["error"]["code"]')" -32600
-expect "batch hash" "$(jget "$b" 'j[2]["result"]')" "$h0"
+expect_same "batch hash" "$(jget "$b" 'j[2]["result"]')" "$h0"
 big=$("$PY" -c 'import json; print(json.dumps([{"jsonrpc":"2.0","id":i,"method":"chain_getHeader"} for i in range(100)]))')
 expect "batch of 100" "$(jget "$(rpc $P "$big")" 'len(j)')" 100
 expect "only notifications" "$(rpc $P '{"jsonrpc":"2.0","method":"system_chain"}')" ""
@@ -84,7 +84,7 @@ d=$(jget "$(call state_getStorage "[\"$DIFF\"]")" 'j["result"]')
 expect "difficulty length" "${#d}" 130
 d1=$(jget "$(call state_getStorage "[\"$DIFF\", \"$(jget "$(call chain_getBlockHash '[250]')" 'j["result"]')\"]")" 'j["result"]')
 d2=$(jget "$(call state_getStorage "[\"$DIFF\", \"$(jget "$(call chain_getBlockHash '[251]')" 'j["result"]')\"]")" 'j["result"]')
-[ "$d1" != "$d2" ] || fail "difficulty does not retarget between blocks"
+expect_differ "difficulty retargets between blocks" "$d1" "$d2"
 ts=$(jget "$(call state_getStorage "[\"$NOW\"]")" 'int.from_bytes(bytes.fromhex(j["result"][2:]), "little")')
 now=$("$PY" -c 'import time; print(int(time.time() * 1000))')
 [ $((now - ts)) -ge 0 ] && [ $((now - ts)) -le 10000 ] ||
@@ -134,5 +134,5 @@ for n in (1, 2, 30):
     assert substrate_hash(hdr) == h, (n, h)
 PYEOF
 g1=$(jget "$(rpc $s_port '{"jsonrpc":"2.0","id":1,"method":"chain_getBlockHash","params":[0]}')" 'j["result"]')
-[ "$g1" != "$h0" ] || fail "substrate and quantus share a genesis"
+expect_differ "substrate and quantus genesis" "$g1" "$h0"
 echo "rpc: ok (best #$b2, finalized #$fn)"

@@ -3,8 +3,12 @@
 # breaker_min_span 10 s, hedge_after 1 s: none set here), one chain, three
 # devnodes d1, d2, d3 (d1 preferred), 300 ms blocks.  Each of these is
 # shown `unresponsive`, the chain `degraded` with "no answer for N s",
-# within 5 s, long before any breaker can know; each clears once the
-# endpoint answers again (the times are printed):
+# long before any breaker can know; each clears once the endpoint answers
+# again (the times are printed).  The promise is 5 s, a figure that
+# chaos_defaults.sh measures and prints; asserted here is under 9.5 s,
+# whatever CW_WAIT_FACTOR: before the 10 s request_timeout, so before
+# any request failed and any breaker could know (a later bound would not
+# tell the unresponsive rule from the breaker's):
 #   first:     d3 black-holed from its start: it never answered anything;
 #   blackhole: d1, the preferred endpoint, black-holed;
 #   slow:      d2 answering 30 s late (slow:30000; no request it gets
@@ -19,14 +23,20 @@ command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
 command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }
 
 CW=$top_builddir/cli/chainwatch
-CHECK="/usr/bin/python3 $top_srcdir/tests/integration/chaos_check.py"
 DB=$T/chainwatch.db
-LIMIT=5			# s from the fault to unresponsive and degraded
+LIMIT=9.5		# s from the fault to unresponsive and degraded
+TF=${CW_WAIT_FACTOR:-1}	# the waits (not LIMIT) are scaled by it
+# Its own waits are at most 60 s (times TF); it runs the CLI unbounded.
+CHECK="timeout $((120 * TF)) /usr/bin/python3 $top_srcdir/tests/integration/chaos_check.py"
 BACKLOG=200
 START=$(date +%s%3N)
 PYTHONDONTWRITEBYTECODE=1
 export PYTHONDONTWRITEBYTECODE
 
+# cw ARGS: the CLI, bounded.
+cw() {
+	timeout $((30 * TF)) "$CW" "$@"
+}
 now_ms() {
 	date +%s%3N
 }
@@ -45,8 +55,8 @@ state() {
 # within LIMIT s of T0; sets s to how long it took.
 status_within() {
 	s=$($CHECK status --cw "$CW" --db "$DB" --t0 "$1" --expect "$2" \
-	    --timeout 20 2>"$T/status.why") ||
-	    fail "$3: status not '$2' within 20 s: $(cat "$T/status.why")"
+	    --timeout $((20 * TF)) 2>"$T/status.why") ||
+	    fail "$3: status not '$2' within $((20 * TF)) s: $(cat "$T/status.why")"
 	echo "unresponsive: $3: $(cat "$T/status.why") after $s s"
 	awk "BEGIN { exit !($s <= $LIMIT) }" ||
 	    fail "$3: status '$2' only after $s s (limit $LIMIT s)"
@@ -94,19 +104,19 @@ echo "unresponsive: first: d3 closed $(secs $(($(now_ms) - T1))) s after it answ
 [ "$(events d3 answering "$T1")" -ge 1 ] || fail "first: no answering event for d3"
 ok "an endpoint that never answered: unresponsive in $s s, cleared by its answer"
 
-$CHECK caught-up --db "$DB" --timeout 60 >/dev/null ||
+$CHECK caught-up --db "$DB" --timeout $((60 * TF)) >/dev/null ||
     fail "not caught up: $(sql 'SELECT * FROM queue_summary')"
-$CHECK status --cw "$CW" --db "$DB" --expect ok --timeout 20 >/dev/null 2>"$T/status.why" ||
+$CHECK status --cw "$CW" --db "$DB" --expect ok --timeout $((20 * TF)) >/dev/null 2>"$T/status.why" ||
     fail "not ok after catching up: $(cat "$T/status.why")"
 
 # blackhole: the preferred endpoint.
 T0=$(now_ms)
 ctl d1 '{"enable":"blackhole"}'
 status_within "$T0" "degraded d1=unresponsive:no answer for [0-9]+ s" blackhole
-"$CW" -d "$DB" endpoints devchain >"$T/endpoints" 2>&1
+cw -d "$DB" endpoints devchain >"$T/endpoints" 2>&1
 grep -A2 '^d1 ' "$T/endpoints" | grep -q '^  unresponsive .*' ||
     fail "blackhole: chainwatch endpoints does not show d1 unresponsive: $(cat "$T/endpoints")"
-"$CW" -d "$DB" status devchain >"$T/status" 2>&1
+cw -d "$DB" status devchain >"$T/status" 2>&1
 grep -q 'degraded: 1 of 3 endpoints unresponsive' "$T/status" ||
     fail "blackhole: status headline: $(cat "$T/status")"
 T1=$(now_ms)
@@ -114,7 +124,7 @@ ctl d1 '{"clear":true}'
 wait_for 30 'test "$(state d1)" = closed' || fail "blackhole: d1 still $(state d1) after its answers"
 echo "unresponsive: blackhole: d1 closed $(secs $(($(now_ms) - T1))) s after it answered"
 ok "the preferred endpoint black-holed: unresponsive in $s s, cleared by its answers"
-$CHECK status --cw "$CW" --db "$DB" --expect ok --timeout 20 >/dev/null 2>"$T/status.why" ||
+$CHECK status --cw "$CW" --db "$DB" --expect ok --timeout $((20 * TF)) >/dev/null 2>"$T/status.why" ||
     fail "not ok after the blackhole: $(cat "$T/status.why")"
 
 # slow: d2 answers 30 s late.
@@ -126,7 +136,7 @@ ctl d2 '{"clear":true}'
 wait_for 60 'test "$(state d2)" = closed' || fail "slow: d2 still $(state d2) after it answered"
 echo "unresponsive: slow: d2 closed $(secs $(($(now_ms) - T1))) s after the fault was lifted"
 ok "an endpoint answering 30 s late: unresponsive in $s s, cleared by its answers"
-$CHECK status --cw "$CW" --db "$DB" --expect ok --timeout 30 >/dev/null 2>"$T/status.why" ||
+$CHECK status --cw "$CW" --db "$DB" --expect ok --timeout $((30 * TF)) >/dev/null 2>"$T/status.why" ||
     fail "not ok after slow: $(cat "$T/status.why")"
 
 # Every endpoint equally slow: the chain is slow, nobody unresponsive.
@@ -134,18 +144,18 @@ T0=$(now_ms)
 for n in d1 d2 d3; do
 	ctl $n '{"enable":"slow:3000"}'
 done
-wait_for 20 '"$CW" -d "$DB" status devchain 2>&1 | grep -q "^devchain: ok: slow: "' ||
-    fail "all slow: status never says slow: $("$CW" -d "$DB" status devchain 2>&1)"
-echo "unresponsive: all slow: $("$CW" -d "$DB" status devchain 2>&1 | head -1) after $(secs $(($(now_ms) - T0))) s"
+wait_for 20 'cw -d "$DB" status devchain 2>&1 | grep -q "^devchain: ok: slow: "' ||
+    fail "all slow: status never says slow: $(cw -d "$DB" status devchain 2>&1)"
+echo "unresponsive: all slow: $(cw -d "$DB" status devchain 2>&1 | head -1) after $(secs $(($(now_ms) - T0))) s"
 # Then by the chain's latency, once measured: a longer stretch.
-wait_for 60 '"$CW" -d "$DB" status devchain 2>&1 | grep -q "^devchain: ok: slow: answers take"' ||
-    fail "all slow: status never says slow: $("$CW" -d "$DB" status devchain 2>&1)"
-echo "unresponsive: all slow: $("$CW" -d "$DB" status devchain 2>&1 | head -1) after $(secs $(($(now_ms) - T0))) s"
+wait_for 60 'cw -d "$DB" status devchain 2>&1 | grep -q "^devchain: ok: slow: answers take"' ||
+    fail "all slow: status never says slow: $(cw -d "$DB" status devchain 2>&1)"
+echo "unresponsive: all slow: $(cw -d "$DB" status devchain 2>&1 | head -1) after $(secs $(($(now_ms) - T0))) s"
 for n in d1 d2 d3; do
 	[ "$(events $n unresponsive "$T0")" = 0 ] ||
 	    fail "all slow: $n was made unresponsive: $(sql "SELECT t.detail FROM endpoint_events t JOIN endpoints e ON e.id = t.endpoint_id WHERE e.name = '$n' AND t.kind = 'unresponsive' AND t.at >= $T0")"
 done
-"$CW" -d "$DB" status --json devchain >"$T/json" 2>&1
+cw -d "$DB" status --json devchain >"$T/json" 2>&1
 python3 -c '
 import json, sys
 c = json.load(open(sys.argv[1]))["chains"][0]
@@ -156,8 +166,8 @@ T1=$(now_ms)
 for n in d1 d2 d3; do
 	ctl $n '{"clear":true}'
 done
-wait_for 60 '"$CW" -d "$DB" status devchain 2>&1 | grep -q "^devchain: ok: 3 endpoints healthy"' ||
-    fail "all slow: status still $("$CW" -d "$DB" status devchain 2>&1 | head -1)"
+wait_for 60 'cw -d "$DB" status devchain 2>&1 | grep -q "^devchain: ok: 3 endpoints healthy"' ||
+    fail "all slow: status still $(cw -d "$DB" status devchain 2>&1 | head -1)"
 echo "unresponsive: all slow: healthy again $(secs $(($(now_ms) - T1))) s after"
 ok "every endpoint slow: status says slow, no endpoint singled out"
 
@@ -176,8 +186,8 @@ now=$(sql "SELECT state || ' ' || state_since || ' ' || state_reason FROM endpoi
     fail "flips: d3's since moved: $since, now $now"
 echo "$now" | grep -q 'on trial at' ||
     fail "flips: d3's reason does not name its last trial: $now"
-"$CW" -d "$DB" --json status devchain 2>/dev/null >"$T/json" ||
-    "$CW" -d "$DB" status --json devchain >"$T/json" 2>&1
+cw -d "$DB" --json status devchain 2>/dev/null >"$T/json" ||
+    cw -d "$DB" status --json devchain >"$T/json" 2>&1
 python3 -c '
 import json, sys
 c = json.load(open(sys.argv[1]))["chains"][0]
@@ -187,4 +197,5 @@ assert d3["since"] == int(sys.argv[2]), (d3, sys.argv[2])
 ok "d3's breaker flipped $(events d3 half-open "$T0") times half-open; since stays $since ($now)"
 ctl d3 '{"clear":true}'
 kill -TERM $DAEMON_PID
+wait_for 20 'dead $DAEMON_PID' || fail "daemon did not stop"
 wait $DAEMON_PID || fail "daemon exited with $?"

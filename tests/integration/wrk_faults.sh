@@ -156,8 +156,9 @@ echo "ok: ws_silent -> detected, subscribed again"
 
 # Pruned state is absent (4003), recent state is there.
 old=$(hash_of 2)
-best=$(jget "$(rpc $P '{"jsonrpc":"2.0","id":1,"method":"chain_getHead","params":[]}')" 'j["result"]' 2>/dev/null)
-[ -n "$best" ] || best=$(jget "$(rpc $P '{"jsonrpc":"2.0","id":1,"method":"chain_getBlockHash","params":[]}')" 'j["result"]')
+best=$(jget "$(rpc $P '{"jsonrpc":"2.0","id":1,"method":"chain_getHead","params":[]}')" 'j["result"]')
+fetched "pruned: the best hash" "$best"
+fetched "pruned: the hash of #2" "$old"
 KEY=0xf70798a3fbcee5a2d178b8c516e36ae559769e16105568cee9f916e870cb6e6f
 NOW=0xf0c365c3cf59d671eb72da0e7a4113c49f1f0515f462cdcf84e0f1d6045dfcbb
 session pruned <<CMDS
