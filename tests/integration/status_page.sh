@@ -137,6 +137,7 @@ ok "standings and status equal chainwatch standings --json and status"
 chrome() {
 	HOME=$T/chrome timeout 120 "$CHROMIUM" --headless --no-sandbox \
 	    --disable-gpu --disable-dev-shm-usage --no-first-run \
+	    --disable-extensions \
 	    --user-data-dir="$T/chrome" --hide-scrollbars "$@" \
 	    "http://127.0.0.1:$PORT/" 2>>"$T/chrome.log"
 }

@@ -15,9 +15,9 @@ command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
 CW=$top_builddir/cli/chainwatch
 FS=$T/fs
 mkdir "$FS"
-mount -t tmpfs -o size=24m,mode=0755 tmpfs "$FS" 2>"$T/mount.err" ||
+mount -n -t tmpfs -o size=24m,mode=0755 tmpfs "$FS" 2>"$T/mount.err" ||
     { echo "SKIP: cannot mount a tmpfs: $(cat "$T/mount.err")"; exit 77; }
-CW_CLEANUP='umount "$FS" 2>/dev/null || umount -l "$FS"'
+CW_CLEANUP='umount -n "$FS" 2>/dev/null || umount -n -l "$FS"'
 DB=$FS/chainwatch.db
 
 sqlf() {
