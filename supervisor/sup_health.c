@@ -392,8 +392,7 @@ health_new(const struct conf_chain *cc, const struct conf_endpoint *ep)
 
 	snprintf(e->name, sizeof(e->name), "%s", ep->name);
 	snprintf(e->chain, sizeof(e->chain), "%s", cc->name);
-	e->poll_ms = cc->block_time > PROTO_POLL_MIN_MS ? cc->block_time :
-	    PROTO_POLL_MIN_MS;
+	e->poll_ms = proto_poll_ms(cc->block_time);
 	e->id = endpoint_id(ep->name);
 	e->position = (int)(ep - cc->endpoints);
 	e->pruning_bound = pruning_bound(e->id);
@@ -439,8 +438,7 @@ health_reconf(struct endpoint *e, const struct conf_chain *cc,
 
 	snprintf(e->chain, sizeof(e->chain), "%s", cc->name);
 	e->position = (int)(ep - cc->endpoints);
-	e->poll_ms = cc->block_time > PROTO_POLL_MIN_MS ? cc->block_time :
-	    PROTO_POLL_MIN_MS;
+	e->poll_ms = proto_poll_ms(cc->block_time);
 	health_conf(cc, &bc);
 	if (memcmp(&bc, &e->brk.conf, sizeof(bc)) == 0)
 		return;

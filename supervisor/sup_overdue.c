@@ -56,6 +56,34 @@ overdue_bound(uint64_t hedge_delay)
 	return b > OVERDUE_MIN_MS ? b : OVERDUE_MIN_MS;
 }
 
+/*
+ * The median of the endpoints' latest answers (their probes' among them),
+ * ms, at least 1; 0 when none answered yet.  On a quiet chain no kind of
+ * request was asked for lately (Quantus's 12 s blocks: 30 s go by with
+ * a state read or two), so its latency reads "not measured"; the probes,
+ * every 2 s at most, still say how fast the chain answers, and the bound
+ * is that of a chain measured, not hedge_after's 5 s.
+ */
+uint64_t
+overdue_answers_median(const struct overdue_ep *eps, size_t n)
+{
+	uint64_t	v[OVERDUE_MEDIAN_MAX], t;
+	size_t		k = 0;
+
+	for (size_t i = 0; i < n && k < OVERDUE_MEDIAN_MAX; i++)
+		if (eps[i].answered != 0)
+			v[k++] = eps[i].answered_in;
+	if (k == 0)
+		return 0;
+	for (size_t i = 1; i < k; i++)
+		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return v[(k - 1) / 2] > 0 ? v[(k - 1) / 2] : 1;
+}
+
 /* The new watched_since after a check at now, the previous at last. */
 uint64_t
 overdue_watched(uint64_t watched_since, uint64_t last_check, uint64_t now)

@@ -14,6 +14,7 @@
 #define OVERDUE_MIN_MS		2000	/* never sooner than this */
 #define OVERDUE_FACTOR		5	/* times the chain's latency */
 #define OVERDUE_QUANTILE	50	/* which latency: the median */
+#define OVERDUE_MEDIAN_MAX	64	/* endpoints in the answers' median */
 #define OVERDUE_GAP_MS		500	/* a check this late: we were not
 					 * watching (the machine starved) */
 
@@ -44,6 +45,7 @@ int		overdue_chain_slow(const struct overdue_ep *, size_t n,
 		    uint64_t bound, uint64_t watched_since, uint64_t now,
 		    uint64_t latency, char *why, size_t len);
 uint64_t	overdue_chain_bound(uint64_t latency, uint64_t hedge_after);
+uint64_t	overdue_answers_median(const struct overdue_ep *, size_t n);
 uint64_t	overdue_watched(uint64_t watched_since, uint64_t last_check,
 		    uint64_t now);
 

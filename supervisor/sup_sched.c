@@ -836,7 +836,9 @@ overdue_chain(struct chain *ch, uint64_t watched, uint64_t now)
 	/* A breaker that knows speaks first: it outweighs overdue. */
 	peers_chain(ws, n);
 	latency = route_latency_quantile(&ch->hedging, OVERDUE_QUANTILE, now);
-	bound = overdue_chain_bound(latency, ch->hedging.after);
+	/* Quiet: the endpoints' latest answers tell instead (sup_overdue.c). */
+	bound = overdue_chain_bound(latency != 0 ? latency :
+	    overdue_answers_median(eps, n), ch->hedging.after);
 	for (size_t i = 0; i < n; i++) {
 		/* Its leases go back in release_unusable(); what it has
 		 * out answers on, for its health. */

@@ -54,6 +54,8 @@ struct wrk_ep {
 	ev_timer		 poll_timer;
 	unsigned		 info_failures;
 	int			 poll_busy;
+	double			 poll_every;	/* s: proto_poll_ms() */
+	unsigned		 repolls;	/* quick ones left after a failure */
 	/* The genesis of the last facts sent; a poll that sees another
 	 * sends the facts again, and heads wait until it has. */
 	uint8_t			 genesis[32];
@@ -444,6 +446,8 @@ probe_head(const struct proto_header *h)
 	head_forward(&hd);
 }
 
+static void	poll_after(int);
+
 /* best header, genesis hash, best hash */
 static void
 poll_done(void *arg, const struct wrk_rpc_result *r, size_t n)
@@ -484,6 +488,28 @@ poll_done(void *arg, const struct wrk_rpc_result *r, size_t n)
 		}
 	}
 	send_outcome("poll", &res);
+	poll_after(outcome_is_failure(res.outcome));
+}
+
+/*
+ * The next probe (src/proto.h): after a failure, PROTO_REPOLL_N quick
+ * ones in a row; after a success, or once they are spent, every
+ * poll_every.  A failure that follows a success starts a new series.
+ */
+static void
+poll_after(int failed)
+{
+	double	next = ep.poll_every;
+
+	if (!failed)
+		ep.repolls = PROTO_REPOLL_N;
+	else if (ep.repolls > 0) {
+		ep.repolls--;
+		next = PROTO_REPOLL_MS / 1000.0;
+	}
+	ev_timer_stop(ep.loop, &ep.poll_timer);
+	ev_timer_set(&ep.poll_timer, next, ep.poll_every);
+	ev_timer_start(ep.loop, &ep.poll_timer);
 }
 
 static void
@@ -617,6 +643,12 @@ sub_status(void *arg, int live, const char *why)
 	struct proto_sub	s;
 	struct msgbuf		mb;
 
+	/*
+	 * Down: is it the endpoint, or only its WebSocket?  A probe now
+	 * tells the supervisor, rather than the next one a block time on.
+	 */
+	if (!live && !ep.poll_busy)
+		poll_timer_cb(ep.loop, &ep.poll_timer, 0);
 	memset(&s, 0, sizeof(s));
 	s.live = live;
 	s.reconnects = ep.sub != NULL ? wrk_sub_reconnects(ep.sub) : 0;
@@ -1062,8 +1094,9 @@ wrk_ep_start(struct ev_loop *loop, const struct wrk_conf *wc)
 		log_info("%s: subscribe = primary: subscribing when the "
 		    "supervisor says so", wc->ws_shown);
 	ev_init(&ep.info_timer, info_timer_cb);
-	poll = (double)(wc->c.block_time > PROTO_POLL_MIN_MS ? wc->c.block_time :
-	    PROTO_POLL_MIN_MS) / 1000.0;
+	poll = (double)proto_poll_ms(wc->c.block_time) / 1000.0;
+	ep.poll_every = poll;
+	ep.repolls = PROTO_REPOLL_N;
 	ev_timer_init(&ep.poll_timer, poll_timer_cb, poll, poll);
 	ev_timer_start(loop, &ep.poll_timer);
 	info_fetch();

@@ -53,6 +53,11 @@ DB=$T/chainwatch.db
 # "Endpoint health") can show a failing endpoint that fast.
 HEDGE_MS=500
 [ "$CHAOS_TIMEOUTS" = default ] && HEDGE_MS=1000
+# CHAOS_BLOCK_MS (chaos_quantus.sh: 12000, Quantus's own): the devnodes'
+# and the chain's block time.  CHAOS_ONLY: the scenarios to run, by name
+# (all when empty).
+BLOCK_MS=${CHAOS_BLOCK_MS:-1000}
+ONLY=${CHAOS_ONLY:-}
 # The bounds and waits, times CW_WAIT_FACTOR as lib.sh's (see above).
 F=${CW_WAIT_FACTOR:-1}
 WAIT_LIMIT_MS=$(((HEDGE_MS + 1000) * F))
@@ -60,6 +65,8 @@ STATUS_LIMIT=$((5 * F))		# s from the fault to the right status
 STATUS_WAIT=$((15 * F))		# s to wait for it anyway, for the figure
 RECOVER_WAIT=$((30 * F))	# s from lifting the fault to ok
 HOLD=5			# s a fault stays on at least
+# At long blocks, a block time and a second more: a block comes meanwhile.
+[ $BLOCK_MS -gt 4000 ] && HOLD=$((BLOCK_MS / 1000 + 1))
 BACKLOG=300
 START=$(date +%s%3N)
 FAILED=
@@ -88,7 +95,7 @@ dn() {
 	rm -f "$T/$_n.port" "$T/$_n.cport"
 	"$DEVNODE" --listen "127.0.0.1:$_p" --control-listen 127.0.0.1:0 \
 	    --port-file "$T/$_n.port" --control-port-file "$T/$_n.cport" \
-	    --cache-dir none --seed chaos --block-time 1000 --miners 3 \
+	    --cache-dir none --seed chaos --block-time $BLOCK_MS --miners 3 \
 	    --backlog $BACKLOG --start-time "$START" "$@" \
 	    >>"$T/$_n.log" 2>&1 &
 	eval "${_n}_pid=$!"
@@ -236,8 +243,18 @@ finish() {
 	fi
 }
 
+# wanted NAME: is scenario NAME to run (CHAOS_ONLY)?
+wanted() {
+	[ -z "$ONLY" ] && return 0
+	case " $ONLY " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
+
 # A fault of devnode d1 switched on at T0 and lifted after the hold.
 fault_d1() {
+	wanted "$1" || return 0
 	begin "$1"
 	ctl d1 "{\"clear\":true,\"enable\":\"$2\"}"
 	expect_status "$3"
@@ -264,7 +281,7 @@ control_socket = $T/chainwatchd.sock
 metrics_listen = none
 
 [chain devchain]
-block_time = 1s
+block_time = ${BLOCK_MS}ms
 CONF
 [ "$CHAOS_TIMEOUTS" = default ] || cat >>"$T/chainwatch.conf" <<CONF
 request_timeout = 1500ms
@@ -308,6 +325,7 @@ fault_d1 ws_silent ws_silent@ws "ok,degraded d1?"
 # fall silent for 4 s, so that the blocks of that time are a hole that
 # backfill fetches (headers and parents, not live work), which must go to
 # them alone: the evidence must hold such leases, else it proves nothing.
+if wanted wrong_genesis; then
 begin wrong_genesis
 ctl d1 '{"clear":true,"enable":"wrong_genesis"}'
 expect_status "degraded d1=quarantined:genesis"
@@ -356,6 +374,7 @@ else
 	echo "  quarantine of d1: $(grep -c ' leased' "$T/quarantine") leases ($(grep -E -c ' item [0-9]+ leased' "$T/quarantine") of backfill), none to d1"
 fi
 finish
+fi
 
 # The preferred endpoint keeps the state of its best block only.  Every
 # subscription then falls silent for a few seconds, so that the blocks
@@ -365,6 +384,7 @@ finish
 d1_bound() {
 	sql "SELECT coalesce(pruning_bound, '') FROM endpoints WHERE name = 'd1'"
 }
+if wanted pruned; then
 begin pruned
 dn_stop d1
 dn d1 --state-pruning 1
@@ -385,8 +405,10 @@ dn_stop d1
 dn d1
 recovered
 finish --others d1,d2,d3
+fi
 
 # 1, then 2, then every endpoint down, then all back at once.
+if wanted down; then
 begin down
 dn_stop d1
 expect_status "degraded d1:$TRANSPORT"
@@ -414,8 +436,10 @@ done
 recovered
 ST="$ST1/$ST2/${ST3:--}"
 finish --exclude "$T_ALL-$T_END" --others ""
+fi
 
 # d1's worker stopped: it must be killed and replaced.
+if wanted sigstop; then
 begin sigstop
 wpid=$(worker_pid "$DAEMON_PID" d1)
 [ -n "$wpid" ] || fail "no worker for d1"
@@ -443,6 +467,7 @@ recovered
 finish
 [ -s "$T/replaced" ] &&
     echo "  sigstop: worker $wpid killed and replaced by $(worker_pid "$DAEMON_PID" d1) $(secs $(($(cat "$T/replaced") - T0))) s after the SIGSTOP"
+fi
 
 # The store once the daemon stopped; the devnodes must stop cleanly too.
 # The figures are printed whatever failed.

@@ -34,6 +34,33 @@ test_bound(void **state)
 }
 
 /*
+ * A quiet chain: no kind asked for lately, but the endpoints' probes
+ * answered, in 2, 3 and 900 ms (one of them slow), one never: the
+ * median of those that did is the chain's speed.
+ */
+static void
+test_answers_median(void **state)
+{
+	struct overdue_ep eps[4] = {
+		{ 0, T0, 3 }, { 0, T0, 900 }, { T0, 0, 0 }, { 0, T0, 2 },
+	};
+
+	assert_int_equal(overdue_answers_median(eps, 0), 0);
+	assert_int_equal(overdue_answers_median(&eps[2], 1), 0);
+	assert_int_equal(overdue_answers_median(eps, 4), 3);
+	assert_int_equal(overdue_answers_median(eps, 2), 3);
+	/* Answers in no time are still measured: 1 ms, the bound's 2 s. */
+	eps[0].answered_in = eps[1].answered_in = eps[3].answered_in = 0;
+	assert_int_equal(overdue_answers_median(eps, 4), 1);
+	assert_int_equal(overdue_chain_bound(overdue_answers_median(eps, 4),
+	    1 * S), 2 * S);
+	/* Every endpoint slow: the bound grows with them. */
+	eps[0].answered_in = eps[1].answered_in = eps[3].answered_in = 3 * S;
+	assert_int_equal(overdue_chain_bound(overdue_answers_median(eps, 4),
+	    1 * S), 15 * S);
+}
+
+/*
  * A black-holed endpoint: its request out at T0, the others answer
  * requests sent every 300 ms in 20 ms.  Overdue just past the bound.
  */
@@ -246,6 +273,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bound),
+		cmocka_unit_test(test_answers_median),
 		cmocka_unit_test(test_blackhole),
 		cmocka_unit_test(test_never_answered),
 		cmocka_unit_test(test_all_slow),
