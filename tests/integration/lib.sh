@@ -258,3 +258,66 @@ stall_clients() {
 sql() {
 	sqlite3 -readonly "$T/chainwatch.db" "$1"
 }
+
+# never_failed NAME KIND: over the whole run, no failure of any class was
+# counted against endpoint NAME (the control socket's counters, from 0 at
+# its start, with at least one ok), and, once the daemon is stopped (it
+# has written every event then), its breaker never changed state: none
+# of its events in the store is a breaker's, where one of KIND (ready,
+# pruned: evidence that its events were written) is.  Its state is closed
+# and the log never called it unhealthy.  Sets COUNTED to the counters.
+never_failed() {
+	python3 "$top_srcdir/tests/integration/ctl_client.py" ask \
+	    "$T/chainwatchd.sock" metrics >"$T/counters" ||
+	    fail "the control socket did not answer: $(cat "$T/counters")"
+	COUNTED=$(python3 -c '
+import json, sys
+eps = [e for e in json.load(sys.stdin)["endpoints"] if e["endpoint"] == sys.argv[1]]
+if len(eps) != 1:
+    print("%s is not among the endpoints: %r" % (sys.argv[1], eps))
+    sys.exit(1)
+req = eps[0]["requests"]
+bad = ["%s %d" % (k, req.get(k, 0)) for k in
+       ("http_5xx", "transport", "timeout", "malformed", "too_large")
+       if req.get(k, 0) != 0]
+if req.get("ok", 0) == 0:
+    bad.append("no ok answer")
+print("%s%s" % ("; ".join(bad) + ": " if bad else "", req))
+sys.exit(1 if bad else 0)
+' "$1" <"$T/counters" 2>&1) ||
+	    fail "failures counted against $1 over the run: $COUNTED"
+	kill -TERM $DAEMON_PID
+	wait_for 20 "dead $DAEMON_PID" || fail "chainwatchd did not stop within 20 s"
+	wait $DAEMON_PID || fail "chainwatchd exited with $?"
+	[ "$(sql "SELECT count(*) FROM endpoint_events v JOIN endpoints e ON
+	    e.id = v.endpoint_id WHERE e.name = '$1' AND v.kind = '$2'")" -ge 1 ] ||
+	    fail "no $2 event of $1 in the store: $(sql 'SELECT * FROM endpoint_events')"
+	_tr=$(sql "SELECT group_concat(v.kind || ' ' || v.detail, '; ')
+	    FROM endpoint_events v JOIN endpoints e ON e.id = v.endpoint_id
+	    WHERE e.name = '$1' AND v.kind IN ('open', 'half-open', 'closed')")
+	[ -z "$_tr" ] || fail "$1's breaker changed state during the run: $_tr"
+	[ "$(sql "SELECT state FROM endpoints WHERE name = '$1'")" = closed ] ||
+	    fail "$1's state at the end: $(sql "SELECT * FROM endpoint_health")"
+	! grep -q "w/$1: endpoint unhealthy" "$T/log" ||
+	    fail "the log says $1 was unhealthy: $(grep "w/$1: endpoint unhealthy" "$T/log" | head -n 3)"
+}
+
+# control NAME JSON: a fault request to devnode NAME (started by devnode
+# NAME), which must take it.
+control() {
+	eval _cp=\$${1}_cport
+	_a=$(curl -s -m 5 -d "$2" "http://127.0.0.1:$_cp/control")
+	case $_a in
+	*'"error"'*|'') fail "devnode $1 refused $2: $_a" ;;
+	esac
+}
+
+# head_of NAME: devnode NAME's best number over HTTP.
+head_of() {
+	eval _p=\$${1}_port
+	curl -s -m 5 -H 'Content-Type: application/json' -d \
+	    '{"jsonrpc":"2.0","id":1,"method":"chain_getHeader","params":[]}' \
+	    "http://127.0.0.1:$_p/" |
+	    python3 -c 'import json, sys
+print(int(json.load(sys.stdin)["result"]["number"], 16))'
+}

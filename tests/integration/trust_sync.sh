@@ -19,23 +19,6 @@ command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }
 CW="$top_builddir/cli/chainwatch"
 LAG=2500
 
-control() {	# NAME JSON: a fault request to that devnode
-	eval _cp=\$${1}_cport
-	_a=$(curl -s -m 5 -d "$2" "http://127.0.0.1:$_cp/control")
-	case $_a in
-	*'"error"'*|'') fail "devnode $1 refused $2: $_a" ;;
-	esac
-}
-
-head_of() {	# NAME: the devnode's best number over HTTP
-	eval _p=\$${1}_port
-	curl -s -m 5 -H 'Content-Type: application/json' -d \
-	    '{"jsonrpc":"2.0","id":1,"method":"chain_getHeader","params":[]}' \
-	    "http://127.0.0.1:$_p/" |
-	    python3 -c 'import json, sys
-print(int(json.load(sys.stdin)["result"]["number"], 16))'
-}
-
 state_of() {
 	sql "SELECT state FROM endpoints WHERE name = '$1'"
 }
