@@ -361,6 +361,24 @@ short_hash(const uint8_t h[32], char buf[24])
 	return buf;
 }
 
+static struct store_stmt s_ep_name = { "SELECT name FROM endpoints WHERE "
+    "id = ?", NULL, NULL };
+
+/* The endpoint's name for a log line, in buf; "endpoint N" if unknown. */
+static const char *
+ep_name(int64_t id, char buf[CONF_NAME_MAX + 16])
+{
+	sqlite3_stmt	*st = store_bind(&s_ep_name, "i", id);
+	const char	*name;
+
+	snprintf(buf, CONF_NAME_MAX + 16, "endpoint %lld", (long long)id);
+	if (store_row(st) &&
+	    (name = (const char *)sqlite3_column_text(st, 0)) != NULL)
+		snprintf(buf, CONF_NAME_MAX + 16, "%s", name);
+	sqlite3_reset(st);
+	return buf;
+}
+
 /*
  * A verdict on an endpoint, for the layer above to apply (sup_sched.c
  * drains them).  If they are not drained, the oldest are kept: a lie
@@ -605,7 +623,7 @@ write_reorg(struct chain *ch, unsigned depth, int64_t ancestor,
     const uint8_t old_tip[32], const struct sblock *tip, int64_t endpoint_id)
 {
 	sqlite3_stmt	*st;
-	char		 ho[24], hn[24];
+	char		 ho[24], hn[24], en[CONF_NAME_MAX + 16];
 
 	st = store_bind(&s_reorg, "iiiibbi", ch->id, (int64_t)now_wall_ms(),
 	    (int64_t)depth, ancestor, old_tip, tip->hash, endpoint_id);
@@ -613,10 +631,10 @@ write_reorg(struct chain *ch, unsigned depth, int64_t ancestor,
 		sqlite3_bind_null(st, 7);
 	store_run(st);
 	log_info("chain %s: reorg of %u block%s above #%lld: best %s -> #%lld "
-	    "%s (endpoint %lld)", ch->name, depth, depth == 1 ? "" : "s",
+	    "%s (%s)", ch->name, depth, depth == 1 ? "" : "s",
 	    (long long)ancestor, short_hash(old_tip, ho),
 	    (long long)tip->number, short_hash(tip->hash, hn),
-	    (long long)endpoint_id);
+	    ep_name(endpoint_id, en));
 }
 
 /* A stored block that is the parent of a canonical block is canonical. */
@@ -1122,7 +1140,7 @@ claim_believed(const struct claim *c)
 static void
 claim_believe(struct chain *ch, struct claim *c, uint64_t now, const char *why)
 {
-	char	hb[24];
+	char	hb[24], en[CONF_NAME_MAX + 16];
 
 	c->far = 0;
 	c->since = now;		/* its patience counts from its first fetch */
@@ -1130,10 +1148,10 @@ claim_believe(struct chain *ch, struct claim *c, uint64_t now, const char *why)
 		ch->believed_number = (int64_t)c->h[0].number;
 		ch->believed_at = now;
 	}
-	log_info("chain %s: head #%llu %s from endpoint %lld, beyond the "
+	log_info("chain %s: head #%llu %s from %s, beyond the "
 	    "reach of best #%lld, is believed (%s); its ancestry is fetched",
 	    ch->name, (unsigned long long)c->h[0].number,
-	    short_hash(c->h[0].hash, hb), (long long)c->endpoint_id,
+	    short_hash(c->h[0].hash, hb), ep_name(c->endpoint_id, en),
 	    (long long)ch->best_number, why);
 	claim_fetch(ch, c);
 }
@@ -1210,7 +1228,7 @@ hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h)
 	int		 i = claim_index(ch, endpoint_id);
 	int64_t		 against[CHAIN_CLAIMS_MAX + 1];
 	unsigned	 n_against = 0;
-	char		 hb[24];
+	char		 hb[24], en[CONF_NAME_MAX + 16];
 
 	if (i >= 0) {
 		c = &ch->claims[i];
@@ -1255,10 +1273,10 @@ hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h)
 	}
 	claims_agree_on(ch, ch->n_claims - 1, h, now);
 	if (c->far)
-		log_info("chain %s: head #%llu %s from endpoint %lld is beyond "
+		log_info("chain %s: head #%llu %s from %s is beyond "
 		    "#%lld, what the chain can have made; held, nothing fetched "
 		    "below it", ch->name, (unsigned long long)h->number,
-		    short_hash(h->hash, hb), (long long)endpoint_id,
+		    short_hash(h->hash, hb), ep_name(endpoint_id, en),
 		    (long long)sup_chain_reach(ch, now));
 	claim_fetch(ch, c);
 }
@@ -1393,7 +1411,7 @@ first_tick(struct chain *ch, uint64_t now)
 			    2000;
 	uint64_t	patience = 5 * wait, oldest = UINT64_MAX;
 	size_t		k = 0;
-	char		hb[24];
+	char		hb[24], en[CONF_NAME_MAX + 16];
 
 	if (ch->n_claims == 1 && now >= ch->claims[0].since + wait) {
 		first_best(ch, 0, -1, "the only endpoint heard");
@@ -1419,12 +1437,12 @@ first_tick(struct chain *ch, uint64_t now)
 		return;
 	}
 	log_warnx("chain %s: endpoints disagree on the first head for %llu "
-	    "ms; #%llu %s from endpoint %lld, whose ancestry resolved furthest "
+	    "ms; #%llu %s from %s, whose ancestry resolved furthest "
 	    "(%u parent%s), is taken", ch->name,
 	    (unsigned long long)(now - oldest),
 	    (unsigned long long)ch->claims[k].h[0].number,
 	    short_hash(ch->claims[k].h[0].hash, hb),
-	    (long long)ch->claims[k].endpoint_id, ch->claims[k].steps,
+	    ep_name(ch->claims[k].endpoint_id, en), ch->claims[k].steps,
 	    ch->claims[k].steps == 1 ? "" : "s");
 	first_best(ch, k, -1, "its ancestry resolved furthest");
 }
@@ -1488,13 +1506,13 @@ static void
 final_contradicted(struct chain *ch, int64_t endpoint_id,
     const uint8_t hash[32], int64_t number)
 {
-	char	hb[24];
+	char	hb[24], en[CONF_NAME_MAX + 16];
 
 	verdict(ch, endpoint_id, CV_CONTRADICTED, "finalized #%lld %s is not "
 	    "on the canonical chain", (long long)number, short_hash(hash, hb));
-	log_warnx("chain %s: finalized #%lld %s from endpoint %lld is not on "
+	log_warnx("chain %s: finalized #%lld %s from %s is not on "
 	    "the canonical chain; finality stays at #%lld", ch->name,
-	    (long long)number, hb, (long long)endpoint_id,
+	    (long long)number, hb, ep_name(endpoint_id, en),
 	    (long long)ch->final_number);
 }
 
@@ -1657,7 +1675,7 @@ static void
 claims_expire(struct chain *ch, uint64_t now)
 {
 	uint64_t	patience = 10 * ch->block_time;
-	char		hb[24];
+	char		hb[24], en[CONF_NAME_MAX + 16];
 
 	if (patience < 10000)
 		patience = 10000;
@@ -1700,11 +1718,11 @@ claims_expire(struct chain *ch, uint64_t now)
 		verdict(ch, c->endpoint_id, CV_CONTRADICTED, "head #%llu %s "
 		    "never connected", (unsigned long long)c->h[0].number,
 		    short_hash(c->h[0].hash, hb));
-		log_info("chain %s: head #%llu %s from endpoint %lld did not "
+		log_info("chain %s: head #%llu %s from %s did not "
 		    "connect in %llu ms (%u parent%s fetched by hash, %zu "
 		    "header%s held); dropped", ch->name,
 		    (unsigned long long)c->h[0].number, hb,
-		    (long long)c->endpoint_id,
+		    ep_name(c->endpoint_id, en),
 		    (unsigned long long)(now - c->since), c->steps,
 		    c->steps == 1 ? "" : "s", c->n, c->n == 1 ? "" : "s");
 		claim_free(ch, i);

@@ -68,6 +68,9 @@ compare() {
 	"$CW" -d "$T/chainwatch.db" verify >"$T/verify.out" 2>&1 ||
 	    { cat "$T/verify.out"; fail "$1: chainwatch verify found differences"; }
 	ok "$1: the store equals the chain; $(tail -n 1 "$T/verify.out")"
+	# Log lines name endpoints, not their row numbers.
+	! grep -E ' sup: chain .*endpoint [0-9]+' "$T/log" >"$T/numbered" ||
+	    fail "$1: log lines name an endpoint by number: $(head -n 2 "$T/numbered")"
 }
 
 # 1. Two of three syncing at the start, then catching up a block apart.
@@ -111,7 +114,7 @@ caught_up "forger: after d1 caught up" d1
     fail "forger: d1 judged: $(sql "SELECT state_reason FROM endpoints WHERE name = 'd1'")"
 [ "$(state_of d2)" = inconsistent ] ||
     fail "forger: d2 is '$(state_of d2)' while it still forges"
-why=$(grep -o 'from endpoint 1, beyond the reach of best #[0-9]*, is believed ([^)]*)' "$T/log" | head -n 1)
+why=$(grep -o 'from d1, beyond the reach of best #[0-9]*, is believed ([^)]*)' "$T/log" | head -n 1)
 [ -n "$why" ] || fail "forger: the log does not say why d1's far head was believed"
 ok "forger: d1 followed to #$(best) ($why), d2 still inconsistent"
 compare forger d1
