@@ -218,16 +218,21 @@ if [ "$ROUTE" = readme ]; then
 	# As the README says.  The service must not start on the sample,
 	# whose endpoints are public hosts no test may reach: the postinst
 	# is told so by a policy-rc.d, as in a container's image.
-	[ -e /usr/sbin/policy-rc.d ] &&
-	    skip "/usr/sbin/policy-rc.d exists: the postinst would not start the service anyway"
-	POLICY=1
-	printf '#!/bin/sh\n# deb.sh: no service starts while it installs.\nexit 101\n' \
-	    >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d ||
-	    fail "cannot write /usr/sbin/policy-rc.d"
+	# (One there already, as in a container's image, must say no too.)
+	if [ -e /usr/sbin/policy-rc.d ]; then
+		/usr/sbin/policy-rc.d chainwatch start >/dev/null 2>&1
+		[ $? -eq 101 ] ||
+		    skip "/usr/sbin/policy-rc.d would let the service start on the sample's public endpoints"
+	else
+		POLICY=1
+		printf '#!/bin/sh\n# deb.sh: no service starts while it installs.\nexit 101\n' \
+		    >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d ||
+		    fail "cannot write /usr/sbin/policy-rc.d"
+	fi
 	(cd "$SRC" && sh -c 'yes | apt install ../chainwatch_*.deb ../chainwatch-devnode_*.deb') \
 	    >"$T/apt.log" 2>&1 ||
 	    { tail -n 30 "$T/apt.log"; fail "apt install ../chainwatch_*.deb ../chainwatch-devnode_*.deb"; }
-	rm -f /usr/sbin/policy-rc.d
+	[ -n "$POLICY" ] && rm -f /usr/sbin/policy-rc.d
 	POLICY=
 	devnode dev --seed deb --block-time 500 --backlog 20 --miners 3
 	dev_pid=${CW_PIDS##* }
