@@ -179,7 +179,7 @@ print_human(const struct view_chain *ch, const struct blks *b, int64_t now)
 			cli_table_cell(&t, "-");
 		/* The age of its timestamp; "ago" goes without saying. */
 		if (p->has_ts) {
-			view_span(now - p->ts, a, sizeof(a));
+			cli_age(now - p->ts, a, sizeof(a));
 			cli_table_cell(&t, "%s", a);
 		} else
 			cli_table_cell(&t, "-");

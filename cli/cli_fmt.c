@@ -45,6 +45,17 @@ cli_ms(int64_t ms, char *out, size_t outlen)
 }
 
 void
+cli_age(int64_t ms, char *out, size_t outlen)
+{
+	char	 span[VIEW_AGE_LEN];
+	int64_t	 a = ms < 0 ? -ms : ms;
+
+	/* A moment, not a duration: whole seconds from a second on. */
+	view_span(a >= 1000 ? a - a % 1000 : a, span, sizeof(span));
+	snprintf(out, outlen, "%s%s", span, ms < 0 ? " ahead" : "");
+}
+
+void
 cli_u512_short(const struct u512 *w, char *out, size_t outlen)
 {
 	char	 dec[U512_DEC_LEN], e[32], *p;
@@ -86,13 +97,51 @@ cli_name_short(const char *name, char *out, size_t outlen)
 		snprintf(out, outlen, "%.*s...", CLI_NAME_COLS - 3, name);
 }
 
-void
-cli_put_line(const char *line)
+/* A line cut to CLI_COLS with "...": table rows and indented details. */
+static void
+put_cut(const char *line)
 {
 	if (strlen(line) <= CLI_COLS)
 		printf("%s\n", line);
 	else
 		printf("%.*s...\n", CLI_COLS - 3, line);
+}
+
+void
+cli_put_line(const char *line)
+{
+	size_t	 n, cut, width = CLI_COLS;
+	int	 more = 0;
+
+	/* Indented: a detail under a row, cut (--json gives it whole). */
+	if (line[0] == ' ' || strlen(line) <= CLI_COLS) {
+		put_cut(line);
+		return;
+	}
+	/*
+	 * A line of its own (a chain's headline, the daemon's store
+	 * state): nothing of it is lost, it goes on indented below.
+	 */
+	while (*line != '\0') {
+		n = strlen(line);
+		if (n <= width) {
+			printf("%s%s\n", more ? "    " : "", line);
+			return;
+		}
+		for (cut = width; cut > width / 3 && line[cut] != ' '; cut--)
+			;
+		if (line[cut] != ' ') {
+			/* One word longer than a line: cut it. */
+			printf("%s%.*s...\n", more ? "    " : "",
+			    (int)(width - 3), line);
+			return;
+		}
+		printf("%s%.*s\n", more ? "    " : "", (int)cut, line);
+		for (line += cut; *line == ' '; line++)
+			;
+		more = 1;
+		width = CLI_COLS - 4;
+	}
 }
 
 struct cli_row {
@@ -219,7 +268,7 @@ cli_table_print(const struct cli_table *t)
 	for (i = 0; i < t->nrows; i++) {
 		r = &t->rows[i];
 		if (r->cell == NULL) {
-			cli_put_line(r->line);
+			put_cut(r->line);
 			continue;
 		}
 		len = (size_t)snprintf(buf, cap, "%*s", t->indent, "");
@@ -237,7 +286,7 @@ cli_table_print(const struct cli_table *t)
 				len += (size_t)snprintf(buf + len, cap - len,
 				    "%-*s", last ? 0 : width[k], r->cell[k]);
 		}
-		cli_put_line(buf);
+		put_cut(buf);
 	}
 	free(buf);
 	free(width);

@@ -18,8 +18,13 @@
 #define CLI_ACCOUNT_MAX	32	/* bytes of a miner's account */
 
 /* (Ages, view_ago and view_span, are in view.h.) */
-/* A short duration: "150 ms", "1.2 s", then as view_span. */
+/* A measured duration: "150 ms", "1.2 s", then as view_span. */
 void	cli_ms(int64_t ms, char *out, size_t outlen);
+/*
+ * An age in a column whose head says what it is: view_ago without "ago"
+ * ("500 ms", "2 s", "3 min"; "40 s ahead" for a time not reached yet).
+ */
+void	cli_age(int64_t ms, char *out, size_t outlen);
 /* Exact up to 7 digits, else 3 significant digits: "4.52e18". */
 void	cli_u512_short(const struct u512 *, char *out, size_t outlen);
 /* An SS58 address or a hex string cut to "qzjqcX6U...3fA7rK" (17). */
@@ -30,7 +35,12 @@ void	cli_hash_short(const char *hex, char *out, size_t outlen);
 #define CLI_NAME_COLS	16
 void	cli_name_short(const char *, char *out, size_t outlen);
 
-/* One line on stdout, cut to CLI_COLS with "..." rather than wrapped. */
+/*
+ * One line on stdout in CLI_COLS: an indented one (a detail under a row)
+ * cut with "...", --json giving it whole; one of its own (a headline, the
+ * daemon's store-blocked line) wrapped at spaces, going on indented by 4.
+ * Table rows are cut.
+ */
 void	cli_put_line(const char *);
 
 /*

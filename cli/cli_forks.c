@@ -130,6 +130,12 @@ print_tips(const struct view_forks *f, int64_t now)
 			cli_table_cell(&t, "-");
 			continue;
 		}
+		/* Below where the branches part: behind, with no work. */
+		if (ab->behind > 0) {
+			cli_table_cell(&t, "%lld behind", (long long)ab->behind);
+			cli_table_cell(&t, "-");
+			continue;
+		}
 		cli_table_cell(&t, "%lld", (long long)ab->length);
 		/* Blocks off the canonical chain may have no difficulty. */
 		cli_u512_short(&ab->work, w, sizeof(w));
@@ -143,6 +149,14 @@ print_tips(const struct view_forks *f, int64_t now)
 	}
 	cli_table_print(&t);
 	cli_table_free(&t);
+}
+
+/* How far a side's tip was below the split's ancestor, 0 if not. */
+static int64_t
+side_behind(const struct view_split *s, const struct view_split_side *d)
+{
+	return s->has_ancestor ? forks_behind(s->ancestor_number,
+	    d->tip_number) : 0;
 }
 
 static void
@@ -165,7 +179,7 @@ print_splits(const struct view_forks *f, int64_t now)
 		cli_table_cell(&t, "%lld", (long long)s->id);
 		view_ago(now - s->first_seen, a, sizeof(a));
 		cli_table_cell(&t, "%s", a);
-		view_span((s->has_ended ? s->ended : s->last_seen) -
+		cli_ms((s->has_ended ? s->ended : s->last_seen) -
 		    s->first_seen, a, sizeof(a));
 		cli_table_cell(&t, "%s", a);
 		if (s->has_ended) {
@@ -195,7 +209,11 @@ print_splits(const struct view_forks *f, int64_t now)
 				len += (size_t)snprintf(side + len,
 				    sizeof(side) - len, "%s #%lld", d->endpoint,
 				    (long long)d->tip_number);
-			if (d->has_length && len < sizeof(side))
+			if (side_behind(s, d) > 0 && len < sizeof(side))
+				len += (size_t)snprintf(side + len,
+				    sizeof(side) - len, " (%lld behind)",
+				    (long long)side_behind(s, d));
+			else if (d->has_length && len < sizeof(side))
 				len += (size_t)snprintf(side + len,
 				    sizeof(side) - len, " (+%lld)",
 				    (long long)d->length);
@@ -218,7 +236,7 @@ print_chain(const struct view_forks *f, int64_t now)
 	print_splits(f, now);
 }
 
-/* length, work and work_blocks into o, null when not known. */
+/* length, behind, work and work_blocks into o, null when not known. */
 static void
 above_json(json_t *o, const struct forks_above *a)
 {
@@ -226,6 +244,7 @@ above_json(json_t *o, const struct forks_above *a)
 
 	u512_to_dec(&a->work, dec);
 	json_object_set_new(o, "length", view_jint(a->known, a->length));
+	json_object_set_new(o, "behind", view_jint(a->known, a->behind));
 	json_object_set_new(o, "work", a->known ? json_string(dec) :
 	    json_null());
 	json_object_set_new(o, "work_blocks", view_jint(a->known,
@@ -299,6 +318,8 @@ split_json(const struct view_split *s)
 		json_object_set_new(d, "tip_hash", view_jstr(p->tip_hash));
 		json_object_set_new(d, "length", view_jint(p->has_length,
 		    p->length));
+		json_object_set_new(d, "behind", view_jint(s->has_ancestor,
+		    side_behind(s, p)));
 		json_object_set_new(d, "work", view_jstr(p->work));
 		json_object_set_new(d, "work_blocks",
 		    view_jint(p->has_work_blocks, p->work_blocks));

@@ -268,7 +268,7 @@ print_chain(const struct qchain *q, int64_t now)
 		else if (f->next_attempt <= now)
 			cli_table_cell(&t, "due");
 		else {
-			view_span(f->next_attempt - now, a, sizeof(a));
+			cli_age(f->next_attempt - now, a, sizeof(a));
 			cli_table_cell(&t, "in %s", a);
 		}
 		if (f->error != NULL && f->error[0] != '\0')

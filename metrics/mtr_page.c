@@ -51,13 +51,17 @@ static const char page_css[] =
     ".muted{color:#777;font-size:.85em}"
     "details{margin:.4em 0;font-size:.9em}";
 
-/* Endpoint states and their colours; the last one is for the rest. */
+/*
+ * Endpoint states as the daemon stores them (endpoint_health), and their
+ * colours; the last one is for the rest.  The legend lists them all.
+ */
 static const struct {
 	const char	*state, *colour;
 } state_colour[] = {
 	{ "closed", "#2e7d32" }, { "half-open", "#f9a825" },
-	{ "open", "#c62828" }, { "down", "#c62828" },
-	{ "quarantined", "#6a1b9a" }, { "inconsistent", "#ef6c00" },
+	{ "open", "#c62828" }, { "unresponsive", "#d81b60" },
+	{ "down", "#4e342e" }, { "quarantined", "#6a1b9a" },
+	{ "inconsistent", "#ef6c00" }, { "unknown", "#9e9e9e" },
 	{ NULL, "#9e9e9e" },
 };
 
@@ -134,61 +138,154 @@ tl_x(int64_t t, int64_t since, int64_t now)
 	return (double)(t - since) * TL_W / (double)(now - since);
 }
 
-/* The state an event puts an endpoint in, or NULL for a point event. */
-static const char *
-event_state(const char *kind)
-{
-	static const char *const states[] = {
-		"closed", "open", "half-open", "quarantined",
-	};
+/*
+ * An endpoint's shown state along its events, as chainwatchd derives it
+ * (ep_shown in supervisor/sup_endpoint.c): a trouble of its availability
+ * (down, quarantined, inconsistent, unresponsive) outweighs its breaker
+ * (closed, open, half-open).  The kinds are those sup_health.c and
+ * sup_spawn.c write to endpoint_events.  A breaker starts closed.
+ */
+struct tl_state {
+	const char	*brk;		/* closed, open, half-open */
+	const char	*av;		/* a trouble, or NULL */
+};
 
-	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
-		if (strcmp(kind, states[i]) == 0)
-			return states[i];
-	if (strcmp(kind, "released") == 0)
-		return "closed";
-	return NULL;
+static const char *
+tl_shown(const struct tl_state *t)
+{
+	return t->av != NULL ? t->av : t->brk;
 }
 
-/* One endpoint's last day: coloured spans of its state, ticks for events. */
-static void
-page_timeline(struct buf *b, const char *ep, const struct view_event *ev,
-    size_t n, int64_t since, int64_t now)
+static const char *const tl_brk[] = { "closed", "open", "half-open" };
+static const char *const tl_trouble[] = { "quarantined", "inconsistent",
+    "unresponsive" };
+static const char *const tl_over[] = { "released", "consistent", "answering",
+    "ready", "stopped" };
+
+static int
+tl_in(const char *kind, const char *const *v, size_t n)
 {
-	const char	*state = "unknown", *s;
-	int64_t		 from = since;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(kind, v[i]) == 0)
+			return 1;
+	return 0;
+}
+
+#define TL_IN(kind, v)	tl_in(kind, v, sizeof(v) / sizeof(v[0]))
+
+/* Does the kind name a state (drawn as a span, no tick)? */
+static int
+tl_names_state(const char *kind)
+{
+	return TL_IN(kind, tl_brk) || TL_IN(kind, tl_trouble);
+}
+
+/* One event applied; kinds are compared, the state keeps the literal. */
+static void
+tl_step(struct tl_state *t, const char *kind)
+{
+	for (size_t i = 0; i < sizeof(tl_brk) / sizeof(tl_brk[0]); i++)
+		if (strcmp(kind, tl_brk[i]) == 0)
+			t->brk = tl_brk[i];
+	for (size_t i = 0; i < sizeof(tl_trouble) / sizeof(tl_trouble[0]); i++)
+		if (strcmp(kind, tl_trouble[i]) == 0)
+			t->av = tl_trouble[i];
+	/* A worker that died or hung is down until it is ready again. */
+	if (strcmp(kind, "died") == 0 || strcmp(kind, "hung") == 0)
+		t->av = "down";
+	if (TL_IN(kind, tl_over))
+		t->av = NULL;
+}
+
+/* "open: 3 timeouts in a row ...", "down (died: status 1)". */
+static void
+tl_title(char *out, size_t outlen, const char *state, const char *kind,
+    const char *detail)
+{
+	int	has = detail != NULL && detail[0] != '\0';
+
+	if (strcmp(state, kind) == 0)
+		snprintf(out, outlen, "%s%s%s", state, has ? ": " : "",
+		    has ? detail : "");
+	else
+		snprintf(out, outlen, "%s (%s%s%s)", state, kind,
+		    has ? ": " : "", has ? detail : "");
+}
+
+/* One span of the timeline, [from, to) in state, titled. */
+static void
+tl_span(struct buf *b, int64_t from, int64_t to, int64_t since, int64_t now,
+    const char *state, const char *title)
+{
+	if (to <= from)
+		return;
+	buf_addf(b, "<rect x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"14\" "
+	    "fill=\"%s\" data-state=\"", tl_x(from, since, now),
+	    tl_x(to, since, now) - tl_x(from, since, now), colour_of(state));
+	esc(b, state);
+	buf_adds(b, "\"><title>");
+	esc(b, title);
+	buf_adds(b, "</title></rect>");
+}
+
+/*
+ * One endpoint's last day: a coloured span for each state it was in,
+ * ticks for the other events.  Before its first state event it was
+ * closed since the daemon started watching it; the last span ends in the
+ * state the store shows now, from when the store says (a trouble that
+ * began before the day has no event in it).
+ */
+static void
+page_timeline(struct buf *b, const struct view_endpoint *e,
+    const struct view_event *ev, size_t n, int64_t since, int64_t now)
+{
+	struct tl_state	 t = { "closed", NULL };
+	const char	*was, *title = "closed since start";
+	char		 tbuf[256];
+	int64_t		 from = since, cut;
 	size_t		 i;
 
-	buf_adds(b, "<div class=\"tl\"><span>");
-	esc(b, ep);
+	buf_adds(b, "<div class=\"tl\" data-endpoint=\"");
+	esc(b, e->name);
+	buf_adds(b, "\"><span>");
+	esc(b, e->name);
 	buf_addf(b, "</span><svg viewBox=\"0 0 %d 14\" "
 	    "preserveAspectRatio=\"none\" role=\"img\">", TL_W);
 	for (i = 0; i < n; i++) {
-		if (strcmp(ev[i].endpoint, ep) != 0 ||
-		    (s = event_state(ev[i].kind)) == NULL)
+		if (strcmp(ev[i].endpoint, e->name) != 0)
+			continue;
+		was = tl_shown(&t);
+		tl_step(&t, ev[i].kind);
+		if (strcmp(was, tl_shown(&t)) == 0)
 			continue;
 		if (ev[i].at > from) {
-			buf_addf(b, "<rect x=\"%.1f\" y=\"0\" width=\"%.1f\" "
-			    "height=\"14\" fill=\"%s\"><title>", tl_x(from,
-			    since, now), tl_x(ev[i].at, since, now) -
-			    tl_x(from, since, now), colour_of(state));
-			esc(b, state);
-			buf_adds(b, "</title></rect>");
+			tl_span(b, from, ev[i].at, since, now, was, title);
 			from = ev[i].at;
 		}
-		state = s;
+		tl_title(tbuf, sizeof(tbuf), tl_shown(&t), ev[i].kind,
+		    ev[i].detail);
+		title = tbuf;
 	}
-	buf_addf(b, "<rect x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"14\" "
-	    "fill=\"%s\"><title>", tl_x(from, since, now), tl_x(now, since,
-	    now) - tl_x(from, since, now), colour_of(state));
-	esc(b, state);
-	buf_adds(b, "</title></rect>");
+	was = tl_shown(&t);
+	if (strcmp(e->state, was) != 0) {
+		cut = e->has_since && e->since > from ? e->since : from;
+		if (cut > now)
+			cut = now;
+		tl_span(b, from, cut, since, now, was, title);
+		from = cut;
+		tl_title(tbuf, sizeof(tbuf), e->state, e->state, e->reason);
+		title = tbuf;
+		was = e->state;
+	}
+	tl_span(b, from, now, since, now, was, title);
 	for (i = 0; i < n; i++) {
-		if (strcmp(ev[i].endpoint, ep) != 0 || ev[i].at < since ||
-		    event_state(ev[i].kind) != NULL)
+		if (strcmp(ev[i].endpoint, e->name) != 0 || ev[i].at < since ||
+		    tl_names_state(ev[i].kind))
 			continue;
 		buf_addf(b, "<rect x=\"%.1f\" y=\"0\" width=\"3\" height=\"14\" "
-		    "fill=\"#000\"><title>", tl_x(ev[i].at, since, now));
+		    "fill=\"#000\" data-event=\"", tl_x(ev[i].at, since, now));
+		esc(b, ev[i].kind);
+		buf_adds(b, "\"><title>");
 		esc(b, ev[i].kind);
 		if (ev[i].detail != NULL && ev[i].detail[0] != '\0') {
 			buf_adds(b, ": ");
@@ -233,16 +330,15 @@ page_endpoints(struct buf *b, struct view_db *db,
 	}
 	buf_adds(b, "<h4>The last 24 hours</h4>\n");
 	for (i = 0; i < v->n_eps; i++)
-		page_timeline(b, v->eps[i].name, ev, n, since, now);
-	buf_adds(b, "<p class=\"muted\">");
+		page_timeline(b, &v->eps[i], ev, n, since, now);
+	buf_adds(b, "<p class=\"muted legend\">");
 	for (i = 0; state_colour[i].state != NULL; i++) {
-		buf_addf(b, "<span class=\"sw\" style=\"background:%s\"></span>",
-		    state_colour[i].colour);
-		esc(b, state_colour[i].state);
-		buf_adds(b, " ");
+		buf_addf(b, "<span class=\"sw\" style=\"background:%s\">"
+		    "</span>%s ", state_colour[i].colour,
+		    state_colour[i].state);
 	}
-	buf_adds(b, "<span class=\"sw\" style=\"background:#9e9e9e\"></span>"
-	    "unknown; black ticks: other events</p>\n");
+	buf_adds(b, "<span class=\"sw\" style=\"background:#000\"></span>"
+	    "other events</p>\n");
 	for (i = shown = 0; i < n; i++)
 		shown += ev[i].at >= since;
 	buf_addf(b, "<details><summary>%zu event%s in the last 24 hours"
@@ -562,7 +658,12 @@ page_forks(struct buf *b, struct view_db *db, const struct view_chain *ch,
 			esc(b, sp->sides[k].endpoint);
 			buf_addf(b, "</td><td>#%lld</td><td class=\"n\">",
 			    (long long)sp->sides[k].tip_number);
-			if (sp->sides[k].has_length)
+			if (sp->has_ancestor && forks_behind(
+			    sp->ancestor_number, sp->sides[k].tip_number) > 0)
+				buf_addf(b, "%lld behind", (long long)
+				    forks_behind(sp->ancestor_number,
+				    sp->sides[k].tip_number));
+			else if (sp->sides[k].has_length)
 				buf_addf(b, "%lld",
 				    (long long)sp->sides[k].length);
 			buf_adds(b, "</td></tr>\n");

@@ -209,6 +209,30 @@ conf_parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
+void
+conf_fmt_value(enum conf_type type, uint64_t v, char *out, size_t outlen)
+{
+	unsigned long long	u = (unsigned long long)v;
+
+	/* The largest unit that says it exactly; minutes never (5m is 300s). */
+	if (v == 0 || (type != CT_DURATION && type != CT_SIZE))
+		snprintf(out, outlen, "%llu", u);
+	else if (type == CT_DURATION && v % 3600000 == 0)
+		snprintf(out, outlen, "%lluh", u / 3600000);
+	else if (type == CT_DURATION && v % 1000 == 0)
+		snprintf(out, outlen, "%llus", u / 1000);
+	else if (type == CT_DURATION)
+		snprintf(out, outlen, "%llums", u);
+	else if (v % (1ULL << 30) == 0)
+		snprintf(out, outlen, "%lluG", u >> 30);
+	else if (v % (1ULL << 20) == 0)
+		snprintf(out, outlen, "%lluM", u >> 20);
+	else if (v % (1ULL << 10) == 0)
+		snprintf(out, outlen, "%lluK", u >> 10);
+	else
+		snprintf(out, outlen, "%llu", u);
+}
+
 static int
 valid_name(const char *s)
 {
@@ -512,12 +536,12 @@ set_value(struct parse_ctx *ctx, const struct conf_key *k, void *base,
 		return -1;	/* handled by parse_endpoint */
 	}
 	if (v < k->min || v > k->max) {
-		const char *unit = k->type == CT_DURATION ? "ms" : "";
+		char	lo[CONF_VALUE_LEN], hi[CONF_VALUE_LEN];
 
+		conf_fmt_value(k->type, k->min, lo, sizeof(lo));
+		conf_fmt_value(k->type, k->max, hi, sizeof(hi));
 		conf_error(ctx, ctx->lineno, "%s: %s is out of range "
-		    "(%llu%s to %llu%s)", k->key, value,
-		    (unsigned long long)k->min, unit,
-		    (unsigned long long)k->max, unit);
+		    "(%s to %s)", k->key, value, lo, hi);
 		return -1;
 	}
 	*(uint64_t *)((char *)base + k->offset) = v;
@@ -889,6 +913,7 @@ static void
 dump_value(FILE *fp, const struct conf_key *k, const void *base)
 {
 	const char	*p = (const char *)base + k->offset;
+	char		 num[CONF_VALUE_LEN];
 	uint64_t	 v;
 
 	switch (k->type) {
@@ -909,15 +934,8 @@ dump_value(FILE *fp, const struct conf_key *k, const void *base)
 		break;
 	}
 	v = *(const uint64_t *)p;
-	if (k->type == CT_DURATION) {
-		if (v % 1000 == 0)
-			fprintf(fp, "%s = %llus\n", k->key,
-			    (unsigned long long)(v / 1000));
-		else
-			fprintf(fp, "%s = %llums\n", k->key,
-			    (unsigned long long)v);
-	} else
-		fprintf(fp, "%s = %llu\n", k->key, (unsigned long long)v);
+	conf_fmt_value(k->type, v, num, sizeof(num));
+	fprintf(fp, "%s = %s\n", k->key, num);
 }
 
 void
@@ -955,4 +973,18 @@ conf_daemon_line(const struct conf *conf, const char *key)
 		    strcmp(conf_keys[i].key, key) == 0)
 			return conf->daemon_line[i];
 	return 0;
+}
+
+void
+conf_daemon_where(const struct conf *conf, const char *key, const char *value,
+    char *out, size_t outlen)
+{
+	int	line = conf_daemon_line(conf, key);
+
+	if (line > 0)
+		snprintf(out, outlen, "%s:%d: %s %s", conf->path, line, key,
+		    value);
+	else
+		snprintf(out, outlen, "%s: %s %s (the default; no %s line in "
+		    "[daemon])", conf->path, key, value, key);
 }

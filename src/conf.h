@@ -128,6 +128,13 @@ void	conf_free(struct conf *);
 
 /* The line a [daemon] key was set on, 0 for its default. */
 int	conf_daemon_line(const struct conf *, const char *key);
+/*
+ * Where a message about a [daemon] key points, and the key with its value:
+ * "FILE:LINE: key VALUE" when the file sets it, "FILE: key VALUE (the
+ * default; no key line in [daemon])" when it does not.  No line 0.
+ */
+void	conf_daemon_where(const struct conf *, const char *key,
+	    const char *value, char *out, size_t outlen);
 
 /* Print every key with its effective value, URLs redacted. */
 void	conf_dump(const struct conf *, FILE *);
@@ -135,6 +142,14 @@ void	conf_dump(const struct conf *, FILE *);
 /* Helpers shared with tests and -n output. */
 int	conf_parse_duration(const char *, uint64_t *ms);
 int	conf_parse_size(const char *, uint64_t *bytes);
+/*
+ * A duration (CT_DURATION, ms) or a size (CT_SIZE, bytes) as the
+ * configuration writes it and chainwatch.conf(5) shows it: "0", "100ms",
+ * "600s", "24h"; "4K", "2M", "1G".  Other types: the number.  Used by -nv,
+ * range errors and the man page check.
+ */
+#define CONF_VALUE_LEN	32
+void	conf_fmt_value(enum conf_type, uint64_t v, char *out, size_t outlen);
 /*
  * "ADDRESS:PORT" as listen_addr_parse() takes it, or "none" (addr "" and
  * port 0).

@@ -28,6 +28,12 @@ forks_split_ms(int64_t block_time_ms)
 	return ms > FORKS_SPLIT_MIN_MS ? ms : FORKS_SPLIT_MIN_MS;
 }
 
+int64_t
+forks_behind(int64_t ancestor_number, int64_t number)
+{
+	return number < ancestor_number ? ancestor_number - number : 0;
+}
+
 /*
  * One link down: *b becomes its parent.  1, or -1 when the parent is not
  * stored or does not sit one below (a store cannot hold that, but the
@@ -147,6 +153,9 @@ measure(forks_lookup_fn *lookup, void *ctx, const struct forks_block *top,
 
 	memset(a, 0, sizeof(*a));
 	a->known = 1;
+	/* Below the ancestor: behind every branch, with nothing above. */
+	if ((a->behind = forks_behind(r->ancestor_number, top->number)) > 0)
+		return 0;
 	a->length = top->number - r->ancestor_number;
 	if (!by_work) {
 		u512_from_u64(&a->work, (uint64_t)a->length);

@@ -13,6 +13,7 @@
  *   FORKS_MAX_STEPS parent links (a block missing, or too deep), has
  *   unknown ancestry: it is neither a branch nor walked.
  * - A tip reported longer ago than forks_stale_ms() is stale: not counted.
+ * - A tip below the common ancestor of a split is behind it, not above.
  * - A split (two or more branches) is recorded once it lasted
  *   forks_split_ms(); it ends when the tips are on one branch again.
  *   No known tip at all decides nothing.
@@ -53,10 +54,15 @@ enum forks_tip_kind {
 	FORKS_TIP_STALE,	/* reported too long ago */
 };
 
-/* Above the common ancestor of a split, up to a block. */
+/*
+ * Above the common ancestor of a split, up to a block.  A tip below the
+ * ancestor (an endpoint merely behind: it is on every branch) has length
+ * 0 and is behind by that many blocks; never a negative length.
+ */
 struct forks_above {
 	int		known;		/* a split whose ancestor is known */
-	int64_t		length;		/* blocks above the ancestor */
+	int64_t		length;		/* blocks above the ancestor, >= 0 */
+	int64_t		behind;		/* blocks below it, >= 0 */
 	struct u512	work;		/* their work: see forks_analyse */
 	int64_t		work_blocks;	/* how many of them it sums */
 };
@@ -88,6 +94,8 @@ struct forks_result {
 };
 
 int64_t	forks_stale_ms(int64_t block_time_ms);
+/* How far a tip at number is below the ancestor: 0 when at or above it. */
+int64_t	forks_behind(int64_t ancestor_number, int64_t number);
 int64_t	forks_split_ms(int64_t block_time_ms);
 
 /*

@@ -212,6 +212,15 @@ load_splits(struct view_db *c, struct view_forks *f, int64_t max)
 	for (size_t i = 0; i < f->n_splits; i++)
 		if (load_sides(c, &f->splits[i]) == -1)
 			return -1;
+	/*
+	 * Daemons before this one stored a tip below the ancestor with a
+	 * negative length: it has nothing above, it is behind
+	 * (forks_behind of the ancestor and its tip_number).
+	 */
+	for (size_t i = 0; i < f->n_splits; i++)
+		for (size_t k = 0; k < f->splits[i].n_sides; k++)
+			if (f->splits[i].sides[k].length < 0)
+				f->splits[i].sides[k].length = 0;
 	return 0;
 }
 

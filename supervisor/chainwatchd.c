@@ -51,28 +51,89 @@ usage(void)
 	exit(CW_EXIT_USAGE);
 }
 
+/* A program the daemon starts: there, and executable. */
+static int
+check_program(const struct conf *conf, const char *key, const char *path)
+{
+	char	where[PATH_MAX + 128];
+
+	if (access(path, X_OK) == 0)
+		return 0;
+	conf_daemon_where(conf, key, path, where, sizeof(where));
+	fprintf(stderr, "%s: %s\n", where, strerror(errno));
+	return -1;
+}
+
+/*
+ * A file the daemon creates (or opens for writing): its directory is
+ * there, a directory, and writable; the file, if there, writable too.
+ * The daemon creates no directory: a missing one would end it (111).
+ */
+static int
+check_dir_of(const struct conf *conf, const char *key, const char *path)
+{
+	char		 where[PATH_MAX + 128], dir[PATH_MAX], *slash;
+	struct stat	 st;
+
+	conf_daemon_where(conf, key, path, where, sizeof(where));
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((slash = strrchr(dir, '/')) == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (stat(dir, &st) == -1) {
+		fprintf(stderr, "%s: directory %s: %s\n", where, dir,
+		    strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "%s: %s is not a directory\n", where, dir);
+		return -1;
+	}
+	if (access(dir, W_OK | X_OK) == -1) {
+		fprintf(stderr, "%s: directory %s: %s\n", where, dir,
+		    strerror(errno));
+		return -1;
+	}
+	if (access(path, F_OK) == 0 && access(path, W_OK) == -1) {
+		fprintf(stderr, "%s: %s\n", where, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Checks of the running system that -n also makes: things a parse cannot
- * see but that would stop the daemon or its workers.
+ * see but that would stop the daemon or its workers.  Every path it will
+ * need: the programs it starts, and the directories of the files it
+ * creates, each error with the line that set it (or saying it is the
+ * default).
  */
 static int
 check_environment(const struct conf *conf)
 {
-	int	bad = 0;
+	const struct conf_daemon	*d = &conf->daemon;
+	char				 where[PATH_MAX + 128];
+	int				 bad = 0;
 
-	if (access(conf->daemon.worker, X_OK) == -1) {
-		int line = conf_daemon_line(conf, "worker");
-
-		fprintf(stderr, "%s:%d: worker %s: %s\n", conf->path, line,
-		    conf->daemon.worker, strerror(errno));
+	if (check_program(conf, "worker", d->worker) == -1)
 		bad = 1;
-	}
-	if (geteuid() == 0 && conf->daemon.user[0] != '\0' &&
-	    getpwnam(conf->daemon.user) == NULL) {
-		int line = conf_daemon_line(conf, "user");
-
-		fprintf(stderr, "%s:%d: user %s does not exist (workers run as "
-		    "this user)\n", conf->path, line, conf->daemon.user);
+	if (strcmp(d->metrics_listen, "none") != 0 &&
+	    check_program(conf, "metrics_server", d->metrics_server) == -1)
+		bad = 1;
+	if (check_dir_of(conf, "pidfile", d->pidfile) == -1)
+		bad = 1;
+	if (check_dir_of(conf, "control_socket", d->control_socket) == -1)
+		bad = 1;
+	if (check_dir_of(conf, "database", d->database) == -1)
+		bad = 1;
+	if (geteuid() == 0 && d->user[0] != '\0' &&
+	    getpwnam(d->user) == NULL) {
+		conf_daemon_where(conf, "user", d->user, where, sizeof(where));
+		fprintf(stderr, "%s does not exist (workers run as this "
+		    "user)\n", where);
 		bad = 1;
 	}
 	if (sup_control_check(conf) == -1)

@@ -149,7 +149,7 @@ load_tips(int64_t chain_id, struct ftip **out)
 	return n;
 }
 
-/* "a1 #160 +10, a2 #158 +8" for the log. */
+/* "a1 #160 (10 above it), a3 #140 (10 behind it)" for the log. */
 static void
 describe(const struct ftip *tips, size_t n, const struct forks_result *r,
     char *out, size_t outlen)
@@ -166,7 +166,12 @@ describe(const struct ftip *tips, size_t n, const struct forks_result *r,
 			len += (size_t)snprintf(out + len, outlen - len,
 			    "%s%s #%lld", len > 0 ? ", " : "", tips[i].name,
 			    (long long)t->number);
-			if (t->above.known && len < outlen)
+			if (t->above.known && t->above.behind > 0 &&
+			    len < outlen)
+				len += (size_t)snprintf(out + len, outlen - len,
+				    " (%lld behind it)",
+				    (long long)t->above.behind);
+			else if (t->above.known && len < outlen)
 				len += (size_t)snprintf(out + len, outlen - len,
 				    " (%lld above it)", (long long)t->above.length);
 		}

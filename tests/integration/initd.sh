@@ -97,8 +97,11 @@ conf e1
 sed -i "s|^database = .*|database = $T/missing-dir/cw.db|" "$CONF"
 "$INIT" start >"$T/out" 2>&1
 rc=$?
-[ $rc -eq 111 ] || fail "start with an unusable database returned $rc, want 111: $(cat "$T/out")"
-grep -q "missing-dir/cw.db" "$T/out" || fail "start did not say why: $(cat "$T/out")"
+# A directory it needs is missing: the configuration is invalid (1),
+# and the line that names it is given.
+[ $rc -eq 1 ] || fail "start with a database in a missing directory returned $rc, want 1: $(cat "$T/out")"
+grep -q "chainwatch.conf:[0-9]*: database .*missing-dir/cw.db" "$T/out" ||
+    fail "start did not say why, with the line: $(cat "$T/out")"
 "$INIT" status >/dev/null
 [ $? -eq 3 ] || fail "a failed start left something running"
 ok "failed start reported with status $rc"

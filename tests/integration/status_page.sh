@@ -21,6 +21,29 @@ METRICS=$top_builddir/metrics/chainwatch-metrics
 CHAINWATCH=$top_builddir/cli/chainwatch
 PAGECHECK=$top_srcdir/tests/integration/pagecheck.py
 SHOT=$top_builddir/tests/status_page.png
+# timeline PAGE: each endpoint's 24 h timeline as JSON, {endpoint: {"spans":
+# [[state, x0, x1, title]], "ticks": [title]}, "legend": [states]} (x on a
+# box 1000 wide for the day; the state is a span title's first word).
+timeline() {
+	python3 - "$1" <<'PY'
+import html, json, re, sys
+t = open(sys.argv[1]).read()
+out = {}
+for name, svg in re.findall(r'<div class="tl"[^>]*><span>(.*?)</span><svg[^>]*>(.*?)</svg></div>', t, re.S):
+    spans, ticks = [], []
+    for x, w, fill, title in re.findall(r'<rect x="([-\d.]+)" y="0" width="([-\d.]+)" height="14" fill="([^"]+)"[^>]*><title>(.*?)</title></rect>', svg):
+        title = html.unescape(title)
+        if fill == "#000":
+            ticks.append(title)
+        else:
+            spans.append([re.match(r"[a-z-]*", title).group(0),
+                          float(x), float(x) + float(w), title])
+    out[html.unescape(name)] = {"spans": spans, "ticks": ticks}
+leg = [p for p in re.findall(r"<p[^>]*>(.*?)</p>", t, re.S) if "other events" in p]
+out["legend"] = re.findall(r"</span>([a-z-]+)", leg[0]) if leg else []
+json.dump(out, sys.stdout)
+PY
+}
 SHOT_PHONE=$top_builddir/tests/status_page_phone.png
 BT=5000
 START=$(python3 -c "import time; print((int(time.time()) - 3 * 3600) * 1000 // $BT * $BT)")
@@ -79,6 +102,22 @@ grep -q 'Forks' "$T/page.html" && grep -q 'Reorganisations' "$T/page.html" &&
     grep -q '<h4>Block time</h4><svg' "$T/page.html" ||
     fail "a section or chart is missing"
 ok "GET / is HTML that balances, refers to no other host, and refreshes"
+
+# The timelines: d1 and d2, healthy throughout, closed since start (not
+# unknown); d3 closed, then open or half-open since it was refused.
+timeline "$T/page.html" >"$T/tl.json" || fail "timeline: cannot read the page"
+python3 - "$T/tl.json" <<'PY' || fail "the live timelines"
+import json, sys
+tl = json.load(open(sys.argv[1]))
+for ep in ("d1", "d2"):
+    st = [s[0] for s in tl[ep]["spans"]]
+    if st != ["closed"] or tl[ep]["spans"][0][3] != "closed since start":
+        sys.exit("%s, healthy: %r" % (ep, tl[ep]["spans"]))
+st = [s[0] for s in tl["d3"]["spans"]]
+if st[0] != "closed" or st[-1] not in ("open", "half-open") or "unknown" in st:
+    sys.exit("d3, refused: %r" % tl["d3"]["spans"])
+PY
+ok "timelines: healthy endpoints closed since start, d3 open since refused"
 
 # The page's standings and status against the CLI's, read between two
 # fetches that agree (a block may come, or leave a window, meanwhile).
@@ -139,7 +178,7 @@ chrome() {
 	    --disable-gpu --disable-dev-shm-usage --no-first-run \
 	    --disable-extensions \
 	    --user-data-dir="$T/chrome" --hide-scrollbars "$@" \
-	    "http://127.0.0.1:$PORT/" 2>>"$T/chrome.log"
+	    "${URL:-http://127.0.0.1:$PORT/}" 2>>"$T/chrome.log"
 }
 mkdir -p "$T/chrome" "$top_builddir/tests"
 chrome --dump-dom >"$T/dom.html" || fail "chromium --dump-dom"
@@ -172,6 +211,36 @@ sqlite3 "$T/crafted.db" "UPDATE chains SET name = 'dev<script>alert(1)</script>&
       SELECT id, CAST(strftime('%s', 'now') AS INTEGER) * 1000, 'died',
         '</svg></div><a href=\"https://example.org/\">x</a>' FROM endpoints WHERE name = 'd3';" ||
     fail "crafting the store"
+# Every state the daemon records, in a crafted day: d2 goes through each
+# kind of event sup_health.c and sup_spawn.c write; d1 has no event in it
+# and is inconsistent since 3 h (a trouble whose event is older).  Spans,
+# ticks for the other events, the legend; and as Chromium renders it.
+python3 - "$T/crafted.db" <<'PY' || fail "crafting the timeline"
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1])
+now = int(time.time() * 1000)
+H = 3600000
+ep = dict(db.execute("SELECT name, id FROM endpoints"))
+db.execute("DELETE FROM endpoint_events WHERE endpoint_id IN (?, ?)",
+           (ep["d1"], ep["d2"]))
+for h, kind, detail in ((20, "unresponsive", "no answer for 3 s"),
+        (19, "answering", ""), (16, "inconsistent", "head #5 never connected"),
+        (15, "consistent", "5 heads in a row connect"),
+        (12, "died", "signal 9"), (11, "ready", "Devnode"),
+        (8, "quarantined", "wrong genesis"),
+        (7, "released", "genesis and header format match"),
+        (5, "open", "3 timeouts in a row"), (4, "half-open", "trial"),
+        (3.9, "closed", ""), (2, "sub_down", "closed by peer"),
+        (1, "unresponsive", "no answer for 4 s")):
+    db.execute("INSERT INTO endpoint_events (endpoint_id, at, kind, detail) "
+               "VALUES (?, ?, ?, ?)", (ep["d2"], now - int(h * H), kind, detail))
+db.execute("UPDATE endpoints SET state = 'unresponsive', state_since = ?, "
+           "state_reason = 'no answer for 4 s' WHERE id = ?", (now - H, ep["d2"]))
+db.execute("UPDATE endpoints SET state = 'inconsistent', state_since = ?, "
+           "state_reason = 'head #5 never connected' WHERE id = ?",
+           (now - 3 * H, ep["d1"]))
+db.commit()
+PY
 # Never root: as root it runs as nobody, which must read the copy.
 as_user=
 if [ "$(id -u)" = 0 ]; then
@@ -196,3 +265,46 @@ grep -q '&lt;/svg&gt;&lt;/div&gt;&lt;a href=&quot;https://example.org/' \
 grep -q 'title="&lt;b&gt;&quot;miner&quot;&lt;/b&gt;&amp;amp;"' \
     "$T/crafted.html" || fail "the miner is not escaped"
 ok "strings from the store are escaped"
+
+# The crafted day of the timelines (crafted above): as served, and as
+# Chromium renders it.
+mkdir -p "$T/chrome"
+URL=http://127.0.0.1:$(cat "$T/mport")/ chrome --dump-dom >"$T/crafted-dom.html" ||
+    fail "chromium --dump-dom of the crafted store"
+for f in crafted.html crafted-dom.html; do
+	timeline "$T/$f" >"$T/tl.json" || fail "timeline: $f"
+	python3 - "$T/tl.json" <<'PY' || fail "the crafted timelines ($f)"
+import json, sys
+tl = json.load(open(sys.argv[1]))
+def x(h):
+    return (24 - h) * 1000 / 24
+def same(got, want):
+    if [g[0] for g in got] != [w[0] for w in want]:
+        return False
+    return all(abs(g[1] - x(w[1])) < 2 and abs(g[2] - x(w[2])) < 2
+               for g, w in zip(got, want))
+d2 = [("closed", 24, 20), ("unresponsive", 20, 19), ("closed", 19, 16),
+      ("inconsistent", 16, 15), ("closed", 15, 12), ("down", 12, 11),
+      ("closed", 11, 8), ("quarantined", 8, 7), ("closed", 7, 5),
+      ("open", 5, 4), ("half-open", 4, 3.9), ("closed", 3.9, 1),
+      ("unresponsive", 1, 0)]
+if not same(tl["d2"]["spans"], d2):
+    sys.exit("d2:\n got %r\nwant %r" % ([g[:3] for g in tl["d2"]["spans"]], d2))
+if tl["d2"]["spans"][0][3] != "closed since start" or \
+        tl["d2"]["spans"][-1][3] != "unresponsive: no answer for 4 s" or \
+        tl["d2"]["spans"][5][3] != "down (died: signal 9)":
+    sys.exit("d2: titles %r" % [g[3] for g in tl["d2"]["spans"]])
+ticks = sorted(t.split(":")[0] for t in tl["d2"]["ticks"])
+if ticks != ["answering", "consistent", "died", "ready", "released", "sub_down"]:
+    sys.exit("d2: ticks %r" % tl["d2"]["ticks"])
+d1 = [("closed", 24, 3), ("inconsistent", 3, 0)]
+if not same(tl["d1"]["spans"], d1) or \
+        tl["d1"]["spans"][0][3] != "closed since start":
+    sys.exit("d1:\n got %r\nwant %r" % (tl["d1"]["spans"], d1))
+want = ["closed", "half-open", "open", "unresponsive", "down", "quarantined",
+        "inconsistent", "unknown", "other"]
+if tl["legend"] != want:
+    sys.exit("legend %r, want %r" % (tl["legend"], want))
+PY
+done
+ok "timelines: every state the daemon records, as served and as rendered"

@@ -170,6 +170,12 @@ test_redaction(void **state)
 		fclose(fp);
 		assert_null(strstr(buf, "s3cret"));
 		assert_non_null(strstr(buf, "https://u:***@h/p"));
+		/* Sizes and durations as the configuration writes them. */
+		assert_non_null(strstr(buf, "\nstore_reserve = 2M\n"));
+		assert_non_null(strstr(buf, "\nworker_memory_limit = 512M\n"));
+		assert_non_null(strstr(buf, "\nmax_response = 16M\n"));
+		assert_non_null(strstr(buf, "\nrequest_timeout = 10s\n"));
+		assert_non_null(strstr(buf, "\nbreaker_cooldown_max = 300s\n"));
 		free(buf);
 	}
 	conf_free(c);
@@ -264,10 +270,42 @@ test_sections_and_keys(void **state)
 }
 
 static void
+test_fmt_value(void **state)
+{
+	static const struct { enum conf_type t; uint64_t v; const char *s; }
+	    want[] = {
+		{ CT_DURATION, 0, "0" }, { CT_DURATION, 10, "10ms" },
+		{ CT_DURATION, 1500, "1500ms" }, { CT_DURATION, 600000, "600s" },
+		{ CT_DURATION, 3600000, "1h" }, { CT_DURATION, 86400000, "24h" },
+		{ CT_SIZE, 0, "0" }, { CT_SIZE, 65537, "65537" },
+		{ CT_SIZE, 4096, "4K" }, { CT_SIZE, 2097152, "2M" },
+		{ CT_SIZE, 1ULL << 30, "1G" }, { CT_UINT, 4096, "4096" },
+	};
+	char		 out[CONF_VALUE_LEN];
+	uint64_t	 v;
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		conf_fmt_value(want[i].t, want[i].v, out, sizeof(out));
+		assert_string_equal(out, want[i].s);
+		/* What is shown reads back as the same value. */
+		if (want[i].t == CT_DURATION)
+			assert_int_equal(conf_parse_duration(out, &v), 0);
+		else
+			assert_int_equal(conf_parse_size(out, &v), 0);
+		assert_true(v == want[i].v);
+	}
+}
+
+static void
 test_values(void **state)
 {
 	expect_error("[chain a]\n" EP1 "block_time = 5ms\n",
-	    "t.conf:3: block_time: 5ms is out of range (10ms to 86400000ms)");
+	    "t.conf:3: block_time: 5ms is out of range (10ms to 24h)");
+	/* Ranges in the man page's units, as the configuration writes them. */
+	expect_error("[chain a]\n" EP1 "request_timeout = 601s\n",
+	    "t.conf:3: request_timeout: 601s is out of range (100ms to 600s)");
+	expect_error("[chain a]\n" EP1 "max_response = 2G\n",
+	    "t.conf:3: max_response: 2G is out of range (4K to 1G)");
 	expect_error("[chain a]\n" EP1 "block_time = fast\n",
 	    "t.conf:3: block_time: 'fast' is not a duration (e.g. 500ms, 12s, "
 	    "5m, 1h)");
@@ -356,6 +394,7 @@ main(void)
 		cmocka_unit_test(test_redaction),
 		cmocka_unit_test(test_redaction_query),
 		cmocka_unit_test(test_sections_and_keys),
+		cmocka_unit_test(test_fmt_value),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_all_errors_reported),
 		cmocka_unit_test(test_line_length),

@@ -72,6 +72,61 @@ test_keys_documented(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/*
+ * Every range the man page states ("Range 100ms to 600s.", under the
+ * key's .It Ic) is the table's, in the units range errors and -nv use;
+ * and every duration and size key states its range.
+ */
+static void
+test_ranges_documented(void **state)
+{
+	const char	*top = getenv("top_srcdir");
+	char		 path[4096], line[512], key[64] = "", lo[64], hi[64];
+	char		 want[2 * CONF_VALUE_LEN + 8], got[160];
+	int		 ranged[128] = { 0 }, bad = 0;
+	FILE		*fp;
+
+	assert_true(conf_nkeys <= 128);
+	snprintf(path, sizeof(path), "%s/man/chainwatch.conf.5.in",
+	    top != NULL ? top : ".");
+	if ((fp = fopen(path, "r")) == NULL) {
+		print_error("cannot open %s\n", path);
+		fail();
+	}
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		if (sscanf(line, ".It Ic %63[a-z_]", key) == 1)
+			continue;
+		if (sscanf(line, "Range %63s to %63[^.\n]", lo, hi) != 2)
+			continue;
+		for (size_t i = 0; i < conf_nkeys; i++) {
+			const struct conf_key *k = &conf_keys[i];
+			char	a[CONF_VALUE_LEN], b[CONF_VALUE_LEN];
+
+			if (strcmp(k->key, key) != 0)
+				continue;
+			ranged[i] = 1;
+			conf_fmt_value(k->type, k->min, a, sizeof(a));
+			conf_fmt_value(k->type, k->max, b, sizeof(b));
+			snprintf(want, sizeof(want), "%s to %s", a, b);
+			snprintf(got, sizeof(got), "%s to %s", lo, hi);
+			if (strcmp(want, got) != 0) {
+				print_error("%s: the man page says Range %s, "
+				    "the table %s\n", key, got, want);
+				bad = 1;
+			}
+		}
+	}
+	fclose(fp);
+	for (size_t i = 0; i < conf_nkeys; i++)
+		if ((conf_keys[i].type == CT_DURATION ||
+		    conf_keys[i].type == CT_SIZE) && !ranged[i]) {
+			print_error("%s: no Range line in %s\n",
+			    conf_keys[i].key, path);
+			bad = 1;
+		}
+	assert_int_equal(bad, 0);
+}
+
 /* Every default in the table must itself be valid. */
 static void
 test_defaults_parse(void **state)
@@ -88,6 +143,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keys_documented),
+		cmocka_unit_test(test_ranges_documented),
 		cmocka_unit_test(test_defaults_parse),
 	};
 

@@ -182,6 +182,28 @@ test_two_branches(void **state)
 	assert_work(&r.branches[0].above.work, 50);
 	assert_work(&r.branches[1].above.work, 10);
 	forks_result_free(&r);
+
+	/*
+	 * A tip below the ancestor is merely behind: on the longest
+	 * branch, nothing above, 10 behind, either way work is counted.
+	 */
+	tip(&t[2], 3, 0, 140, NOW);
+	for (int by_work = 0; by_work <= 1; by_work++) {
+		assert_int_equal(forks_analyse(t, 3, NOW, BT, by_work, lookup,
+		    &s, &r), 0);
+		assert_int_equal(r.n_branches, 2);
+		assert_int_equal(r.ancestor_number, 150);
+		assert_int_equal(t[2].kind, FORKS_TIP_BRANCH);
+		assert_int_equal(t[2].branch, 0);
+		assert_true(t[2].above.known);
+		assert_int_equal(t[2].above.length, 0);
+		assert_int_equal(t[2].above.behind, 10);
+		assert_work(&t[2].above.work, 0);
+		assert_int_equal(t[2].above.work_blocks, 0);
+		assert_int_equal(t[0].above.behind, 0);
+		assert_int_equal(r.branches[0].above.length, 50);
+		forks_result_free(&r);
+	}
 }
 
 static void
