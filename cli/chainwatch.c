@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,6 @@
 
 #include "cli.h"
 #include "cli_fmt.h"
-#include "conf.h"
 #include "log.h"
 #include "util.h"
 
@@ -62,10 +62,12 @@ usage_to(FILE *fp)
 	    "and splits\n"
 	    "  reload       make chainwatchd reread its configuration\n"
 	    "\n"
-	    "exit status: 0 ok, 1 verify found differences or a chain is "
-	    "not ok,\n"
-	    "             or reload found errors in the configuration,\n"
-	    "             7 reload: chainwatchd is not running,\n"
+	    "exit status: 0 ok, 1 verify found differences, reload found "
+	    "errors in the\n"
+	    "             configuration, or status found a chain degraded,\n"
+	    "             2 status: a chain stalled, 3 status: a chain "
+	    "unreachable,\n"
+	    "             7 status, reload: chainwatchd is not running,\n"
 	    "             100 usage, 111 cannot open\n", DEFAULT_CONF);
 }
 
@@ -165,6 +167,22 @@ static const struct cmd cmds[] = {
 	{ "reload",	NULL,		json_longopts,	    CHAIN_NONE,	 0 },
 };
 
+/* "status, endpoints, ... or reload": the commands, from cmds[]. */
+static const char *
+cmd_names(void)
+{
+	static char	names[128];
+	size_t		n = sizeof(cmds) / sizeof(cmds[0]), len = 0;
+
+	if (names[0] != '\0')
+		return names;
+	for (size_t i = 0; i < n && len < sizeof(names); i++)
+		len += (size_t)snprintf(names + len, sizeof(names) - len,
+		    "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+		    cmds[i].name);
+	return names;
+}
+
 /* --limit and --last: a number of what, 1 or more. */
 static int64_t
 parse_count(const struct cmd *cmd, const char *opt, const char *what,
@@ -253,45 +271,16 @@ cmd_args(const struct cmd *cmd, int argc, char **argv, struct cli_opts *o)
 }
 
 /*
- * The database key of the daemon's configuration.  A file with errors is
- * not trusted to name the right store: say so, and point at -d.
+ * 1 if the store at a (the configuration's) is the file b: only then is
+ * the configuration's control socket that store's daemon's.
  */
 static int
-database_from_conf(const char *path, char *db, size_t dblen)
+same_file(const char *a, const char *b)
 {
-	struct conf	*conf;
-	size_t		 i;
+	struct stat	 sa, sb;
 
-	conf = conf_load(path);
-	if (conf->n_errors > 0) {
-		for (i = 0; i < conf->n_errors; i++)
-			fprintf(stderr, "%s\n", conf->errors[i]);
-		cli_err("%s: cannot tell where the store is (give it with "
-		    "-d database)", path);
-		conf_free(conf);
-		return -1;
-	}
-	snprintf(db, dblen, "%s", conf->daemon.database);
-	conf_free(conf);
-	return 0;
-}
-
-/*
- * 1 if the configuration at path names the store db: only then is its
- * control socket that store's daemon's.
- */
-static int
-conf_names_store(const char *path, const char *db)
-{
-	struct conf	*conf;
-	struct stat	 a, b;
-	int		 same;
-
-	conf = conf_load(path);
-	same = conf->n_errors == 0 && stat(conf->daemon.database, &a) == 0 &&
-	    stat(db, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-	conf_free(conf);
-	return same;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	    sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 int
@@ -306,9 +295,8 @@ main(int argc, char *argv[])
 	struct view_db		 db;
 	const char		*conf_path = DEFAULT_CONF, *db_path = NULL;
 	const char		*sock_path = NULL;
-	int			 db_given = 0;
-	char			 conf_db[CONF_URL_MAX + 1];
-	char			 conf_sock[CONF_URL_MAX + 1];
+	struct cli_conf		 conf;
+	int			 have_conf;
 	size_t			 i;
 	int			 ch, rc;
 
@@ -322,7 +310,6 @@ main(int argc, char *argv[])
 		switch (ch) {
 		case 'd':
 			db_path = optarg;
-			db_given = 1;
 			break;
 		case 'f':
 			conf_path = optarg;
@@ -340,27 +327,35 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	if (argc == 0) {
-		cli_err("no command (status, endpoints, standings, queue, "
-		    "blocks, forks or verify)");
+		cli_err("no command (%s)", cmd_names());
 		usage();
 	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (strcmp(argv[0], cmds[i].name) == 0)
 			cmd = &cmds[i];
 	if (cmd == NULL) {
-		cli_err("unknown command '%s' (status, endpoints, standings, "
-		    "queue, blocks, forks or verify)", argv[0]);
+		cli_err("unknown command '%s' (%s)", argv[0], cmd_names());
 		usage();
 	}
 	cmd_args(cmd, argc, argv, &o);
 	if (cmd->run == NULL)
 		return cli_reload(conf_path, sock_path, o.json);
 
+	/*
+	 * Only [daemon]'s database, control_socket and pidfile are read: an
+	 * error elsewhere (a chain section being edited while the daemon
+	 * runs on what it loaded before) is a warning, not a reason to fail
+	 * a status that scripts rely on.  With -d the file is only asked for
+	 * the socket and the pidfile, quietly.
+	 */
+	have_conf = cli_conf_daemon(conf_path, &conf, db_path != NULL) == 0;
 	if (db_path == NULL) {
-		if (database_from_conf(conf_path, conf_db,
-		    sizeof(conf_db)) == -1)
+		if (!have_conf) {
+			cli_err("%s: cannot tell where the store is (give it "
+			    "with -d database)", conf_path);
 			return CW_EXIT_SYSTEM;
-		db_path = conf_db;
+		}
+		db_path = conf.database;
 	}
 	/*
 	 * Not sandboxed: a temporary file keeps verify's sorts of a whole
@@ -376,13 +371,15 @@ main(int argc, char *argv[])
 	 */
 	if (sock_path != NULL)
 		db.socket = sock_path;
-	else if ((!db_given || conf_names_store(conf_path, db_path)) &&
-	    cli_socket_path(conf_path, conf_sock, sizeof(conf_sock),
-	    1) == 0)
-		db.socket = conf_sock;
+	else if (have_conf && (db_path == conf.database ||
+	    same_file(conf.database, db_path))) {
+		db.socket = conf.control_socket;
+		db.pidfile = conf.pidfile;
+	}
 	if (cmd->note)
 		(void)cli_daemon_note(&db);
 	rc = cmd->run(&db, &o);
+	json_decref(db.daemon_status);
 	view_db_close(&db);
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		cli_err("standard output: %s", strerror(errno));

@@ -12,12 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "conf.h"
 #include "view.h"
 
 /* Beside util.h's codes: what verify exits with when it found any. */
 #define CLI_EXIT_DIFFERENCES	1
-/* What status exits with when a chain shown is not ok. */
-#define CLI_EXIT_NOT_OK		1
 
 /* The command line of a view; each reads the options it takes. */
 struct cli_opts {
@@ -40,8 +39,34 @@ int	cli_queue(struct view_db *, const struct cli_opts *);
 int	cli_blocks(struct view_db *, const struct cli_opts *);
 int	cli_forks(struct view_db *, const struct cli_opts *);
 
+/*
+ * What status exits with, the worst of what it found: a chain degraded
+ * (or the daemon's store blocked), stalled, unreachable; and the daemon
+ * not running, whatever the chains.
+ */
+#define CLI_EXIT_DEGRADED	1
+#define CLI_EXIT_STALLED	2
+#define CLI_EXIT_UNREACHABLE	3
+
 /* cli_daemon.c: the running daemon, through its control socket. */
-#define CLI_EXIT_NOT_RUNNING	7	/* reload: no daemon answers */
+#define CLI_EXIT_NOT_RUNNING	7	/* reload, status: no daemon answers */
+
+/* The keys of the daemon's configuration that the views read. */
+struct cli_conf {
+	char	database[CONF_URL_MAX + 1];
+	char	control_socket[CONF_URL_MAX + 1];
+	char	pidfile[CONF_URL_MAX + 1];
+};
+/*
+ * Those keys from the configuration at path, even when it has errors
+ * elsewhere (a typo in a chain section while the daemon runs on the file
+ * it loaded before): 0, after a warning with each error unless quiet.
+ * -1 if the file cannot be read or an error may concern those keys
+ * (one of them, an unknown key in [daemon], a broken section header
+ * where [daemon] may have been meant): the errors are printed unless
+ * quiet.
+ */
+int	cli_conf_daemon(const char *path, struct cli_conf *out, int quiet);
 /*
  * The control_socket key of the configuration at conf_path, into out.
  * -1 if the file cannot be read or has errors: they are printed unless
@@ -55,6 +80,11 @@ int	cli_socket_path(const char *conf_path, char *out, size_t outlen,
  * view_daemon_state() said: 1 running, 0 not running, -1 cannot tell.
  */
 int	cli_daemon_note(struct view_db *);
+/*
+ * How old the store is: the last head the daemon stored, else the last
+ * time it wrote the file (the -wal, if it has one).  0 if unknown.
+ */
+int64_t	cli_store_time(struct view_db *);
 
 /* cli_reload.c */
 /*

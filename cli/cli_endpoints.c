@@ -1,7 +1,8 @@
 /*
  * chainwatch endpoints: every configured endpoint of every chain (or of
  * one), with the state chainwatchd judged it in, how far behind the chain
- * it is, how often it brought a head first, and its URLs.
+ * it is (and whether it is behind or stuck, as status judges it), how
+ * often it brought a head first, and its URLs.
  */
 #include "config.h"
 
@@ -25,6 +26,10 @@ struct ep {
 	int64_t		 since, best, best_at, lag_ms, pruning_bound;
 	int64_t		 spec_version;
 	int64_t		 heads_first, heads_seen, restarts;
+	int64_t		 block_time;	/* the chain's, ms */
+	struct view_head head;
+	enum view_lag	 lag;		/* view_lag_judge as of now */
+	int64_t		 lag_blocks, lag_since;
 };
 
 struct eps {
@@ -53,12 +58,15 @@ eps_free(struct eps *e)
 static const char q_endpoints[] =
     "SELECT name, state, state_since, state_reason, best_number, best_at,"
     "  lag_ms, heads_first, heads_seen, pruning_bound, restarts, rpc_url,"
-    "  ws_url, position, spec_name, spec_version, system_chain"
-    " FROM endpoints WHERE chain_id = ?1 AND configured = 1"
+    "  ws_url, position, spec_name, spec_version, system_chain,"
+    "  (SELECT block_time FROM chains WHERE id = e.chain_id), "
+    VIEW_SQL_HEAD_AT ", " VIEW_SQL_PASSED_AT
+    " FROM endpoints e WHERE chain_id = ?1 AND configured = 1"
     " ORDER BY position, name";
 
 static int
-eps_load(struct view_db *c, const struct view_chain *ch, struct eps *e)
+eps_load(struct view_db *c, const struct view_chain *ch, int64_t now,
+    struct eps *e)
 {
 	sqlite3_stmt	*st;
 	struct ep	*p;
@@ -97,6 +105,13 @@ eps_load(struct view_db *c, const struct view_chain *ch, struct eps *e)
 		p->spec_name = view_col_dup(st, 14);
 		p->has_spec = view_col_int(st, 15, &p->spec_version);
 		p->system_chain = view_col_dup(st, 16);
+		p->block_time = sqlite3_column_int64(st, 17);
+		p->head.has_best = p->has_best;
+		p->head.best_number = p->best;
+		p->head.has_head_at = view_col_int(st, 18, &p->head.head_at);
+		p->head.has_passed = view_col_int(st, 19, &p->head.passed_at);
+		p->lag = view_lag_judge(ch, p->block_time, &p->head, now,
+		    &p->lag_blocks, &p->lag_since);
 	}
 	if (view_db_finish(c, "reading endpoints", st, rc == SQLITE_DONE) == -1)
 		return CW_EXIT_SYSTEM;
@@ -190,6 +205,20 @@ print_chain(const struct view_chain *ch, const struct eps *e, int64_t now)
 		cli_table_cell(&t, "%lld", (long long)p->restarts);
 		if (p->reason != NULL)
 			cli_table_wrap(&t, 4, p->reason);
+		if (p->lag == VIEW_LAG_BEHIND || p->lag == VIEW_LAG_STUCK) {
+			char	 w[CLI_COLS * 2];
+
+			view_span(now - p->lag_since, a, sizeof(a));
+			if (p->lag == VIEW_LAG_STUCK)
+				snprintf(w, sizeof(w), "stuck at #%lld: no new "
+				    "head for %s while the chain went on",
+				    (long long)p->best, a);
+			else
+				snprintf(w, sizeof(w), "behind: %lld blocks "
+				    "below the best for %s",
+				    (long long)p->lag_blocks, a);
+			cli_table_wrap(&t, 4, w);
+		}
 	}
 	cli_table_print(&t);
 	cli_table_free(&t);
@@ -212,6 +241,8 @@ ep_json(const struct ep *p)
 	json_object_set_new(o, "best_number", view_jint(p->has_best, p->best));
 	view_jtime(o, "best_at", p->has_best_at, p->best_at);
 	json_object_set_new(o, "behind", view_jint(has_behind, behind));
+	json_object_set_new(o, "condition", view_jstr(view_lag_name(p->lag)));
+	view_jtime(o, "condition_since", p->lag_since != 0, p->lag_since);
 	json_object_set_new(o, "lag_ms", view_jint(p->has_lag, p->lag_ms));
 	json_object_set_new(o, "heads_first", json_integer(p->heads_first));
 	json_object_set_new(o, "heads_seen", json_integer(p->heads_seen));
@@ -244,7 +275,7 @@ cli_endpoints(struct view_db *c, const struct cli_opts *o)
 	e = xcalloc(nc > 0 ? nc : 1, sizeof(*e));
 	for (i = 0; i < nc && rc == CW_EXIT_OK; i++)
 		if (ch == NULL || &chains[i] == ch)
-			rc = eps_load(c, &chains[i], &e[i]);
+			rc = eps_load(c, &chains[i], now, &e[i]);
 	running = rc == CW_EXIT_OK ? cli_daemon_note(c) : -1;
 	view_db_end(c);
 

@@ -162,7 +162,8 @@ print_human(const struct view_chain *ch, const struct cli_opts *o,
 
 static void
 print_json(const struct view_chain *ch, const struct cli_opts *o,
-    const struct view_standings *s, size_t shown, int stale, const char *last)
+    const struct view_standings *s, size_t shown, int stale, const char *last,
+    int running)
 {
 	json_t		*root, *rows, *row;
 	const struct view_srow *r;
@@ -171,6 +172,7 @@ print_json(const struct view_chain *ch, const struct cli_opts *o,
 
 	root = json_object();
 	json_object_set_new(root, "chain", view_jstr(ch->name));
+	json_object_set_new(root, "daemon_running", cli_jrunning(running));
 	json_object_set_new(root, "window",
 	    json_string(view_window_name[o->window]));
 	json_object_set_new(root, "final_only", json_boolean(o->final_only));
@@ -243,7 +245,7 @@ cli_standings(struct view_db *c, const struct cli_opts *o)
 	const struct view_chain	*ch;
 	struct view_standings	 s;
 	size_t			 n, shown;
-	int			 rc, stale = 0;
+	int			 rc, stale = 0, running = -1;
 	char			 last[64];
 
 	if ((rc = view_chains_begin(c, o->chain, &chains, &n, &ch)) !=
@@ -254,12 +256,15 @@ cli_standings(struct view_db *c, const struct cli_opts *o)
 	if (rc == CW_EXIT_OK &&
 	    (stale = view_chain_stale(c, ch, last, sizeof(last))) == -1)
 		rc = CW_EXIT_SYSTEM;
+	/* Asked once a command: the stale note may have asked already. */
+	if (rc == CW_EXIT_OK && o->json && c->socket != NULL)
+		running = view_daemon_ask(c);
 	view_db_end(c);
 	if (rc == CW_EXIT_OK) {
 		shown = o->limit > 0 && (uint64_t)o->limit < s.n ?
 		    (size_t)o->limit : s.n;
 		if (o->json)
-			print_json(ch, o, &s, shown, stale, last);
+			print_json(ch, o, &s, shown, stale, last, running);
 		else
 			print_human(ch, o, &s, shown, stale, last);
 	}

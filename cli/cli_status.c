@@ -1,7 +1,10 @@
 /*
  * chainwatch status: each chain's status as libcwview.a judges it
  * (view_status.c), for people, one headline per chain with the endpoints
- * that are down, why and since when, in local time; or as --json.
+ * that are down, behind or stuck, why and since when, in local time; or
+ * as --json.  First whether chainwatchd runs: a store nobody writes is
+ * not ok, however fresh its last heads.  The exit status is the worst
+ * thing found (cli.h), so that a script can tell them apart.
  */
 #include "config.h"
 
@@ -99,6 +102,16 @@ down_item(const struct view_endpoint *e, int64_t now, char *out,
 {
 	char	 cls[256], t[32];
 
+	if (e->lagging) {
+		time_local(e->lag_since, now, t, sizeof(t));
+		if (e->lag == VIEW_LAG_STUCK)
+			snprintf(out, outlen, "%s, stuck at #%lld since %s",
+			    e->name, (long long)e->head.best_number, t);
+		else
+			snprintf(out, outlen, "%s, %lld blocks behind since %s",
+			    e->name, (long long)e->lag_blocks, t);
+		return;
+	}
 	/* An inconsistency's reason is long: it is in the endpoint's line. */
 	if (e->doubted)
 		snprintf(cls, sizeof(cls), "%s", e->state);
@@ -181,7 +194,7 @@ print_human(const struct view_verdict *s, const json_t *daemon, int64_t now)
 		 * A stalled chain's trouble is its heads, not these; unless
 		 * no endpoint is believed.
 		 */
-		if ((!e->down && !e->doubted && !e->mute) ||
+		if ((!e->down && !e->doubted && !e->mute && !e->lagging) ||
 		    (s->status == VIEW_STATUS_STALLED && s->n_doubted == 0))
 			continue;
 		down_item(e, now, item, sizeof(item));
@@ -263,15 +276,54 @@ print_human(const struct view_verdict *s, const json_t *daemon, int64_t now)
 	}
 }
 
-/* The daemon's status answer, to free; NULL when not running or asked. */
+/* The daemon's status answer, kept in c; NULL unless it answered. */
 static json_t *
 daemon_status(struct view_db *c)
 {
-	json_t	*status = NULL;
+	(void)view_daemon_ask(c);
+	return c->daemon_status;
+}
 
-	if (c->socket == NULL || view_daemon_state(c->socket, &status) != 1)
-		return NULL;
-	return status;
+/*
+ * chainwatchd: not running (nothing answers on /run/chainwatchd.sock);
+ * the store as of 2 min ago
+ */
+static void
+print_not_running(struct view_db *c, int64_t now)
+{
+	char	 line[1024], a[VIEW_AGE_LEN];
+	int64_t	 t = cli_store_time(c);
+
+	if (t > 0)
+		view_ago(now - t, a, sizeof(a));
+	snprintf(line, sizeof(line), "chainwatchd: not running (nothing "
+	    "answers on %s); the store as of %s", c->socket, t > 0 ? a :
+	    "an unknown time");
+	cli_put_line(line);
+}
+
+/* The exit status for a chain's status. */
+static int
+status_rc(enum view_status st)
+{
+	switch (st) {
+	case VIEW_STATUS_OK:
+		return CW_EXIT_OK;
+	case VIEW_STATUS_DEGRADED:
+		return CLI_EXIT_DEGRADED;
+	case VIEW_STATUS_STALLED:
+		return CLI_EXIT_STALLED;
+	case VIEW_STATUS_UNREACHABLE:
+	default:
+		return CLI_EXIT_UNREACHABLE;
+	}
+}
+
+/* The worse of two exit statuses: not running, unreachable, ... ok. */
+static int
+worse(int a, int b)
+{
+	return a > b ? a : b;
 }
 
 /*
@@ -290,6 +342,19 @@ store_blocked(const json_t *status)
 		return NULL;
 	json_incref(store);
 	return store;
+}
+
+/* --json: the status of a chain by its name, as the view judged it. */
+static enum view_status
+json_status(const json_t *c)
+{
+	const char	*st = json_string_value(json_object_get(c, "status"));
+
+	for (int i = VIEW_STATUS_OK; st != NULL &&
+	    i <= VIEW_STATUS_UNREACHABLE; i++)
+		if (strcmp(st, view_status_name((enum view_status)i)) == 0)
+			return (enum view_status)i;
+	return VIEW_STATUS_UNREACHABLE;
 }
 
 /* --json: "subscribe" and "subscription" of each chain, null unknown. */
@@ -340,48 +405,59 @@ cli_status(struct view_db *c, const struct cli_opts *o)
 {
 	struct view_chain	*chains;
 	struct view_verdict	*ss;
-	json_t			*root;
+	json_t			*root, *ch;
 	size_t			 n, nc, i;
 	int64_t			 now = (int64_t)now_wall_ms();
-	int			 rc, bad = 0;
+	int			 rc, worst = CW_EXIT_OK;
 	json_t			*daemon = daemon_status(c);
 	json_t			*blocked = store_blocked(daemon);
+	int			 running = c->daemon_running;
 
+	/* The daemon's store blocked: new blocks are not stored. */
+	if (blocked != NULL)
+		worst = CLI_EXIT_DEGRADED;
+	if (running == 0)
+		worst = CLI_EXIT_NOT_RUNNING;
 	if (o->json) {
 		if ((rc = view_status_json(c, o->chain, &root)) != CW_EXIT_OK) {
 			json_decref(blocked);
-			json_decref(daemon);
 			return rc;
 		}
 		json_subscriptions(root, daemon);
-		json_decref(daemon);
+		json_object_set_new(root, "daemon_running",
+		    cli_jrunning(running));
+		/* Only a daemon that answered can say how its store is. */
 		json_object_set_new(root, "daemon_store", blocked != NULL ?
-		    blocked : json_pack("{s:s}", "state", "ok"));
-		bad = blocked != NULL;
-		for (i = 0; i < json_array_size(json_object_get(root,
-		    "chains")); i++)
-			bad |= strcmp(json_string_value(json_object_get(
-			    json_array_get(json_object_get(root, "chains"), i),
-			    "status")), "ok") != 0;
+		    blocked : daemon != NULL ? json_pack("{s:s}", "state",
+		    "ok") : json_null());
+		json_array_foreach(json_object_get(root, "chains"), i, ch) {
+			worst = worse(worst, status_rc(json_status(ch)));
+			/* Nobody writes it: what it shows is as of then. */
+			if (running == 0)
+				json_object_set(ch, "stale", json_true());
+		}
 		cli_json_print(root);
-		return bad ? CLI_EXIT_NOT_OK : CW_EXIT_OK;
+		return worst;
 	}
 	if ((rc = view_status_judge(c, o->chain, &chains, &nc, &ss, &n)) !=
 	    CW_EXIT_OK) {
 		json_decref(blocked);
-		json_decref(daemon);
 		return rc;
+	}
+	if (running == 0) {
+		print_not_running(c, now);
+		if (n > 0 || blocked != NULL)
+			putchar('\n');
 	}
 	if (blocked != NULL) {
 		print_store_blocked(blocked, now);
-		bad = 1;
 		if (n > 0)
 			putchar('\n');
 	}
 	if (n == 0)
 		printf("no chains stored yet\n");
 	for (i = 0; i < n; i++) {
-		bad |= ss[i].status != VIEW_STATUS_OK;
+		worst = worse(worst, status_rc(ss[i].status));
 		if (i > 0)
 			putchar('\n');
 		print_human(&ss[i], daemon, now);
@@ -391,7 +467,6 @@ cli_status(struct view_db *c, const struct cli_opts *o)
 			    "chainwatchd's memory");
 	}
 	json_decref(blocked);
-	json_decref(daemon);
 	view_verdicts_free(ss, n, chains, nc);
-	return bad ? CLI_EXIT_NOT_OK : CW_EXIT_OK;
+	return worst;
 }

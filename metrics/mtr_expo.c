@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "mtr.h"
 #include "util.h"
 
@@ -408,6 +410,42 @@ static const struct fam ep_worker[] = {
 	    in_sup, hedges, VAL_U64),
 };
 
+/*
+ * How each endpoint keeps up with its chain, as chainwatch status judges
+ * it (view_lag_judge): read from the same status the chains' come from,
+ * so that a scrape and `chainwatch status` never disagree.  Endpoints
+ * whose condition is not known (no head yet) have no series.
+ */
+static void
+expo_conditions(const struct mtr_snap *s, struct buf *b)
+{
+	static const char *const conds[] = { "ok", "behind", "stuck" };
+	const json_t	*c, *e;
+	const char	*chain, *name, *cond;
+	size_t		 i, k, j;
+
+	family(b, "chainwatch_endpoint_condition", "gauge",
+	    "1 for how the endpoint keeps up with its chain (ok, behind: "
+	    "3 blocks or more below the best for 3 block times, stuck: no new "
+	    "head for 5 block times while the chain went on), 0 for the "
+	    "others.");
+	json_array_foreach(json_object_get(s->status, "chains"), i, c) {
+		chain = json_string_value(json_object_get(c, "name"));
+		json_array_foreach(json_object_get(c, "endpoints"), k, e) {
+			name = json_string_value(json_object_get(e, "name"));
+			cond = json_string_value(json_object_get(e,
+			    "condition"));
+			if (chain == NULL || name == NULL || cond == NULL)
+				continue;
+			for (j = 0; j < nitems(conds); j++) {
+				series(b, "chainwatch_endpoint_condition",
+				    chain, name, "condition", conds[j], NULL);
+				val_u(b, strcmp(cond, conds[j]) == 0);
+			}
+		}
+	}
+}
+
 static void
 expo_endpoints(const struct mtr_snap *s, struct buf *b)
 {
@@ -448,6 +486,7 @@ expo_endpoints(const struct mtr_snap *s, struct buf *b)
 			val_u(b, strcmp(e->state, mtr_endpoint_states[k]) == 0);
 		}
 	}
+	expo_conditions(s, b);
 	if (s->sup_up)
 		family(b, "chainwatch_endpoint_breaker_state", "gauge",
 		    "1 for the state of the endpoint's circuit breaker "

@@ -43,6 +43,14 @@ struct view_db {
 	const char	*path;
 	const char	*socket;	/* chainwatchd's control socket */
 	enum view_temp	 temp;
+	const char	*pidfile;	/* chainwatchd's pidfile, or NULL */
+	/*
+	 * Whether chainwatchd runs, asked once per command (view_ctl.h's
+	 * view_daemon_running): asked, its answer, and its "status" answer
+	 * (NULL unless it answered), for the caller to json_decref.
+	 */
+	int		 daemon_asked, daemon_running;
+	struct json_t	*daemon_status;
 };
 
 struct view_chain {
@@ -105,12 +113,24 @@ int	view_chains_begin(struct view_db *, const char *name,
 int	view_chain_stale(struct view_db *, const struct view_chain *,
 	    char *last, size_t lastlen);
 
+/*
+ * view_ctl.c: whether chainwatchd runs, asked once and kept in c: 1, with
+ * its "status" answer in c->daemon_status; 0 not running; -1 cannot tell
+ * (also without a socket to ask).  The control socket first: nothing
+ * listening there is not running.  When it cannot tell (no permission, no
+ * answer in time), the pidfile (c->pidfile, if set): none, or its process
+ * gone, is not running; a live process is running (daemon_status NULL
+ * then), so that a daemon whose socket we may not open is told right.
+ */
+int	view_daemon_ask(struct view_db *c);
+
 /* A text column as a string to free, or NULL for NULL. */
 char	*view_col_dup(sqlite3_stmt *, int col);
 /* An integer column that may be NULL: 1 and *v when it is not. */
 int	 view_col_int(sqlite3_stmt *, int col, int64_t *v);
 
 /* view_status.c: each chain's status, as chainwatch status shows it. */
+struct view_split;
 enum view_status {
 	VIEW_STATUS_OK,
 	VIEW_STATUS_DEGRADED,
@@ -120,6 +140,68 @@ enum view_status {
 
 /* "ok", "degraded", "stalled", "unreachable". */
 const char *view_status_name(enum view_status);
+
+/*
+ * How an endpoint keeps up with its chain, from its last head and when it
+ * came (the endpoints table) against the chain's best (chains) and when
+ * the chain went past that head (blocks.first_seen of the canonical block
+ * one above it).  Pure; the clock is passed in.
+ *
+ * behind	the endpoint's head is VIEW_BEHIND_BLOCKS or more below the
+ *		chain's best, and the chain went past it VIEW_BEHIND_TIMES
+ *		block times ago or more (VIEW_LAG_MIN_MS at least): a node
+ *		still syncing, or one that lost its peers.  Both, so that
+ *		neither a burst of quick blocks nor one slow block makes an
+ *		endpoint behind: only being blocks behind for a while does.
+ * stuck	no new head from it for VIEW_STUCK_TIMES block times
+ *		(VIEW_LAG_MIN_MS at least) while the chain went on without
+ *		it for VIEW_LAG_MIN_MS or more: its node stopped following.
+ *		A stuck endpoint is behind too; stuck is the one said.
+ *
+ * The floor in milliseconds is for short block times: a polled endpoint
+ * sees a new head up to a poll later (PROTO_POLL_MAX_MS, 2 s) plus the
+ * time its answer takes, which at 300 ms blocks is several blocks.
+ */
+#define VIEW_BEHIND_BLOCKS	3
+#define VIEW_BEHIND_TIMES	3
+#define VIEW_STUCK_TIMES	5
+#define VIEW_LAG_MIN_MS		5000
+
+enum view_lag {
+	VIEW_LAG_UNKNOWN,	/* no head from it yet, or no best */
+	VIEW_LAG_OK,
+	VIEW_LAG_BEHIND,
+	VIEW_LAG_STUCK,
+};
+
+/* What the store has of one endpoint's head; has_* say what is known. */
+struct view_head {
+	int		 has_best, has_head_at, has_passed;
+	int64_t		 best_number;	/* its highest head */
+	int64_t		 head_at;	/* ms: its last new head came then */
+	int64_t		 passed_at;	/* ms: the chain's block one above
+					 * best_number was first seen */
+};
+
+/*
+ * Judge h against chain ch (block_time in ms) as of now.  *blocks is how
+ * far below the best it is (0 when not), *since when that began: the
+ * chain went past it (behind), its last new head (stuck); 0 else.
+ */
+enum view_lag view_lag_judge(const struct view_chain *ch, int64_t block_time,
+	    const struct view_head *h, int64_t now, int64_t *blocks,
+	    int64_t *since);
+/* "ok", "behind", "stuck"; NULL for VIEW_LAG_UNKNOWN. */
+const char *view_lag_name(enum view_lag);
+/*
+ * The SQL for a view_head of endpoint row e: its head_at and passed_at,
+ * for queries of "FROM endpoints e".
+ */
+#define VIEW_SQL_HEAD_AT	"nullif(max(coalesce(e.best_at, 0),"	\
+	" coalesce(e.tip_at, 0)), 0)"
+#define VIEW_SQL_PASSED_AT	"(SELECT b.first_seen FROM blocks b"	\
+	" WHERE b.chain_id = e.chain_id AND b.canonical = 1 AND"	\
+	" b.number = e.best_number + 1)"
 
 /* An endpoint of a judged chain, as the store has it. */
 struct view_endpoint {
@@ -135,6 +217,12 @@ struct view_endpoint {
 	/* Its worker's last hang or death, if recent. */
 	char		*trouble_kind, *trouble_detail;
 	int64_t		 trouble_at;
+	/* How it keeps up (view_lag_judge); counted only when not down,
+	 * doubted or mute, which say more. */
+	struct view_head head;
+	enum view_lag	 lag;
+	int64_t		 lag_blocks, lag_since;
+	int		 lagging;	/* behind or stuck, and counted */
 };
 
 /* A chain's status, the line that says why, and its endpoints. */
@@ -148,6 +236,12 @@ struct view_verdict {
 	int64_t		 slow_since;	/* ms */
 	enum view_status status;
 	char		 headline[512];	/* what follows "name: status: " */
+	size_t		 n_behind, n_stuck;
+	/*
+	 * The split the daemon has on record and not ended (splits, with
+	 * its sides as split_sides has them), or split.id 0.
+	 */
+	struct view_split *split;
 };
 
 /*

@@ -2,7 +2,8 @@
  * Talking to the running daemon: connect to its control socket, send one
  * line, read the answer until the daemon closes.  Every step, connect
  * included, has the same deadline, so a stopped daemon cannot hang the CLI
- * or a scrape.  And whether chainwatchd runs, from its "status" answer.
+ * or a scrape.  And whether chainwatchd runs, from its "status" answer,
+ * or its pidfile when the socket cannot tell.
  */
 #include "config.h"
 
@@ -10,6 +11,8 @@
 #include <sys/un.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,4 +208,84 @@ view_daemon_state(const char *socket_path, json_t **status)
 	}
 	*status = answer;
 	return 1;
+}
+
+/*
+ * Whether the process named in a pidfile lives: 1 yes, 0 no (no pidfile,
+ * which chainwatchd removes when it exits; no such process; a zombie), -1
+ * cannot tell (the file unreadable or not a pid), after saying why.
+ */
+static int
+pidfile_alive(const char *path)
+{
+	char		 buf[32], stat_path[64], st[512], *end, *p;
+	long		 pid;
+	ssize_t		 n;
+	int		 fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		if (errno == ENOENT)
+			return 0;
+		view_err("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0) {
+		/* Empty: the daemon between its open and its write. */
+		if (n == 0)
+			return -1;
+		view_err("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	buf[n] = '\0';
+	errno = 0;
+	pid = strtol(buf, &end, 10);
+	if (errno != 0 || end == buf || (*end != '\n' && *end != '\0') ||
+	    pid <= 1 || pid > INT32_MAX) {
+		view_err("%s: not a process id", path);
+		return -1;
+	}
+	if (kill((pid_t)pid, 0) == -1 && errno == ESRCH)
+		return 0;
+	/* Killed and not reaped yet: as gone, it answers nothing. */
+	snprintf(stat_path, sizeof(stat_path), "/proc/%ld/stat", pid);
+	if ((fd = open(stat_path, O_RDONLY | O_CLOEXEC)) != -1) {
+		n = read(fd, st, sizeof(st) - 1);
+		close(fd);
+		if (n > 0) {
+			st[n] = '\0';
+			if ((p = strrchr(st, ')')) != NULL && p[1] == ' ' &&
+			    (p[2] == 'Z' || p[2] == 'X'))
+				return 0;
+		}
+	}
+	return 1;
+}
+
+int
+view_daemon_ask(struct view_db *c)
+{
+	json_t	*status = NULL;
+	int	 r;
+
+	if (c->daemon_asked)
+		return c->daemon_running;
+	c->daemon_asked = 1;
+	if (c->socket == NULL) {
+		c->daemon_running = -1;
+		return -1;
+	}
+	/*
+	 * Nothing listening on the socket (refused, or no socket) is
+	 * decisive: a pid in a pidfile that a crash left behind may be
+	 * another process's by now.  The pidfile only settles what the
+	 * socket cannot: no permission on it, no answer in time.
+	 */
+	r = view_daemon_state(c->socket, &status);
+	if (r == -1 && c->pidfile != NULL)
+		r = pidfile_alive(c->pidfile);
+	c->daemon_running = r;
+	c->daemon_status = status;
+	return r;
 }

@@ -1,9 +1,10 @@
 /*
  * Each chain's status, ok, degraded, stalled or unreachable, judged from
  * the heads and the endpoint states that chainwatchd stores, with which
- * endpoints are down or inconsistent, why and since when; and the same
- * as JSON.  A chain whose endpoints are all inconsistent or down is
- * stalled when any is inconsistent: they answer, nobody is believed.
+ * endpoints are down, inconsistent, behind or stuck, why and since when,
+ * and the split on record; and the same as JSON.  A chain whose endpoints
+ * are all inconsistent or down is stalled when any is inconsistent: they
+ * answer, nobody is believed.
  */
 #include "config.h"
 
@@ -33,6 +34,73 @@ view_status_name(enum view_status st)
 	return status_name[st];
 }
 
+static const char *const lag_name[] = {
+	[VIEW_LAG_UNKNOWN] = NULL,
+	[VIEW_LAG_OK] = "ok",
+	[VIEW_LAG_BEHIND] = "behind",
+	[VIEW_LAG_STUCK] = "stuck",
+};
+
+const char *
+view_lag_name(enum view_lag l)
+{
+	return lag_name[l];
+}
+
+static int64_t
+max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+enum view_lag
+view_lag_judge(const struct view_chain *ch, int64_t block_time,
+    const struct view_head *h, int64_t now, int64_t *blocks, int64_t *since)
+{
+	int64_t	 behind, passed;
+
+	*blocks = 0;
+	*since = 0;
+	if (!h->has_best || !ch->has_best)
+		return VIEW_LAG_UNKNOWN;
+	if ((behind = ch->best_number - h->best_number) <= 0)
+		return VIEW_LAG_OK;
+	*blocks = behind;
+	/*
+	 * When the chain went past its head: the block above it was first
+	 * seen then.  Not stored (a gap, a store from before the backfill):
+	 * a block time a block, as if the endpoint fell behind at its pace.
+	 */
+	passed = h->has_passed ? h->passed_at : now - behind * block_time;
+	if (h->has_head_at && now - h->head_at >=
+	    max64(VIEW_STUCK_TIMES * block_time, VIEW_LAG_MIN_MS) &&
+	    now - passed >= VIEW_LAG_MIN_MS) {
+		*since = h->head_at;
+		return VIEW_LAG_STUCK;
+	}
+	if (behind >= VIEW_BEHIND_BLOCKS && now - passed >=
+	    max64(VIEW_BEHIND_TIMES * block_time, VIEW_LAG_MIN_MS)) {
+		*since = passed;
+		return VIEW_LAG_BEHIND;
+	}
+	return VIEW_LAG_OK;
+}
+
+static void
+split_free(struct view_split *sp)
+{
+	if (sp == NULL)
+		return;
+	for (size_t k = 0; k < sp->n_sides; k++) {
+		free(sp->sides[k].endpoint);
+		free(sp->sides[k].tip_hash);
+		free(sp->sides[k].work);
+	}
+	free(sp->sides);
+	free(sp->ancestor_hash);
+	free(sp);
+}
+
 static void
 verdict_free(struct view_verdict *s)
 {
@@ -47,16 +115,76 @@ verdict_free(struct view_verdict *s)
 	}
 	free(s->eps);
 	free(s->slow);
+	split_free(s->split);
 }
 
 /* ?2: since when a worker's hang or death is shown. */
 static const char q_endpoints[] =
     "SELECT name, state, state_since, state_reason, pruning_bound, t.kind,"
-    "  t.detail, t.at"
+    "  t.detail, t.at, e.best_number, " VIEW_SQL_HEAD_AT ", "
+    VIEW_SQL_PASSED_AT
     " FROM endpoints e LEFT JOIN endpoint_events t ON t.id ="
     "  (SELECT id FROM endpoint_events WHERE endpoint_id = e.id AND"
     "   kind IN ('hung', 'died') AND at >= ?2 ORDER BY at DESC LIMIT 1)"
-    " WHERE chain_id = ?1 AND configured = 1 ORDER BY position, name";
+    " WHERE e.chain_id = ?1 AND configured = 1 ORDER BY position, name";
+/*
+ * The split the daemon recorded last, if it has not ended; its sides, by
+ * branch.  The daemon records a split once it lasted (forks.h), so a
+ * one-block race between endpoints is not one.
+ */
+static const char q_split[] =
+    "SELECT id, first_seen, last_seen, branches, ancestor_number"
+    " FROM splits WHERE chain_id = ?1 AND ended IS NULL"
+    " AND id = (SELECT id FROM splits WHERE chain_id = ?1"
+    "  ORDER BY first_seen DESC, id DESC LIMIT 1)";
+static const char q_sides[] =
+    "SELECT e.name, d.branch, d.tip_number FROM split_sides d"
+    " JOIN endpoints e ON e.id = d.endpoint_id"
+    " WHERE d.split_id = ?1 ORDER BY d.branch, e.position, e.name";
+
+static int
+split_load(struct view_db *c, const struct view_chain *ch,
+    struct view_verdict *s)
+{
+	sqlite3_stmt		*st;
+	struct view_split	*sp;
+	struct view_split_side	*d;
+	int			 rc;
+
+	if (view_db_prepare(c, "reading splits", q_split, &st) == -1)
+		return CW_EXIT_SYSTEM;
+	sqlite3_bind_int64(st, 1, ch->id);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		sp = s->split = xcalloc(1, sizeof(*sp));
+		sp->id = sqlite3_column_int64(st, 0);
+		sp->first_seen = sqlite3_column_int64(st, 1);
+		sp->last_seen = sqlite3_column_int64(st, 2);
+		sp->branches = sqlite3_column_int64(st, 3);
+		sp->has_ancestor = view_col_int(st, 4, &sp->ancestor_number);
+	}
+	if (view_db_finish(c, "reading splits", st, rc == SQLITE_ROW ||
+	    rc == SQLITE_DONE) == -1)
+		return CW_EXIT_SYSTEM;
+	if ((sp = s->split) == NULL)
+		return CW_EXIT_OK;
+	if (view_db_prepare(c, "reading split_sides", q_sides, &st) == -1)
+		return CW_EXIT_SYSTEM;
+	sqlite3_bind_int64(st, 1, sp->id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		sp->sides = xrealloc(sp->sides, (sp->n_sides + 1) *
+		    sizeof(*sp->sides));
+		d = &sp->sides[sp->n_sides++];
+		memset(d, 0, sizeof(*d));
+		if ((d->endpoint = view_col_dup(st, 0)) == NULL)
+			d->endpoint = xstrdup("?");
+		d->branch = sqlite3_column_int64(st, 1);
+		d->tip_number = sqlite3_column_int64(st, 2);
+	}
+	if (view_db_finish(c, "reading split_sides", st,
+	    rc == SQLITE_DONE) == -1)
+		return CW_EXIT_SYSTEM;
+	return CW_EXIT_OK;
+}
 
 static int
 verdict_load(struct view_db *c, const struct view_chain *ch,
@@ -105,6 +233,9 @@ verdict_load(struct view_db *c, const struct view_chain *ch,
 		e->trouble_kind = view_col_dup(st, 5);
 		e->trouble_detail = view_col_dup(st, 6);
 		e->trouble_at = sqlite3_column_int64(st, 7);
+		e->head.has_best = view_col_int(st, 8, &e->head.best_number);
+		e->head.has_head_at = view_col_int(st, 9, &e->head.head_at);
+		e->head.has_passed = view_col_int(st, 10, &e->head.passed_at);
 		e->down = strcmp(e->state, "open") == 0 ||
 		    strcmp(e->state, "half-open") == 0 ||
 		    strcmp(e->state, "down") == 0 ||
@@ -117,22 +248,77 @@ verdict_load(struct view_db *c, const struct view_chain *ch,
 	}
 	if (view_db_finish(c, "reading endpoints", st, rc == SQLITE_DONE) == -1)
 		return CW_EXIT_SYSTEM;
-	return CW_EXIT_OK;
+	return split_load(c, ch, s);
+}
+
+/*
+ * Each endpoint's lag as of now; those that are not down, doubted or mute
+ * count (an endpoint that is down is behind too, and says more).
+ */
+static void
+verdict_lags(struct view_verdict *s, int64_t now)
+{
+	struct view_endpoint	*e;
+
+	for (size_t i = 0; i < s->n_eps; i++) {
+		e = &s->eps[i];
+		e->lag = view_lag_judge(s->ch, s->block_time, &e->head, now,
+		    &e->lag_blocks, &e->lag_since);
+		e->lagging = !e->down && !e->doubted && !e->mute &&
+		    (e->lag == VIEW_LAG_BEHIND || e->lag == VIEW_LAG_STUCK);
+		if (e->lagging && e->lag == VIEW_LAG_STUCK)
+			s->n_stuck++;
+		else if (e->lagging)
+			s->n_behind++;
+	}
+}
+
+/*
+ * "split for 73 s: d1, d3 at #65 / d2 at #57": the recorded split's
+ * sides, branch by branch, each at its highest tip.
+ */
+static void
+split_line(const struct view_split *sp, int64_t now, char *out,
+    size_t outlen)
+{
+	char	 a[VIEW_AGE_LEN];
+	size_t	 len, k, j;
+	int64_t	 top;
+
+	view_span(now - sp->first_seen, a, sizeof(a));
+	len = (size_t)snprintf(out, outlen, "split for %s", a);
+	for (k = 0; k < sp->n_sides && len < outlen; k = j) {
+		top = sp->sides[k].tip_number;
+		len += (size_t)snprintf(out + len, outlen - len, "%s%s",
+		    k == 0 ? ": " : " / ", sp->sides[k].endpoint);
+		for (j = k + 1; j < sp->n_sides &&
+		    sp->sides[j].branch == sp->sides[k].branch &&
+		    len < outlen; j++) {
+			len += (size_t)snprintf(out + len, outlen - len, ", %s",
+			    sp->sides[j].endpoint);
+			if (sp->sides[j].tip_number > top)
+				top = sp->sides[j].tip_number;
+		}
+		if (len < outlen)
+			len += (size_t)snprintf(out + len, outlen - len,
+			    " at #%lld", (long long)top);
+	}
 }
 
 /* "1 of 3 endpoints unreachable, 1 unresponsive, 1 inconsistent" */
 static void
 trouble_line(const struct view_verdict *s, char *out, size_t outlen)
 {
-	const size_t	 n[] = { s->n_down, s->n_mute, s->n_doubted };
+	const size_t	 n[] = { s->n_down, s->n_mute, s->n_doubted,
+			    s->n_stuck, s->n_behind };
 	const char	*what[] = { "unreachable", "unresponsive",
-			    "inconsistent" };
+			    "inconsistent", "stuck", "behind" };
 	size_t		 len = 0, i;
 	int		 first = 1;
 
 	out[0] = '\0';
 	for (i = 0; i < nitems(n) && len < outlen; i++) {
-		if (n[i] == 0 && !(first && i == nitems(n) - 1))
+		if (n[i] == 0)
 			continue;
 		if (first)
 			len += (size_t)snprintf(out + len, outlen - len,
@@ -149,9 +335,10 @@ static void
 verdict_judge(struct view_verdict *s, int64_t now)
 {
 	const struct view_chain	*ch = s->ch;
-	char			 a[32], b[32], t[128];
+	char			 a[32], b[32], t[384];
 	int			 fresh;
 
+	verdict_lags(s, now);
 	fresh = ch->has_updated &&
 	    now - ch->updated_at <= STALL_BLOCKS * s->block_time;
 	if (s->n_down + s->n_mute == s->n_eps) {
@@ -178,9 +365,16 @@ verdict_judge(struct view_verdict *s, int64_t now)
 			snprintf(s->headline, sizeof(s->headline),
 			    "no head stored for %s (block time %s)", a, b);
 		}
-	} else if (s->n_down > 0 || s->n_doubted > 0 || s->n_mute > 0) {
+	} else if (s->n_down > 0 || s->n_doubted > 0 || s->n_mute > 0 ||
+	    s->n_behind > 0 || s->n_stuck > 0 || s->split != NULL) {
 		s->status = VIEW_STATUS_DEGRADED;
 		trouble_line(s, s->headline, sizeof(s->headline));
+		if (s->split != NULL) {
+			split_line(s->split, now, t, sizeof(t));
+			snprintf(s->headline + strlen(s->headline),
+			    sizeof(s->headline) - strlen(s->headline), "%s%s",
+			    s->headline[0] != '\0' ? "; " : "", t);
+		}
 	} else if (s->slow != NULL) {
 		/* Every endpoint as slow: nobody is singled out. */
 		s->status = VIEW_STATUS_OK;
@@ -202,6 +396,31 @@ jtime_iso(int has, int64_t ms)
 		return json_null();
 	view_time_iso(ms, iso, sizeof(iso));
 	return json_string(iso);
+}
+
+/* The open split, or null: since when, and who is on which branch. */
+static json_t *
+split_json(const struct view_split *sp)
+{
+	json_t	*o, *sides;
+
+	if (sp == NULL)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "id", json_integer(sp->id));
+	json_object_set_new(o, "since", json_integer(sp->first_seen));
+	json_object_set_new(o, "since_iso", jtime_iso(1, sp->first_seen));
+	json_object_set_new(o, "branches", json_integer(sp->branches));
+	json_object_set_new(o, "ancestor_number", view_jint(sp->has_ancestor,
+	    sp->ancestor_number));
+	sides = json_array();
+	for (size_t k = 0; k < sp->n_sides; k++)
+		json_array_append_new(sides, json_pack("{s:o, s:I, s:I}",
+		    "endpoint", view_jstr(sp->sides[k].endpoint),
+		    "branch", (json_int_t)sp->sides[k].branch,
+		    "tip_number", (json_int_t)sp->sides[k].tip_number));
+	json_object_set_new(o, "sides", sides);
+	return o;
 }
 
 static json_t *
@@ -259,9 +478,20 @@ verdict_json(const struct view_verdict *s)
 			json_object_set_new(j, "worker_trouble", t);
 		} else
 			json_object_set_new(j, "worker_trouble", json_null());
+		json_object_set_new(j, "best_number",
+		    view_jint(e->head.has_best, e->head.best_number));
+		json_object_set_new(j, "behind", view_jint(e->lag !=
+		    VIEW_LAG_UNKNOWN, e->lag_blocks));
+		json_object_set_new(j, "condition", view_jstr(
+		    view_lag_name(e->lag)));
+		json_object_set_new(j, "condition_since", view_jint(
+		    e->lag_since != 0, e->lag_since));
+		json_object_set_new(j, "condition_since_iso",
+		    jtime_iso(e->lag_since != 0, e->lag_since));
 		json_array_append_new(eps, j);
 	}
 	json_object_set_new(o, "endpoints", eps);
+	json_object_set_new(o, "split", split_json(s->split));
 	return o;
 }
 

@@ -1,7 +1,9 @@
 #!/bin/sh
 # chainwatch status: a crafted store with a chain in each status (ok,
-# degraded, stalled, unreachable, and never-judged endpoints), the lines
-# for people, --json, and the exit status of each.
+# degraded, stalled, unreachable, and never-judged endpoints; endpoints
+# behind and stuck, and a split on record, each degraded, and endpoints
+# short of either), the lines for people, --json, and the exit status of
+# each: 0 ok, 1 degraded, 2 stalled, 3 unreachable, the worst of them.
 . "$top_srcdir/tests/integration/cli_lib.sh"
 
 # Local times in the output are then UTC, which python3 can predict.
@@ -86,13 +88,77 @@ chains = {
     "lima": (now - 20 * S, 90, 80, [
         ("a1-lima", "closed", T_OK, None, None, 1),
         ("a2-lima", "closed", T_OK, None, None, 1)]),
+    # A node 25 blocks behind, keeping pace: behind since the chain went
+    # past its head (the block above it first seen 5 min ago).
+    "mike": (now - 5 * S, 100, 90, [
+        ("a1-mike", "closed", T_OK, None, None, 1),
+        ("a2-mike", "closed", T_OK, None, None, 1)]),
+    # No new head from a2 for 2 min while the chain went on: stuck.
+    "november": (now - 5 * S, 100, 90, [
+        ("a1-november", "closed", T_OK, None, None, 1),
+        ("a2-november", "closed", T_OK, None, None, 1),
+        ("a3-november", "closed", T_OK, None, None, 1)]),
+    # A split on record for 73 s, the endpoints on two branches.
+    "oscar": (now - 5 * S, 65, 55, [
+        ("a1-oscar", "closed", T_OK, None, None, 1),
+        ("a2-oscar", "closed", T_OK, None, None, 1),
+        ("a3-oscar", "closed", T_OK, None, None, 1)]),
+    # Short of behind and stuck: 2 blocks below for 10 min, its heads
+    # fresh; 10 blocks below for 20 s (under 3 block times); a head 50 s
+    # old (under 5 block times) with the chain past it for 45 s.  And a
+    # split that ended.
+    "papa": (now - 5 * S, 100, 90, [
+        ("a1-papa", "closed", T_OK, None, None, 1),
+        ("a2-papa", "closed", T_OK, None, None, 1),
+        ("a3-papa", "closed", T_OK, None, None, 1),
+        ("a4-papa", "closed", T_OK, None, None, 1)]),
 }
+# Endpoint heads: name -> (best_number, best_at, tip_at); blocks: chain ->
+# [(number, first_seen)] of canonical blocks; the status expected of each
+# (behind, condition, condition_since).
+T_PASSED = now - 5 * MIN
+T_STUCK = now - 2 * MIN
+heads = {
+    "a1-mike": (100, now - 5 * S, now - 5 * S),
+    "a2-mike": (75, now - 6 * S, now - 6 * S),
+    "a1-november": (100, now - 5 * S, now - 5 * S),
+    "a2-november": (90, T_STUCK, T_STUCK - 3 * S),
+    "a3-november": (100, now - 5 * S, None),
+    "a1-oscar": (65, now - 5 * S, now - 5 * S),
+    "a2-oscar": (63, now - 8 * S, now - 8 * S),
+    "a3-oscar": (64, now - 9 * S, now - 9 * S),
+    "a1-papa": (100, now - 5 * S, now - 5 * S),
+    "a2-papa": (98, now - 5 * S, now - 5 * S),
+    "a3-papa": (90, now - 5 * S, now - 5 * S),
+    "a4-papa": (99, now - 50 * S, now - 50 * S),
+}
+blocks = {"mike": [(76, T_PASSED)], "november": [(91, now - 110 * S)],
+          "oscar": [(64, now - 3 * S)],
+          "papa": [(99, now - 10 * MIN), (91, now - 20 * S),
+                   (100, now - 45 * S)]}
+T_SPLIT = now - 73 * S
+# chain -> (first_seen, ended, branches, ancestor, [(endpoint, branch, tip)])
+splits = {"oscar": [(T_SPLIT, None, 2, 49, [("a1-oscar", 1, 65),
+                                            ("a3-oscar", 1, 64),
+                                            ("a2-oscar", 2, 63)])],
+          "papa": [(now - 20 * MIN, now - 15 * MIN, 2, 80,
+                    [("a1-papa", 1, 85), ("a2-papa", 2, 84)])]}
+lag = {"a1-mike": (0, "ok", None), "a2-mike": (25, "behind", T_PASSED),
+       "a1-november": (0, "ok", None),
+       "a2-november": (10, "stuck", T_STUCK),
+       "a3-november": (0, "ok", None),
+       "a1-oscar": (0, "ok", None), "a2-oscar": (2, "ok", None),
+       "a3-oscar": (1, "ok", None),
+       "a1-papa": (0, "ok", None), "a2-papa": (2, "ok", None),
+       "a3-papa": (10, "ok", None), "a4-papa": (1, "ok", None)}
 # name -> (slow_reason, slow_since)
 slow = {"lima": ("answers take 3.0 s (median)", T_HALF)}
 want_status = dict(alpha="ok", bravo="degraded", charlie="stalled",
                    delta="stalled", echo="unreachable", foxtrot="degraded",
                    golf="ok", hotel="degraded", india="degraded",
-                   juliet="stalled", kilo="degraded", lima="ok")
+                   juliet="stalled", kilo="degraded", lima="ok",
+                   mike="degraded", november="degraded", oscar="degraded",
+                   papa="ok")
 # Worker troubles: (endpoint, kind, detail, at); status shows the last
 # hang or death of the last 15 minutes.
 T_HUNG = now - 2 * MIN
@@ -121,18 +187,36 @@ for cid, (name, (upd, best, final, eps)) in enumerate(sorted(chains.items())):
                   q(ss)))
     for pos, (en, st, since, reason, bound, conf) in enumerate(eps):
         eid += 1
+        hb, ha, ta = heads.get(en, (None, None, None))
         out.append("INSERT INTO endpoints (id, chain_id, name, rpc_url, "
                    "ws_url, position, configured, state, state_since, "
-                   "state_reason, pruning_bound) VALUES (%d, %d, '%s', "
+                   "state_reason, pruning_bound, best_number, best_at, "
+                   "tip_at) VALUES (%d, %d, '%s', "
                    "'http://127.0.0.1:1', 'ws://127.0.0.1:1', %d, %d, '%s', "
-                   "%s, %s, %s);" % (eid, cid + 1, en, pos, conf, st,
-                   q(since), q(reason), q(bound)))
+                   "%s, %s, %s, %s, %s, %s);" % (eid, cid + 1, en, pos, conf,
+                   st, q(since), q(reason), q(bound), q(hb), q(ha), q(ta)))
+    for number, seen in blocks.get(name, []):
+        out.append("INSERT INTO blocks (chain_id, hash, number, parent, "
+                   "canonical, first_seen) VALUES (%d, randomblob(32), %d, "
+                   "randomblob(32), 1, %d);" % (cid + 1, number, seen))
 ids = {}
 eid = 0
 for cid, (name, (upd, best, final, eps)) in enumerate(sorted(chains.items())):
     for en, *_ in eps:
         eid += 1
         ids[en] = eid
+sid = 0
+for cid, name in enumerate(sorted(chains)):
+    for first, ended, nb, anc, sides in splits.get(name, []):
+        sid += 1
+        out.append("INSERT INTO splits (id, chain_id, first_seen, last_seen, "
+                   "ended, branches, ancestor_number) VALUES (%d, %d, %d, %d, "
+                   "%s, %d, %d);" % (sid, cid + 1, first, now - S, q(ended),
+                                     nb, anc))
+        for en, br, tip in sides:
+            out.append("INSERT INTO split_sides (split_id, endpoint_id, "
+                       "branch, tip_number, tip_hash) VALUES (%d, %d, %d, %d, "
+                       "randomblob(32));" % (sid, ids[en], br, tip))
 for en, kind, detail, at in events:
     out.append("INSERT INTO endpoint_events (endpoint_id, at, kind, detail) "
                "VALUES (%d, %d, '%s', '%s');" % (ids[en], at, kind, detail))
@@ -220,7 +304,33 @@ lima: ok: slow: answers take 3.0 s (median)
   best #90 (N s ago), final #80
   a1-lima  closed     since {ok}
   a2-lima  closed     since {ok}
-""".format(ok=hms(T_OK), op=hms(T_OPEN), hf=hms(T_HALF), run=RUN, rate=RATE,
+
+mike: degraded: 1 of 2 endpoints behind:
+    a2-mike, 25 blocks behind since {pa}
+  best #100 (N s ago), final #90
+  a1-mike  closed     since {ok}
+  a2-mike  closed     since {ok}
+
+november: degraded: 1 of 3 endpoints stuck:
+    a2-november, stuck at #90 since {st}
+  best #100 (N s ago), final #90
+  a1-november  closed     since {ok}
+  a2-november  closed     since {ok}
+  a3-november  closed     since {ok}
+
+oscar: degraded: split for 73 s: a1-oscar, a3-oscar at #65 / a2-oscar at #63
+  best #65 (N s ago), final #55
+  a1-oscar  closed     since {ok}
+  a2-oscar  closed     since {ok}
+  a3-oscar  closed     since {ok}
+
+papa: ok: 4 endpoints healthy
+  best #100 (N s ago), final #90
+  a1-papa  closed     since {ok}
+  a2-papa  closed     since {ok}
+  a3-papa  closed     since {ok}
+  a4-papa  closed     since {ok}
+""".format(pa=hms(T_PASSED), st=hms(T_STUCK), ok=hms(T_OK), op=hms(T_OPEN), hf=hms(T_HALF), run=RUN, rate=RATE,
            trial=TRIAL, long=LONG[:73], echo=hms(now - 10 * MIN), gen=GENESIS,
            incons=INCONS, unlinked=UNLINKED[:73] + "...")
 open(sys.argv[2], "w").write(want)
@@ -236,11 +346,24 @@ for name, (upd, best, final, eps) in chains.items():
         stale=st in ("stalled", "unreachable"),
         # No daemon runs on this store: who subscribes is not known.
         subscribe=None, subscription=None,
+        split=None,
         endpoints=[dict(name=en, state=s, since=since,
                         since_iso=None if since is None else iso(since),
                         reason=reason or None, pruning_bound=bound,
-                        worker_trouble=trouble.get(en))
+                        worker_trouble=trouble.get(en),
+                        best_number=heads.get(en, (None,))[0],
+                        behind=lag.get(en, (None,))[0],
+                        condition=lag.get(en, (None, None))[1],
+                        condition_since=lag.get(en, (None, None, None))[2],
+                        condition_since_iso=None if lag.get(en, (0, 0, None))[2] is None
+                        else iso(lag[en][2]))
                    for (en, s, since, reason, bound, conf) in eps if conf])
+expect["oscar"]["split"] = dict(
+    id=1, since=T_SPLIT, since_iso=iso(T_SPLIT), branches=2,
+    ancestor_number=49,
+    sides=[dict(endpoint="a1-oscar", branch=1, tip_number=65),
+           dict(endpoint="a3-oscar", branch=1, tip_number=64),
+           dict(endpoint="a2-oscar", branch=2, tip_number=63)])
 json.dump(expect, open(sys.argv[3], "w"), indent=1)
 PY
 {
@@ -249,7 +372,7 @@ PY
 } | sqlite3 "$DB" >/dev/null || fail "sqlite3: cannot build the store"
 
 # Every chain, for people: exactly the lines expected, 80 columns at most.
-expect_rc 1 cw -d "$DB" status >"$T/out"
+expect_rc 3 cw -d "$DB" status >"$T/out"
 sed -e "s/([0-9]* s ago)/(N s ago)/" -e "s/([0-9]* ms ago)/(N s ago)/" "$T/out" >"$T/got"
 diff -u "$T/want" "$T/got" || fail "status: unexpected lines"
 awk 'length($0) > 80 { print; exit 1 }' "$T/out" ||
@@ -257,8 +380,8 @@ awk 'length($0) > 80 { print; exit 1 }' "$T/out" ||
 ok "status of every chain, for people"
 
 # One chain at a time: its block only, and its exit status.
-for c in alpha:0 bravo:1 charlie:1 delta:1 echo:1 foxtrot:1 golf:0 hotel:1 \
-    india:1 juliet:1 kilo:1 lima:0; do
+for c in alpha:0 bravo:1 charlie:2 delta:2 echo:3 foxtrot:1 golf:0 hotel:1 \
+    india:1 juliet:2 kilo:1 lima:0 mike:1 november:1 oscar:1 papa:0; do
 	name=${c%:*}
 	expect_rc "${c#*:}" cw -d "$DB" status "$name" >"$T/one"
 	head -n 1 "$T/one" | grep -q "^$name: " ||
@@ -266,7 +389,7 @@ for c in alpha:0 bravo:1 charlie:1 delta:1 echo:1 foxtrot:1 golf:0 hotel:1 \
 	[ "$(grep -c '^[a-z]*: ' "$T/one")" = 1 ] ||
 	    fail "status $name: more than its own block"
 done
-ok "status CHAIN exits 0 for ok, 1 for degraded, stalled, unreachable"
+ok "status CHAIN exits 0 for ok, 1 degraded, 2 stalled, 3 unreachable"
 
 # check_json FILE [CHAIN]: the --json output against expect.json.
 check_json() {
@@ -285,12 +408,22 @@ for g, name in zip(got["chains"], names):
         sys.exit("%s:\n%r\nwant\n%r" % (name, g, want[name]))
 PY
 }
-expect_rc 1 cw -d "$DB" status --json >"$T/j"
+expect_rc 3 cw -d "$DB" status --json >"$T/j"
 check_json "$T/j" || fail "status --json"
+# No socket to ask (-d, no configuration): whether a daemon runs, and
+# how its store is, are not known.
+python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["daemon_running"] is None and j["daemon_store"] is None, j
+' "$T/j" || fail "status --json: daemon_running, daemon_store not null"
 expect_rc 0 cw -d "$DB" status --json alpha >"$T/j"
 check_json "$T/j" alpha || fail "status --json alpha"
-expect_rc 1 cw -d "$DB" status echo --json >"$T/j"
+expect_rc 3 cw -d "$DB" status echo --json >"$T/j"
 check_json "$T/j" echo || fail "status echo --json"
+for c in mike november oscar papa; do
+	cw -d "$DB" status --json "$c" >"$T/j"
+	check_json "$T/j" "$c" || fail "status --json $c"
+done
 ok "--json for every chain and for one"
 
 # Wrong command lines and stores.
@@ -319,3 +452,43 @@ cw -d "$DB" standings echo --json | /usr/bin/python3 -c 'import json, sys
 j = json.load(sys.stdin)
 assert j["stale"] is True, j' || fail "--json lacks stale: true"
 ok "standings of an unreachable chain are marked stale"
+
+# chainwatch-metrics judges the endpoints as status does: one
+# chainwatch_endpoint_condition series per condition, 1 for the one
+# status gives, none for an endpoint with no head.
+METRICS=$top_builddir/metrics/chainwatch-metrics
+if [ -x "$METRICS" ] && command -v curl >/dev/null; then
+	# It never runs as root: then as nobody, who may read the store.
+	as=
+	if [ "$(id -u)" = 0 ]; then
+		as="-u nobody"
+		chmod a+r "$DB"*
+	fi
+	# shellcheck disable=SC2086
+	"$METRICS" -f -l 127.0.0.1:0 -d "$DB" -s "$T/none.sock" \
+	    -p "$T/mport" $as >"$T/metrics.log" 2>&1 &
+	CW_PIDS="$CW_PIDS $!"
+	wait_for 10 "test -s '$T/mport'" ||
+	    fail "chainwatch-metrics did not start: $(cat "$T/metrics.log")"
+	curl -s -f -m 10 -o "$T/scrape" "http://127.0.0.1:$(cat "$T/mport")/metrics" ||
+	    fail "no answer on /metrics"
+	cw -d "$DB" status --json >"$T/j"
+	python3 - "$T/scrape" "$T/j" <<'PY' || fail "chainwatch_endpoint_condition differs from status"
+import json, re, sys
+got = {}
+for line in open(sys.argv[1]):
+    m = re.match(r'chainwatch_endpoint_condition\{chain="([^"]*)",'
+                 r'endpoint="([^"]*)",condition="([^"]*)"\} (\d)$', line)
+    if m and m.group(4) == "1":
+        got[(m.group(1), m.group(2))] = m.group(3)
+want = {(c["name"], e["name"]): e["condition"]
+        for c in json.load(open(sys.argv[2]))["chains"]
+        for e in c["endpoints"] if e["condition"] is not None}
+if got != want:
+    sys.exit("scrape %r\nstatus %r" % (sorted(got.items()), sorted(want.items())))
+if want[("mike", "a2-mike")] != "behind" or \
+        want[("november", "a2-november")] != "stuck":
+    sys.exit("status: %r" % want)
+PY
+	ok "chainwatch-metrics: chainwatch_endpoint_condition as status judges it"
+fi

@@ -152,6 +152,40 @@ for s in "$T/nothere.sock" "$T/stale.sock"; do
 done
 ok "no socket known: nothing said, daemon_running null; -s, a stale socket"
 
+# A daemon whose store is locked (played by a socket that answers its
+# status): the store-blocked line is not cut, whatever its length; it
+# wraps within 80 columns.
+python3 - "$T/busy.sock" "$(($(date +%s) * 1000))" >"$T/busy.log" 2>&1 <<'PY' &
+import json, os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(4)
+answer = json.dumps({"ok": True, "pid": 1, "store": {"state": "store-blocked",
+    "reason": "locked by another process (database is locked)",
+    "since": int(sys.argv[2]), "waiting_messages": 42}}).encode() + b"\n"
+while True:
+    c, _ = s.accept()
+    data = b""
+    while not data.endswith(b"\n"):
+        d = c.recv(4096)
+        if not d:
+            break
+        data += d
+    c.sendall(answer)
+    c.close()
+PY
+CW_PIDS="$CW_PIDS $!"
+wait_for 10 "test -S '$T/busy.sock'" || fail "no fake socket: $(cat "$T/busy.log")"
+cw -d "$DB" -s "$T/busy.sock" status >"$T/out" 2>"$T/err"
+[ $? = 1 ] || fail "status of a store-blocked daemon: exit status not 1"
+narrow "$T/out"
+sed -n '1,/^$/p' "$T/out" | tr -s ' \n' '  ' |
+    grep -Eq '^chainwatchd: store-blocked: locked by another process \(database is locked\), since [0-9:]+; 42 messages from workers wait in memory $' ||
+    { cat "$T/out"; fail "status: the store-blocked line is cut"; }
+grep -q '\.\.\.$' "$T/out" && sed -n '1,/^$/p' "$T/out" | grep -q '\.\.\.$' &&
+    { cat "$T/out"; fail "status: the store-blocked line ends in ..."; }
+ok "status: the store-blocked line whole, wrapped in 80 columns"
+
 # endpoints --json against the store, field by field.
 cw -d "$DB" endpoints --json >"$T/j" || fail "endpoints --json"
 python3 - "$DB" "$T/j" <<'PY' || fail "endpoints --json differs from the store"
@@ -178,6 +212,16 @@ for (chain, name, pos, state, since, reason, best, best_at, cbest, lag, hf,
         spec_version=sv))
 if len(want) != 3:
     sys.exit("%d endpoints in the store, not 3" % len(want))
+# How each keeps up is status's judgement as of now (cli_status.sh and
+# cli_status_live.sh test it): here, that it is there.  a3 brought no
+# head: not known.
+conds = [g.pop("condition") for g in got["endpoints"]]
+for g in got["endpoints"]:
+    if (g.pop("condition_since") is None) != (g.pop("condition_since_ms") is None):
+        sys.exit("condition_since and condition_since_ms disagree: %r" % g)
+if any(c not in (None, "ok", "behind", "stuck") for c in conds) or \
+        conds[2] is not None:
+    sys.exit("conditions: %r" % conds)
 for g, w in zip(got["endpoints"], want):
     if g != w:
         sys.exit("%s:\n got %r\nwant %r" % (w["name"], g, w))
@@ -292,7 +336,7 @@ cw -d "$DB" blocks devchain --last "$reach" >"$T/out" 2>/dev/null ||
     fail "blocks --last $reach"
 narrow "$T/out"
 python3 - "$T/out" "$T/b.json" <<'PY' || { cat "$T/out"; fail "blocks for people"; }
-import json, sys
+import json, re, sys
 lines = open(sys.argv[1]).read().split("\n")
 j = json.load(open(sys.argv[2]))
 if j["reorged"] < 1:
@@ -308,6 +352,9 @@ for r, b in zip(rows, j["blocks"]):
     if f[:3] != [str(b["number"]), short[b["status"]], b["hash"][:10]] or \
        f[-1] != (b["first_endpoint"] or "-"):
         sys.exit("row %r for %r" % (r, b))
+    # An age, as chainwatch(1) writes them: ms under a second, then whole.
+    if not re.fullmatch(r"(\d{1,3} ms|\d+ (s|min|h|d))( ahead)?|-", " ".join(f[5:-1])):
+        sys.exit("age %r in %r" % (" ".join(f[5:-1]), r))
     m = b["miner"]
     if f[3] != (m if len(m) <= 17 else m[:8] + "..." + m[-6:]):
         sys.exit("miner %r for %r" % (f[3], m))
@@ -461,6 +508,89 @@ if not re.fullmatch(want, t):
     sys.exit("not the lines expected")
 PY
 ok "queue: kinds, due and waiting, leased, the last 5 failures of 9"
+
+# A split with an endpoint merely behind it: a1 on the canonical tip, a2
+# on 6 blocks of a branch of its own above #best-10, a3 14 blocks below
+# that.  a3 is behind, never a negative "above", in the table, the
+# recorded sides (a row as daemons before stored it: length -4) and
+# --json.
+sqlite3 "$DB" ".backup '$T/f.db'" || fail "sqlite3 .backup"
+python3 - "$T/f.db" <<'PY' || fail "python3: a split"
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1])
+now = int(time.time() * 1000)
+cid, best = db.execute("SELECT id, best_number FROM chains").fetchone()
+ep = dict(db.execute("SELECT name, id FROM endpoints"))
+canon = dict(db.execute("SELECT number, hash FROM blocks WHERE chain_id = ? "
+    "AND canonical = 1", (cid,)))
+anc = best - 10
+parent = canon[anc]
+for n in range(anc + 1, anc + 7):
+    h = bytes([0xf0]) + n.to_bytes(31, "little")
+    db.execute("INSERT INTO blocks (chain_id, hash, number, parent, "
+        "canonical, first_seen) VALUES (?, ?, ?, ?, 0, ?)",
+        (cid, h, n, parent, now))
+    parent = h
+def tip(name, number, h):
+    db.execute("UPDATE endpoints SET tip_hash = ?, tip_number = ?, "
+        "tip_at = ? WHERE id = ?", (h, number, now, ep[name]))
+tip("a1-views", best, canon[best])
+tip("a2-views", anc + 6, parent)
+tip("a3-views", anc - 14, canon[anc - 14])
+db.execute("DELETE FROM split_sides")
+db.execute("DELETE FROM splits")
+sid = db.execute("INSERT INTO splits (chain_id, first_seen, last_seen, "
+    "branches, ancestor_number, ancestor_hash) VALUES (?, ?, ?, 2, ?, ?)",
+    (cid, now - 5000, now, anc, canon[anc])).lastrowid
+for name, br, n, h, length in (("a1-views", 1, best, canon[best], 10),
+        ("a2-views", 2, anc + 6, parent, 6),
+        ("a3-views", 1, anc - 4, canon[anc - 4], -4)):
+    db.execute("INSERT INTO split_sides VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (sid, ep[name], br, n, h, length, str(length), length))
+# The best block 2.5 s old: its age is "2 s", never "2500 ms".
+db.execute("UPDATE blocks SET timestamp = ? WHERE chain_id = ? AND hash = ?",
+    (now - 2500, cid, canon[best]))
+db.commit()
+PY
+fbest=$(sqlite3 "$T/f.db" "SELECT best_number FROM chains") ||
+    fail "sqlite3: best"
+cw -d "$T/f.db" blocks devchain --last 10 >"$T/out" 2>/dev/null ||
+    fail "blocks (a 2.5 s old block)"
+grep -Eq "^ *$fbest +prov +0x[0-9a-f]{8} +[^ ]+ +[^ ]+ +[2-9] s +[^ ]+\$" \
+    "$T/out" || { cat "$T/out"; fail "blocks: the age of a 2.5 s old block"; }
+anc=$(sqlite3 "$T/f.db" "SELECT ancestor_number FROM splits") ||
+    fail "sqlite3: the split"
+cw -d "$T/f.db" forks devchain >"$T/out" 2>/dev/null || fail "forks (a split)"
+narrow "$T/out"
+grep -Eq "^devchain: split: 2 branches above #$anc \\(0x[0-9a-f]{8}\\), since [0-9]+ s ago\$" \
+    "$T/out" || { cat "$T/out"; fail "forks: the headline"; }
+grep -Eq "^  a3-views +#$((anc - 14)) +0x[0-9a-f]{8} +[0-9.]+ m?s ago +1 +14 behind +-\$" \
+    "$T/out" || { cat "$T/out"; fail "forks: a3 is not 14 behind"; }
+grep -Eq "^  a2-views +#$((anc + 6)) +0x[0-9a-f]{8} +[0-9.]+ m?s ago +2 +6 +" \
+    "$T/out" || { cat "$T/out"; fail "forks: a2 is not 6 above"; }
+grep -Eq "^ +[0-9]+  [0-9]+ s ago  5\\.0 s +going on  #$anc\$" "$T/out" ||
+    { cat "$T/out"; fail "forks: a split that lasted 5 s is not '5.0 s'"; }
+tr -s ' \n' '  ' <"$T/out" | grep -Fq "branch 1: a1-views #$((anc + 10)) (+10), a3-views #$((anc - 4)) (4 behind); branch 2: a2-views #$((anc + 6)) (+6)" ||
+    { cat "$T/out"; fail "forks: the recorded sides"; }
+grep -Eq ' -[0-9]|\(\+?-[0-9]' "$T/out" &&
+    { cat "$T/out"; fail "forks: a negative figure"; }
+cw -d "$T/f.db" forks devchain --json >"$T/j" 2>/dev/null || fail "forks --json"
+python3 - "$T/j" "$anc" <<'PY' || fail "forks --json: behind"
+import json, sys
+c = json.load(open(sys.argv[1]))["chains"][0]
+anc = int(sys.argv[2])
+t = {x["endpoint"]: x for x in c["tips"]}
+want = {"a1-views": (1, 10, 0), "a2-views": (2, 6, 0), "a3-views": (1, 0, 14)}
+for name, (br, length, behind) in want.items():
+    got = (t[name]["branch"], t[name]["length"], t[name]["behind"])
+    assert got == (br, length, behind), (name, got)
+d = {x["endpoint"]: x for x in c["splits"][0]["sides"]}
+assert (d["a3-views"]["length"], d["a3-views"]["behind"]) == (0, 4), d
+assert (d["a1-views"]["length"], d["a1-views"]["behind"]) == (10, 0), d
+for b in c["branch_list"]:
+    assert b["behind"] == 0 and b["length"] >= 0, b
+PY
+ok "forks: an endpoint below the split is behind, never a negative above"
 
 # Wide values still fit: long names, a long state, nine-digit numbers.
 sqlite3 "$T/q.db" ".backup '$T/w.db'" || fail "sqlite3 .backup"

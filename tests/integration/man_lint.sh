@@ -8,6 +8,87 @@
 . "$top_srcdir/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/install_lib.sh"
 
+# The docs against the code, before any page is linted (these need no
+# mandoc): what the README and the pages say that the code decides.
+README=$top_srcdir/README.md
+MAN=$top_srcdir/man
+
+# An unknown command names every command chainwatch(1) documents (one
+# .Ss each, HASHRATE aside), and nothing else.
+"$top_builddir/cli/chainwatch" -d "$T/none.db" stats >/dev/null 2>"$T/stats"
+[ $? = 100 ] || fail "chainwatch stats: not a usage error: $(cat "$T/stats")"
+listed=$(sed -n "s/.*unknown command 'stats' (\([^)]*\)).*/\1/p" "$T/stats" |
+    sed 's/ or /, /' | tr -d ' ' | tr ',' '\n' | sort | tr '\n' ' ')
+documented=$(sed -n 's/^\.Ss \([a-z][a-z]*\)$/\1/p' "$MAN/chainwatch.1" | sort |
+    tr '\n' ' ')
+[ -n "$listed" ] && [ "$listed" = "$documented" ] ||
+    fail "chainwatch stats lists '$listed', chainwatch(1) documents '$documented'"
+
+# The demo's configuration (./quickstart demo-conf) passes chainwatchd -n,
+# every path it names included; it serves the status page, changes no
+# timeout or breaker setting (as the README says), and runs as nobody
+# only when it says why.
+mkdir -p "$T/demo"
+sh "$top_srcdir/quickstart" demo-conf "$top_builddir" "$T/demo" \
+    >"$T/demo.conf" || fail "quickstart demo-conf"
+"$top_builddir/supervisor/chainwatchd" -n -f "$T/demo.conf" >"$T/demo.n" 2>&1 ||
+    fail "the demo's configuration: $(cat "$T/demo.n")"
+grep -q '^metrics_listen = 127\.0\.0\.1:0$' "$T/demo.conf" ||
+    fail "the demo serves no status page on a free port"
+left=$(sed -n '/^\[chain demo\]$/,$p' "$T/demo.conf" | grep -v '^#' |
+    sed -n 's/^\([a-z_]*\) = .*/\1/p' | sort -u | grep -Ev '^(format|block_time|endpoint)$')
+[ -z "$left" ] ||
+    fail "the demo sets $left: the README says it runs on the defaults"
+grep -q 'shortens `request_timeout`' "$README" &&
+    fail "the README says the demo shortens request_timeout"
+grep -q 'status page: http://127\.0\.0\.1:' "$README" &&
+    grep -q 'echo "status page: ' "$top_srcdir/quickstart" ||
+    fail "the demo's frame or the README's sample lacks the status page"
+if grep -q '^user = nobody$' "$T/demo.conf"; then
+	grep -q 'does not create' "$top_srcdir/quickstart" &&
+	    grep -q 'the demo creates no user' "$README" ||
+	    fail "the demo runs as nobody without saying why"
+fi
+
+# What makes a chain unreachable: view_status.c counts unresponsive
+# endpoints with the unreachable ones; the README and chainwatch(1) say so.
+grep -q 's->n_down + s->n_mute == s->n_eps' "$top_srcdir/src/view_status.c" ||
+    fail "view_status.c's rule for unreachable changed: check the docs"
+grep -A1 '^  \* `unreachable`:' "$README" | tr '\n' ' ' | grep -q 'unresponsive' ||
+    fail "README, status: unreachable without unresponsive"
+grep -A1 '^\*\*unreachable\*\* --' "$README" | tr '\n' ' ' | grep -q 'unresponsive' ||
+    fail "README, troubleshooting: unreachable without unresponsive"
+grep -A1 '^\.It Cm unreachable$' "$MAN/chainwatch.1" | grep -q 'unresponsive' ||
+    fail "chainwatch(1): unreachable without unresponsive"
+
+# chainwatch.db(5) describes the schema version the migrations make.
+"$top_builddir/tests/integration/mkschema" >"$T/schema.sql" ||
+    fail "mkschema"
+sqlite3 "$T/schema.db" <"$T/schema.sql" || fail "sqlite3: the schema"
+v=$(sqlite3 "$T/schema.db" 'PRAGMA user_version')
+grep -q "^This page describes version $v:\$" "$MAN/chainwatch.db.5" ||
+    fail "chainwatch.db(5) does not describe version $v"
+[ "$(sed -n "/'PRAGMA user_version' .schema\$/{n;p;}" "$MAN/chainwatch.db.5")" = "$v" ] ||
+    fail "chainwatch.db(5): its sqlite3 example shows another user_version than $v"
+[ "$(sed -n '/^This page describes version/,/^\.El/s/^\.It \([0-9]*\)$/\1/p' \
+    "$MAN/chainwatch.db.5" | tail -n 1)" = "$v" ] ||
+    fail "chainwatch.db(5): the list of versions does not end at $v"
+
+# One control socket path: chainwatchd(8) and chainwatch.conf(5) take the
+# configured runstatedir; the README's table and chainwatch(1)'s FILES,
+# written for the same configure line, agree with it.
+run=$(sed -n 's/.*--runstatedir=\([^ `]*\).*/\1/p' "$README" | sort -u)
+[ "$(echo "$run" | wc -l)" = 1 ] && [ -n "$run" ] ||
+    fail "the README's configure lines name runstatedirs: $run"
+grep -q "^| \`$run/chainwatchd.sock\` |" "$README" ||
+    fail "README, Files and paths: the socket is not in $run"
+grep -q "^\.It Pa $run/chainwatchd.sock\$" "$MAN/chainwatch.1" &&
+    grep -q "runstatedir Ns = Ns Pa $run" "$MAN/chainwatch.1" ||
+    fail "chainwatch(1), FILES: the socket is not in $run"
+grep -q '^\.It Pa @runstatedir@/chainwatchd.sock$' "$MAN/chainwatchd.8.in" ||
+    fail "chainwatchd(8), FILES: the socket is not in @runstatedir@"
+ok "the docs agree with the code: the demo, unreachable, schema version $v, $run"
+
 if ! command -v mandoc >/dev/null; then
 	[ -n "${CI:-}" ] && fail "no mandoc in CI (apt-get install mandoc)"
 	echo "SKIP: no mandoc"
