@@ -1288,11 +1288,8 @@ static int
 claims_agree(const struct claim *a, const struct claim *b)
 {
 	for (size_t i = 0; i < a->n; i++)
-		for (size_t j = 0; j < b->n; j++)
-			if (memcmp(a->h[i].hash, b->h[j].hash, 32) == 0 ||
-			    memcmp(a->h[i].parent, b->h[j].hash, 32) == 0 ||
-			    memcmp(b->h[j].parent, a->h[i].hash, 32) == 0)
-				return 1;
+		if (claim_touches(b, &a->h[i]))
+			return 1;
 	return 0;
 }
 
