@@ -70,6 +70,7 @@ eps_load(struct view_db *c, const struct view_chain *ch, int64_t now,
 {
 	sqlite3_stmt	*st;
 	struct ep	*p;
+	int64_t		 highest = -1;
 	int		 rc;
 
 	if (view_db_prepare(c, "reading endpoints", q_endpoints, &st) == -1)
@@ -110,11 +111,17 @@ eps_load(struct view_db *c, const struct view_chain *ch, int64_t now,
 		p->head.best_number = p->best;
 		p->head.has_head_at = view_col_int(st, 18, &p->head.head_at);
 		p->head.has_passed = view_col_int(st, 19, &p->head.passed_at);
-		p->lag = view_lag_judge(ch, p->block_time, &p->head, now,
-		    &p->lag_blocks, &p->lag_since);
 	}
 	if (view_db_finish(c, "reading endpoints", st, rc == SQLITE_DONE) == -1)
 		return CW_EXIT_SYSTEM;
+	for (size_t i = 0; i < e->n; i++)
+		if (e->v[i].has_best && e->v[i].best > highest)
+			highest = e->v[i].best;
+	for (size_t i = 0; i < e->n; i++) {
+		p = &e->v[i];
+		p->lag = view_lag_judge(ch, highest, p->block_time, &p->head,
+		    now, &p->lag_blocks, &p->lag_since);
+	}
 	return CW_EXIT_OK;
 }
 

@@ -187,10 +187,16 @@ struct view_head {
  * Judge h against chain ch (block_time in ms) as of now.  *blocks is how
  * far below the best it is (0 when not), *since when that began: the
  * chain went past it (behind), its last new head (stuck); 0 else.
+ *
+ * highest is the highest head any configured endpoint of the chain has
+ * on record (-1: none).  The chain's best is measured against it no
+ * higher: every block came from some endpoint, so a best above all of
+ * them says the record of their heads is late (heads that came as
+ * claims and connected later), not that every endpoint fell behind.
  */
-enum view_lag view_lag_judge(const struct view_chain *ch, int64_t block_time,
-	    const struct view_head *h, int64_t now, int64_t *blocks,
-	    int64_t *since);
+enum view_lag view_lag_judge(const struct view_chain *ch, int64_t highest,
+	    int64_t block_time, const struct view_head *h, int64_t now,
+	    int64_t *blocks, int64_t *since);
 /* "ok", "behind", "stuck"; NULL for VIEW_LAG_UNKNOWN. */
 const char *view_lag_name(enum view_lag);
 /*

@@ -54,16 +54,19 @@ max64(int64_t a, int64_t b)
 }
 
 enum view_lag
-view_lag_judge(const struct view_chain *ch, int64_t block_time,
-    const struct view_head *h, int64_t now, int64_t *blocks, int64_t *since)
+view_lag_judge(const struct view_chain *ch, int64_t highest,
+    int64_t block_time, const struct view_head *h, int64_t now,
+    int64_t *blocks, int64_t *since)
 {
-	int64_t	 behind, passed;
+	int64_t	 behind, passed, top;
 
 	*blocks = 0;
 	*since = 0;
 	if (!h->has_best || !ch->has_best)
 		return VIEW_LAG_UNKNOWN;
-	if ((behind = ch->best_number - h->best_number) <= 0)
+	top = highest >= 0 && highest < ch->best_number ? highest :
+	    ch->best_number;
+	if ((behind = top - h->best_number) <= 0)
 		return VIEW_LAG_OK;
 	*blocks = behind;
 	/*
@@ -259,11 +262,16 @@ static void
 verdict_lags(struct view_verdict *s, int64_t now)
 {
 	struct view_endpoint	*e;
+	int64_t			 highest = -1;
 
+	for (size_t i = 0; i < s->n_eps; i++)
+		if (s->eps[i].head.has_best &&
+		    s->eps[i].head.best_number > highest)
+			highest = s->eps[i].head.best_number;
 	for (size_t i = 0; i < s->n_eps; i++) {
 		e = &s->eps[i];
-		e->lag = view_lag_judge(s->ch, s->block_time, &e->head, now,
-		    &e->lag_blocks, &e->lag_since);
+		e->lag = view_lag_judge(s->ch, highest, s->block_time,
+		    &e->head, now, &e->lag_blocks, &e->lag_since);
 		e->lagging = !e->down && !e->doubted && !e->mute &&
 		    (e->lag == VIEW_LAG_BEHIND || e->lag == VIEW_LAG_STUCK);
 		if (e->lagging && e->lag == VIEW_LAG_STUCK)

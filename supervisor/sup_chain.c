@@ -110,6 +110,9 @@ static struct store_stmt s_ep_head = { "UPDATE endpoints SET heads_seen = "
     "heads_seen + 1, heads_first = heads_first + ?, best_number = "
     "max(coalesce(best_number, 0), ?), best_at = ?, lag_ms = ? WHERE id = ?",
     NULL, NULL };
+static struct store_stmt s_ep_best = { "UPDATE endpoints SET best_number = "
+    "max(coalesce(best_number, 0), ?1), best_at = max(coalesce(best_at, 0), "
+    "?2) WHERE id = ?3", NULL, NULL };
 /* A version seen before its first block is known gets that block later. */
 static struct store_stmt s_runtime = { "INSERT INTO runtime_versions "
     "(chain_id, spec_version, spec_name, first_number, first_hash, seen_at) "
@@ -1066,6 +1069,18 @@ claim_fetch(struct chain *ch, struct claim *c)
 }
 
 /*
+ * A claim's headers are stored: its head is its endpoint's, in the
+ * endpoints table, as if it had connected when it came (the status's
+ * behind and stuck are judged from that record).
+ */
+static void
+claim_head_seen(const struct claim *c)
+{
+	store_run(store_bind(&s_ep_best, "iii", (int64_t)c->h[0].number,
+	    (int64_t)c->head_ms, c->endpoint_id));
+}
+
+/*
  * The claim's lowest header has a stored parent: its headers are stored,
  * bottom up, and its head may become the best.  1 if the claim is gone.
  */
@@ -1086,6 +1101,7 @@ claim_connect(struct chain *ch, size_t i)
 	}
 	for (size_t k = c->n; k-- > 0;)
 		store_header(ch, &c->h[k], ep, now, &b, &first_seen);
+	claim_head_seen(c);
 	claim_free(ch, i);
 	verdict(ch, ep, CV_AGREES, "connected");
 	adopt(ch, &b, ep);
@@ -1221,7 +1237,8 @@ claims_against(struct chain *ch, int64_t endpoint_id)
  * first.
  */
 static void
-hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h)
+hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h,
+    uint64_t seen_ms)
 {
 	struct claim	*c;
 	uint64_t	 now = now_wall_ms(), since = now;
@@ -1241,6 +1258,7 @@ hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h)
 			memmove(&c->h[1], &c->h[0], c->n * sizeof(*c->h));
 			c->h[0] = *h;
 			c->n++;
+			c->head_ms = seen_ms;
 			claims_agree_on(ch, (size_t)i, h, now);
 			return;
 		}
@@ -1267,6 +1285,7 @@ hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h)
 	c->h = xmalloc(sizeof(*c->h));
 	c->h[0] = *h;
 	c->n = 1;
+	c->head_ms = seen_ms;
 	if (c->far) {
 		c->n_against = n_against;
 		memcpy(c->against, against, sizeof(against));
@@ -1345,6 +1364,9 @@ first_best(struct chain *ch, size_t i, int j, const char *why)
 		}
 	}
 	free(v);
+	claim_head_seen(two[0]);
+	if (two[1] != NULL)
+		claim_head_seen(two[1]);
 	ch->disagree_logged = 0;
 	/* The later index first: claim_free moves the last into its slot. */
 	if (j >= 0 && (size_t)j > i)
@@ -1374,13 +1396,14 @@ first_best(struct chain *ch, size_t i, int j, const char *why)
  * 1 if h was held.
  */
 static int
-first_wait(struct chain *ch, int64_t endpoint_id, const struct proto_header *h)
+first_wait(struct chain *ch, int64_t endpoint_id, const struct proto_head *hd)
 {
-	int	i;
+	const struct proto_header	*h = &hd->h;
+	int				 i;
 
 	if (ch->n_endpoints < 2)
 		return 0;
-	hold(ch, endpoint_id, h);
+	hold(ch, endpoint_id, h, hd->seen_ms);
 	if ((i = claim_index(ch, endpoint_id)) < 0)
 		return 1;
 	for (size_t j = 0; j < ch->n_claims; j++)
@@ -1577,7 +1600,7 @@ sup_chain_head(struct chain *ch, int64_t endpoint_id,
 	}
 	if ((int64_t)hd->h.number < (int64_t)ch->backfill_from)
 		return;
-	if (!ch->have_best && first_wait(ch, endpoint_id, &hd->h))
+	if (!ch->have_best && first_wait(ch, endpoint_id, hd))
 		return;
 	if (ch->have_best && memcmp(hd->h.parent, ch->best_hash, 32) == 0) {
 		/* The usual head: on the best, whose number we know. */
@@ -1592,7 +1615,7 @@ sup_chain_head(struct chain *ch, int64_t endpoint_id,
 			return;
 		if (!parent && ch->have_best && hd->h.number > 0 &&
 		    (int64_t)hd->h.number - 1 >= (int64_t)ch->backfill_from) {
-			hold(ch, endpoint_id, &hd->h);
+			hold(ch, endpoint_id, &hd->h, hd->seen_ms);
 			return;
 		}
 	}

@@ -41,6 +41,7 @@ struct claim {
 	uint64_t		 since;		/* wall ms: made, or gap closing */
 	int			 far;
 	unsigned		 steps;		/* parents fetched by hash */
+	uint64_t		 head_ms;	/* wall ms: h[0] came then */
 	int64_t			 gap_seen;	/* below it, last tick */
 	size_t			 n;
 	struct proto_header	*h;

@@ -965,6 +965,9 @@ test_far_synced(void **state)
 	    verdicts(32, CV_CONTRADICTED) + verdicts(33, CV_CONTRADICTED), 0);
 	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld "
 	    "AND canonical = 1 AND number > 500", (long long)csy->id), 2505);
+	/* Their heads came as claims: on record once they connected. */
+	assert_int_equal(q("SELECT count(*) FROM endpoints WHERE id IN "
+	    "(31, 32, 33) AND best_number = 3005 AND best_at > 0"), 3);
 	assert_chain(csy);
 	drain();
 }
