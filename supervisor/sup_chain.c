@@ -830,6 +830,7 @@ sup_chain_candidate(const struct chain *ch, uint8_t tip[32])
 
 static void	final_check(struct chain *);
 static void	climb(struct chain *, const struct sblock *, int64_t);
+static void	claims_against(struct chain *, int64_t);
 
 /*
  * The new best and its ancestry become the canonical chain, the old
@@ -1103,6 +1104,8 @@ claim_connect(struct chain *ch, size_t i)
 		store_header(ch, &c->h[k], ep, now, &b, &first_seen);
 	claim_head_seen(c);
 	claim_free(ch, i);
+	/* A head that connected late is evidence all the same. */
+	claims_against(ch, ep);
 	verdict(ch, ep, CV_AGREES, "connected");
 	adopt(ch, &b, ep);
 	return 1;
@@ -1159,6 +1162,7 @@ claim_believe(struct chain *ch, struct claim *c, uint64_t now, const char *why)
 	char	hb[24], en[CONF_NAME_MAX + 16];
 
 	c->far = 0;
+	c->believed = 1;
 	c->since = now;		/* its patience counts from its first fetch */
 	if ((int64_t)c->h[0].number > ch->believed_number) {
 		ch->believed_number = (int64_t)c->h[0].number;
@@ -1170,6 +1174,22 @@ claim_believe(struct chain *ch, struct claim *c, uint64_t now, const char *why)
 	    short_hash(c->h[0].hash, hb), ep_name(c->endpoint_id, en),
 	    (long long)ch->best_number, why);
 	claim_fetch(ch, c);
+}
+
+/*
+ * Believed claim i never connected: the reach it raised counts again from
+ * the best, or from another believed claim still waiting.
+ */
+static void
+unbelieve(struct chain *ch, size_t i)
+{
+	ch->believed_number = -1;
+	for (size_t j = 0; j < ch->n_claims; j++)
+		if (j != i && ch->claims[j].believed &&
+		    (int64_t)ch->claims[j].h[0].number > ch->believed_number) {
+			ch->believed_number = (int64_t)ch->claims[j].h[0].number;
+			ch->believed_at = ch->claims[j].since;
+		}
 }
 
 /* Does the claim hold h, its parent or its child? */
@@ -1738,6 +1758,8 @@ claims_expire(struct chain *ch, uint64_t now)
 		verdict(ch, c->endpoint_id, CV_CONTRADICTED, "head #%llu %s "
 		    "never connected", (unsigned long long)c->h[0].number,
 		    short_hash(c->h[0].hash, hb));
+		if (c->believed)
+			unbelieve(ch, i);
 		log_info("chain %s: head #%llu %s from %s did not "
 		    "connect in %llu ms (%u parent%s fetched by hash, %zu "
 		    "header%s held); dropped", ch->name,

@@ -40,6 +40,7 @@ struct claim {
 	int64_t			 endpoint_id;
 	uint64_t		 since;		/* wall ms: made, or gap closing */
 	int			 far;
+	int			 believed;	/* was far, believed since */
 	unsigned		 steps;		/* parents fetched by hash */
 	uint64_t		 head_ms;	/* wall ms: h[0] came then */
 	int64_t			 gap_seen;	/* below it, last tick */

@@ -31,7 +31,7 @@ static struct chain	*cr;		/* quantus, its first head reorged */
 static struct chain	*c2, *cl, *cd;	/* two endpoints each: first heads */
 static struct chain	*clate;		/* two endpoints: a parent comes late */
 static struct chain	*cn;		/* substrate, for unsealed blocks */
-static struct chain	*csy, *c1;	/* three endpoints, one: far heads */
+static struct chain	*csy, *c1, *cf, *cg; /* far heads */
 static sqlite3		*ro;	/* a second connection, as the CLI would */
 
 /* Block n of branch b: its hash names both, its parent is (b, n - 1). */
@@ -156,7 +156,13 @@ setup(void **state)
 	    "endpoint = s2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
 	    "endpoint = s3 http://127.0.0.1:3 ws://127.0.0.1:3\n"
 	    "[chain one]\nblock_time = 1s\nbackfill_from = 450\n"
-	    "endpoint = o1 http://127.0.0.1:1 ws://127.0.0.1:1\n");
+	    "endpoint = o1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "[chain liar]\nblock_time = 1s\nbackfill_from = 450\n"
+	    "endpoint = f1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "[chain gaps]\nblock_time = 1s\nbackfill_from = 450\n"
+	    "endpoint = g1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "endpoint = g2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
+	    "endpoint = g3 http://127.0.0.1:3 ws://127.0.0.1:3\n");
 
 	assert_int_equal(conf->n_errors, 0);
 	assert_int_equal(store_open("file:chaintest?mode=memory&cache=shared",
@@ -185,6 +191,10 @@ setup(void **state)
 	assert_non_null(cn);
 	csy = sup_chain_find("sync");
 	c1 = sup_chain_find("one");
+	cf = sup_chain_find("liar");
+	cg = sup_chain_find("gaps");
+	assert_non_null(cf);
+	assert_non_null(cg);
 	assert_non_null(csy);
 	assert_non_null(c1);
 	assert_non_null(ch);
@@ -1004,6 +1014,68 @@ test_far_outlasted(void **state)
 	drain();
 }
 
+/*
+ * One endpoint, a far head believed by outlasting, whose ancestry then
+ * never comes: judged a lie, and the reach it raised is the best's again.
+ */
+static void
+test_far_unbelieved(void **state)
+{
+	uint64_t	now;
+	int64_t		reach;
+
+	store_run(store_bind(&s_ep_add, "iit", (int64_t)51, cf->id, "f1"));
+	hd(cf, 51, 1, 500, 1);
+	hd(cf, 51, 1, 501, 1);
+	now = now_wall_ms();
+	reach = sup_chain_reach(cf, now);
+	assert_true(reach < 5000);
+	hd(cf, 51, 1, 5000, 1);
+	assert_int_equal(cf->claims[0].far, 1);
+	sup_chains_tick(now + 11000);
+	assert_int_equal(cf->claims[0].far, 0);
+	assert_true(sup_chain_reach(cf, now + 11000) >= 5000);
+	sup_chains_tick(now + 22000);
+	assert_int_equal(verdicts(51, CV_CONTRADICTED), 1);
+	assert_int_equal(cf->n_claims, 0);
+	assert_true(sup_chain_reach(cf, now + 22000) < 5000);
+	drain();
+}
+
+/*
+ * Two endpoints whose heads come above gaps (held, then connected by the
+ * ranges) are evidence against a far head all the same: it is judged,
+ * not believed for want of a head against it.
+ */
+static void
+test_far_against_late(void **state)
+{
+	uint64_t	now;
+
+	store_run(store_bind(&s_ep_add, "iit", (int64_t)61, cg->id, "g1"));
+	store_run(store_bind(&s_ep_add, "iit", (int64_t)62, cg->id, "g2"));
+	store_run(store_bind(&s_ep_add, "iit", (int64_t)63, cg->id, "g3"));
+	hd(cg, 61, 1, 500, 1);
+	hd(cg, 62, 1, 500, 1);
+	assert_int_equal(cg->best_number, 500);
+	hd(cg, 63, 1, 3000, 1);
+	assert_int_equal(cg->claims[0].far, 1);
+	hd(cg, 61, 1, 505, 1);
+	hd(cg, 62, 1, 505, 1);
+	assert_int_equal(cg->n_claims, 3);
+	now = now_wall_ms();
+	sup_chains_tick(now);
+	serve_ranges(cg, 61, 1);
+	assert_int_equal(cg->best_number, 505);
+	assert_int_equal(cg->n_claims, 1);
+	sup_chains_tick(now + 11000);
+	assert_int_equal(verdicts(63, CV_CONTRADICTED), 1);
+	assert_non_null(strstr(reason, "never connected"));
+	assert_int_equal(cg->n_claims, 0);
+	assert_true(sup_chain_reach(cg, now + 11000) < 3000);
+	drain();
+}
+
 /* Quantus: the heavier branch wins, shorter or not; ties keep the first. */
 static void
 test_heaviest(void **state)
@@ -1162,6 +1234,8 @@ main(void)
 		cmocka_unit_test(test_first_parent_late),
 		cmocka_unit_test(test_far_synced),
 		cmocka_unit_test(test_far_outlasted),
+		cmocka_unit_test(test_far_unbelieved),
+		cmocka_unit_test(test_far_against_late),
 		cmocka_unit_test(test_heaviest),
 		cmocka_unit_test(test_substrate),
 		cmocka_unit_test(test_unsealed),
