@@ -1164,6 +1164,8 @@ claim_believe(struct chain *ch, struct claim *c, uint64_t now, const char *why)
 	c->far = 0;
 	c->believed = 1;
 	c->since = now;		/* its patience counts from its first fetch */
+	c->gap_mark = (int64_t)c->h[c->n - 1].number - 1 - ch->best_number;
+	c->mark_at = now;
 	if ((int64_t)c->h[0].number > ch->believed_number) {
 		ch->believed_number = (int64_t)c->h[0].number;
 		ch->believed_at = now;
@@ -1711,14 +1713,43 @@ sup_chain_fetched(struct chain *ch, int64_t endpoint_id,
 
 /* ---- the clock: claims judged, ranges queued a window at a time ---- */
 
+/*
+ * How long a claim may wait for its ranges without the gap below it
+ * closing: ten block times, 10 s at least.  Also how long every endpoint
+ * of the chain may be inconsistent before the rule is suspected.
+ */
+uint64_t
+sup_chain_patience(const struct chain *ch)
+{
+	return 10 * ch->block_time < 10000 ? 10000 : 10 * ch->block_time;
+}
+
+/*
+ * A believed claim was far: the best moving with the others' heads closes
+ * its gap too, at the chain's pace, and would keep a head no block of
+ * which exists (two liars agreeing on it) waiting for ever.  Progress
+ * towards it is its gap closing faster than the chain can grow (the
+ * reach's pace) since it last did: its ancestry being fetched.
+ */
+static void
+believed_closing(const struct chain *ch, struct claim *c, int64_t gap,
+    uint64_t now)
+{
+	int64_t	grown = reach_from(ch, 0, c->mark_at, now) - CHAIN_FINALITY;
+
+	if (gap > 0 && c->gap_mark - gap > grown) {
+		c->since = now;
+		c->gap_mark = gap;
+		c->mark_at = now;
+	}
+}
+
 static void
 claims_expire(struct chain *ch, uint64_t now)
 {
-	uint64_t	patience = 10 * ch->block_time;
+	uint64_t	patience = sup_chain_patience(ch);
 	char		hb[24], en[CONF_NAME_MAX + 16];
 
-	if (patience < 10000)
-		patience = 10000;
 	if (!ch->have_best) {
 		first_tick(ch, now);
 		return;
@@ -1733,7 +1764,9 @@ claims_expire(struct chain *ch, uint64_t now)
 		int64_t gap = (int64_t)c->h[c->n - 1].number - 1 -
 		    ch->best_number;
 
-		if (!c->far && gap > 0 && gap < c->gap_seen)
+		if (c->believed)
+			believed_closing(ch, c, gap, now);
+		else if (!c->far && gap > 0 && gap < c->gap_seen)
 			c->since = now;
 		c->gap_seen = gap;
 		if (now < c->since || now - c->since < patience) {

@@ -35,6 +35,9 @@
  * endpoints whose claims share a header with it (agree) outnumber those
  * whose heads connected since it was made (against), or it outlasts the
  * claim timeout with no more against it than for it (sup_chain.c).
+ * Believed, its gap must close faster than the chain itself can grow
+ * (the best following the others' heads is no progress towards it), or
+ * it is dropped when its patience is out.
  */
 struct claim {
 	int64_t			 endpoint_id;
@@ -44,6 +47,10 @@ struct claim {
 	unsigned		 steps;		/* parents fetched by hash */
 	uint64_t		 head_ms;	/* wall ms: h[0] came then */
 	int64_t			 gap_seen;	/* below it, last tick */
+	int64_t			 gap_mark;	/* believed: below it when it
+						 * last closed faster than the
+						 * chain grows, ... */
+	uint64_t		 mark_at;	/* ... then (wall ms) */
 	size_t			 n;
 	struct proto_header	*h;
 	int64_t			 agree[CHAIN_CLAIMS_MAX];
@@ -129,6 +136,7 @@ void		 sup_chains_free(void);
 /* After a rollback of the store: read every chain again. */
 void		 sup_chains_reload(void);
 struct chain	*sup_chain_find(const char *);
+uint64_t	 sup_chain_patience(const struct chain *);
 void		 sup_chain_head(struct chain *, int64_t endpoint_id,
 		    const struct proto_head *);
 void		 sup_chain_fetched(struct chain *, int64_t endpoint_id,

@@ -36,6 +36,15 @@
  *                                          endpoint's, not its worker's)
  *   INCONSISTENT LOST         DOWN         STORE (no leases to give back)
  *   INCONSISTENT WRONG_CHAIN  QUARANTINED  QUARANTINE STORE
+ *   INCONSISTENT ABSOLVED     READY        ABSOLVE READY STORE
+ *   others       ABSOLVED     unchanged
+ *
+ * ABSOLVED comes when every endpoint of a chain that could work is
+ * inconsistent, and has been for a claim's patience (ep_doubted): no one
+ * is sent work, so no claim can connect and no one can agree again.
+ * When everyone breaks a rule, the rule is suspected (a best the chain
+ * has left far behind, a reach computed from it): they get work again,
+ * and a liar among them is judged again by what it then serves.
  *
  * WRONG_CHAIN is both another genesis and headers that do not hash, in the
  * chain's format, to the hashes the endpoint serves them under (a wrong
@@ -176,6 +185,10 @@ ep_step(struct ep_avail *a, enum ep_event ev, const char *why, uint64_t now)
 		if (was != EP_QUARANTINED)
 			act |= EPA_QUARANTINE;
 		return act | trouble(a, EP_QUARANTINED, why, now);
+	case EPE_ABSOLVED:
+		if (was != EP_INCONSISTENT)
+			return 0;
+		return settle(a, EP_READY) | EPA_ABSOLVE | EPA_STORE;
 	case EPE_LOST:
 		if (was == EP_QUARANTINED)
 			return 0;
@@ -184,6 +197,25 @@ ep_step(struct ep_avail *a, enum ep_event ev, const char *why, uint64_t now)
 		return act | trouble(a, EP_DOWN, why, now);
 	}
 	return 0;
+}
+
+int
+ep_doubted(const struct ep_avail *const *av, size_t n, uint64_t patience,
+    uint64_t now)
+{
+	uint64_t	latest = 0;
+	int		doubted = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (av[i]->state == EP_READY)
+			return 0;
+		if (av[i]->state != EP_INCONSISTENT)
+			continue;
+		doubted = 1;
+		if (av[i]->since > latest)
+			latest = av[i]->since;
+	}
+	return doubted && now >= latest && now - latest >= patience;
 }
 
 const char *
@@ -220,7 +252,7 @@ ep_event_name(enum ep_event e)
 {
 	static const char *const names[] = { "spawned", "facts",
 	    "wrong_chain", "lost", "exited", "contradicted", "agrees",
-	    "overdue", "answered", "judged" };
+	    "overdue", "answered", "judged", "absolved" };
 
 	return (unsigned)e < sizeof(names) / sizeof(names[0]) ? names[e] : "?";
 }

@@ -7,6 +7,7 @@
 #ifndef CW_SUP_ENDPOINT_H
 #define CW_SUP_ENDPOINT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sup_breaker.h"
@@ -42,6 +43,9 @@ enum ep_event {
 	EPE_ANSWERED,	/* it answered something (any outcome but timeout
 			 * or transport) */
 	EPE_JUDGED,	/* its breaker left closed: the breaker speaks now */
+	EPE_ABSOLVED,	/* every endpoint of its chain that is heard has been
+			 * inconsistent for a claim's patience: the rule is
+			 * suspected, not they (ep_doubted) */
 };
 
 /* Actions, carried out by sup_health.c and its callers. */
@@ -55,6 +59,8 @@ enum ep_event {
 #define EPA_TRUST	0x40	/* inconsistency over: say so */
 #define EPA_MUTE	0x80	/* newly unresponsive: say so */
 #define EPA_HEARD	0x100	/* unresponsive no more: say so */
+#define EPA_ABSOLVE	0x200	/* inconsistency lifted with the others': say
+				 * so */
 
 #define EP_REASON_MAX	160
 #define EP_AGREE_N	5	/* agreeing heads in a row that end an
@@ -83,6 +89,13 @@ unsigned	 ep_step(struct ep_avail *, enum ep_event, const char *why,
  */
 const char	*ep_shown(const struct ep_avail *, const struct breaker *,
 		    uint64_t *since, const char **reason);
+/*
+ * Of a chain's n endpoints, none ready and at least one inconsistent, the
+ * latest of them for patience ms or more by now: nothing is fetched and
+ * nothing can connect, so they are all absolved (EPE_ABSOLVED).
+ */
+int		 ep_doubted(const struct ep_avail *const *, size_t n,
+		    uint64_t patience, uint64_t now);
 const char	*ep_state_name(enum ep_state);
 const char	*ep_event_name(enum ep_event);
 

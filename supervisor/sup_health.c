@@ -116,6 +116,11 @@ avail_at(struct endpoint *e, enum ep_event ev, const char *why,
 		    "it gets work again", e->name, EP_AGREE_N);
 		health_event(e, "consistent", detail);
 	}
+	if (act & EPA_ABSOLVE) {
+		log_info("w/%s: inconsistency lifted: %s; it gets work again",
+		    e->name, detail);
+		health_event(e, "consistent", detail);
+	}
 	if (act & EPA_MUTE) {
 		log_warnx("w/%s: endpoint unresponsive: %s while others "
 		    "answer; it gets no work until it answers", e->name, why);
@@ -182,6 +187,40 @@ sup_health_agrees(struct endpoint *e)
 	snprintf(detail, sizeof(detail), "%d heads in a row connect",
 	    EP_AGREE_N);
 	(void)avail(e, EPE_AGREES, NULL, detail);
+}
+
+/*
+ * Of a chain's n endpoints (those whose workers run), none usable and the
+ * inconsistent ones so for patience ms (ep_doubted): the rule is
+ * suspected, not they, and each gets work again.  What each is owed
+ * (HEALTH_BACK) is ORed into the result, for the scheduler.
+ */
+unsigned
+health_doubted(struct endpoint *const *eps, size_t n, const char *chain,
+    uint64_t patience)
+{
+	static const struct ep_avail	**av;
+	static size_t			  cap;
+	uint64_t			  now = now_wall_ms();
+	unsigned			  act = 0;
+	char				  why[128];
+
+	if (n > cap) {
+		cap = n;
+		av = xrealloc(av, cap * sizeof(*av));
+	}
+	for (size_t i = 0; i < n; i++)
+		av[i] = &eps[i]->av;
+	if (!ep_doubted(av, n, patience, now))
+		return 0;
+	log_warnx("chain %s: every endpoint inconsistent for %llu ms or "
+	    "more, nothing fetched: the rule is suspected, not them",
+	    chain, (unsigned long long)patience);
+	snprintf(why, sizeof(why), "every endpoint of the chain inconsistent "
+	    "for %llu s", (unsigned long long)(patience / 1000));
+	for (size_t i = 0; i < n; i++)
+		act |= avail_at(eps[i], EPE_ABSOLVED, NULL, why, now);
+	return act;
 }
 
 unsigned

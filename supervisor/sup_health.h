@@ -56,6 +56,8 @@ int		 health_heard(const struct endpoint *);
 /* Its claims against the others' (sup_chain.c's evidence, and answers). */
 void		 sup_health_contradicted(struct endpoint *, const char *reason);
 void		 sup_health_agrees(struct endpoint *);
+unsigned	 health_doubted(struct endpoint *const *, size_t,
+		    const char *chain, uint64_t patience);
 
 unsigned	 health_overdue(struct endpoint *, uint64_t waiting,
 		    uint64_t age);

@@ -809,6 +809,7 @@ overdue_chain(struct chain *ch, uint64_t watched, uint64_t now)
 {
 	static struct overdue_ep *eps;
 	static struct worker	**ws;
+	static struct endpoint	**es;
 	static size_t		  cap;
 	size_t			  n = 0;
 	uint64_t		  bound, latency, age;
@@ -822,6 +823,7 @@ overdue_chain(struct chain *ch, uint64_t watched, uint64_t now)
 			cap = cap == 0 ? 16 : cap * 2;
 			eps = xrealloc(eps, cap * sizeof(*eps));
 			ws = xrealloc(ws, cap * sizeof(*ws));
+			es = xrealloc(es, cap * sizeof(*es));
 		}
 		eps[n].waiting = waiting(o);
 		if (o->load.answered > o->ep->answered) {
@@ -831,8 +833,13 @@ overdue_chain(struct chain *ch, uint64_t watched, uint64_t now)
 			eps[n].answered = o->ep->answered;
 			eps[n].answered_in = o->ep->answered_in;
 		}
+		es[n] = o->ep;
 		ws[n++] = o;
 	}
+	/* Everyone inconsistent, nothing fetched: the rule is suspected. */
+	if (health_doubted(es, n, ch->name, sup_chain_patience(ch)) &
+	    HEALTH_BACK)
+		sched_back(es[0]);
 	/* A breaker that knows speaks first: it outweighs overdue. */
 	peers_chain(ws, n);
 	latency = route_latency_quantile(&ch->hedging, OVERDUE_QUANTILE, now);

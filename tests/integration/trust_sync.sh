@@ -11,7 +11,11 @@
 # with no head against it when its claim's time is out), not judged, and
 # the store follows it.  3. One endpoint configured, syncing at the
 # start, then synced: nothing contradicts its far head, so when its
-# claim's time is out the reach is suspected, not the endpoint.
+# claim's time is out the reach is suspected, not the endpoint.  4. Both
+# endpoints of a chain forge the same far head at once: two agree on it,
+# so it is believed and its ancestry fetched; no block of it exists, so
+# both are judged within a claim's patience, and followed again once they
+# tell the truth.
 . "$top_srcdir/tests/integration/lib.sh"
 [ -x /usr/bin/python3 ] || { echo "SKIP: no python3"; exit 77; }
 command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
@@ -132,3 +136,27 @@ why=$(grep -o 'is believed (no head against it in [0-9]* ms)' "$T/log" | head -n
 [ -n "$why" ] || fail "lone: the log does not say why d1's far head was believed"
 ok "lone: first best #$first, then followed to #$(best) ($why)"
 compare lone d1
+
+# 4. Two endpoints agreeing on a forged far head: believed by their
+# numbers, then judged when the gap below it closes no faster than the
+# chain grows (the best following their real heads is no progress).
+nodes doubt d1 d2
+start_daemon
+caught_up "doubt: at the start" d1
+control d1 '{"enable": "forge_head"}'
+control d2 '{"enable": "forge_head"}'
+wait_for 90 'test "$(state_of d1)" = inconsistent && test "$(state_of d2)" = inconsistent' ||
+    fail "doubt: d1 '$(state_of d1)', d2 '$(state_of d2)' while both forge"
+judged=$(best)
+control d1 '{"disable": "forge_head"}'
+control d2 '{"disable": "forge_head"}'
+past=$(($(head_of d1) + 20))
+wait_for 120 'test "$(best)" -ge '$past ||
+    fail "doubt: stuck at #$(best) below #$past; d1 '$(state_of d1)', d2 '$(state_of d2)'"
+caught_up "doubt: after both told the truth again" d1
+for n in d1 d2; do
+	wait_for 30 'test "$(state_of '$n')" != inconsistent' ||
+	    fail "doubt: $n still inconsistent: $(sql "SELECT state_reason FROM endpoints WHERE name = '$n'")"
+done
+ok "doubt: both judged at #$judged ($(grep -o 'did not connect in [0-9]* ms' "$T/log" | head -n 1)); followed to #$(best)"
+compare doubt d1

@@ -167,12 +167,21 @@ test_table(void **state)
 		    EPA_HEARD | EPA_READY | EPA_STORE, CLEARED },
 		{ EP_UNRESPONSIVE, EPE_JUDGED, EP_READY, EPA_READY | EPA_STORE,
 		    CLEARED },
+		/* Everyone inconsistent for a claim's patience. */
+		{ EP_STARTING, EPE_ABSOLVED, EP_STARTING, 0, UNTOUCHED },
+		{ EP_READY, EPE_ABSOLVED, EP_READY, 0, UNTOUCHED },
+		{ EP_DOWN, EPE_ABSOLVED, EP_DOWN, 0, UNTOUCHED },
+		{ EP_QUARANTINED, EPE_ABSOLVED, EP_QUARANTINED, 0, UNTOUCHED },
+		{ EP_INCONSISTENT, EPE_ABSOLVED, EP_READY,
+		    EPA_ABSOLVE | EPA_READY | EPA_STORE, CLEARED },
+		{ EP_UNRESPONSIVE, EPE_ABSOLVED, EP_UNRESPONSIVE, 0,
+		    UNTOUCHED },
 	};
-	unsigned	seen[6][10];
+	unsigned	seen[6][11];
 	uint64_t	now = T0 + 60 * S;
 
 	/* Every state meets every event once. */
-	assert_int_equal(nitems(rows), 6 * 10);
+	assert_int_equal(nitems(rows), 6 * 11);
 	memset(seen, 0, sizeof(seen));
 	for (size_t i = 0; i < nitems(rows); i++)
 		assert_int_equal(seen[rows[i].from][rows[i].ev]++, 0);
@@ -203,6 +212,48 @@ test_table(void **state)
 			break;
 		}
 	}
+}
+
+/*
+ * When every endpoint is doubted: none ready, at least one inconsistent,
+ * the latest of them for the patience.  Down, quarantined, starting and
+ * unresponsive ones neither count for nor against it; one ready one
+ * (work goes to it, its heads can connect) is enough against.
+ */
+static void
+test_doubted(void **state)
+{
+	struct ep_avail		 a[4];
+	const struct ep_avail	*av[4] = { &a[0], &a[1], &a[2], &a[3] };
+	uint64_t		 patience = 10 * S;
+
+	(void)state;
+	/* Nobody: nothing to suspect. */
+	assert_false(ep_doubted(av, 0, patience, T0 + 60 * S));
+	reach(&a[0], EP_INCONSISTENT, T0);
+	reach(&a[1], EP_INCONSISTENT, T0 + 5 * S);
+	reach(&a[2], EP_DOWN, T0);
+	reach(&a[3], EP_UNRESPONSIVE, T0);
+	/* The latest doubt counts: not yet at T0 + 10 s, at T0 + 15 s. */
+	assert_false(ep_doubted(av, 4, patience, T0 + 10 * S));
+	assert_false(ep_doubted(av, 4, patience, T0 + 15 * S - 1));
+	assert_true(ep_doubted(av, 4, patience, T0 + 15 * S));
+	/* A clock that went back is no evidence. */
+	assert_false(ep_doubted(av, 4, patience, T0 + 1 * S));
+	/* One ready endpoint: the others are judged by what it serves. */
+	reach(&a[2], EP_READY, T0);
+	assert_false(ep_doubted(av, 4, patience, T0 + 60 * S));
+	/* No one inconsistent: nothing to lift. */
+	reach(&a[0], EP_DOWN, T0);
+	reach(&a[1], EP_QUARANTINED, T0);
+	reach(&a[2], EP_STARTING, T0);
+	assert_false(ep_doubted(av, 4, patience, T0 + 60 * S));
+	/* A lone endpoint inconsistent: it alone is the chain's voice. */
+	reach(&a[0], EP_INCONSISTENT, T0);
+	assert_true(ep_doubted(av, 1, patience, T0 + 10 * S));
+	step(&a[0], EPE_ABSOLVED, NULL, T0 + 10 * S, EP_READY,
+	    EPA_ABSOLVE | EPA_READY | EPA_STORE);
+	assert_false(ep_doubted(av, 1, patience, T0 + 60 * S));
 }
 
 /* A life: trouble, its reasons and since, as people would see them. */
@@ -504,7 +555,8 @@ test_names(void **state)
 	assert_string_equal(ep_event_name(EPE_AGREES), "agrees");
 	assert_string_equal(ep_event_name(EPE_OVERDUE), "overdue");
 	assert_string_equal(ep_event_name(EPE_JUDGED), "judged");
-	assert_string_equal(ep_event_name((enum ep_event)10), "?");
+	assert_string_equal(ep_event_name(EPE_ABSOLVED), "absolved");
+	assert_string_equal(ep_event_name((enum ep_event)11), "?");
 }
 
 int
@@ -516,6 +568,7 @@ main(void)
 		cmocka_unit_test(test_agreements),
 		cmocka_unit_test(test_shown),
 		cmocka_unit_test(test_outage_since),
+		cmocka_unit_test(test_doubted),
 		cmocka_unit_test(test_names),
 	};
 
