@@ -101,6 +101,7 @@ SUP_TESTS = tests/integration/conf_check.sh \
 	tests/integration/sup_badmsg.sh \
 	tests/integration/sup_setup.sh \
 	tests/integration/initd.sh \
+	tests/integration/guard_self.sh \
 	tests/integration/man_lint.sh \
 	tests/integration/systemd_verify.sh \
 	tests/integration/store_follow.sh \

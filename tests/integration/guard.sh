@@ -4,7 +4,11 @@
 # suite could touch -- /etc, /usr, /var/lib, /run and $HOME -- and
 # "guard.sh end", the test guard_end.guard that runs after all the others,
 # lists them again and fails on anything new: an install that missed its staging root, a user added, a
-# pidfile or socket left in /run, a cache in $HOME.  Left out: this tree
+# pidfile or socket left in /run, a cache in $HOME.  A path with
+# "chainwatch" in its name is listed with its size and modification time,
+# so that an install over a chainwatch already there (a package, a source
+# install) fails too; others by name only (the machine's own files change
+# while the suite runs: another build, the package manager).  Left out: this tree
 # and its build (which may live in $HOME), $TMPDIR, and the state that
 # the package manager and the init system keep of their own (/var/lib/apt,
 # /var/lib/dpkg, /var/lib/systemd, /run/systemd, /run/user).
@@ -26,7 +30,8 @@ listing() {
 	find $roots -xdev \( -path /var/lib/apt -o -path /var/lib/dpkg -o \
 	    -path /var/lib/systemd -o -path /run/systemd -o -path /run/user \
 	    -o -path "$_src" -o -path "$_bld" -o -path "$_tmp" \) -prune -o \
-	    -print 2>/dev/null | sort
+	    \( -name '*chainwatch*' -printf '%p %s %T@\n' \) -o -print \
+	    2>/dev/null | sort
 }
 
 case ${1:-} in
@@ -40,7 +45,7 @@ end)
 	listing >"$dir/after" || exit 99
 	comm -13 "$dir/before" "$dir/after" >"$dir/new"
 	if [ -s "$dir/new" ]; then
-		echo "FAIL: the tests left $(wc -l <"$dir/new") new paths outside their folders:"
+		echo "FAIL: the tests left $(wc -l <"$dir/new") new or changed paths outside their folders:"
 		head -n 50 "$dir/new"
 		exit 1
 	fi
