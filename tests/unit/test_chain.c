@@ -31,7 +31,7 @@ static struct chain	*cr;		/* quantus, its first head reorged */
 static struct chain	*c2, *cl, *cd;	/* two endpoints each: first heads */
 static struct chain	*clate;		/* two endpoints: a parent comes late */
 static struct chain	*cn;		/* substrate, for unsealed blocks */
-static struct chain	*csy, *c1, *cf, *cg; /* far heads */
+static struct chain	*csy, *c1, *cf, *cg, *cpair; /* far heads */
 static sqlite3		*ro;	/* a second connection, as the CLI would */
 
 /* Block n of branch b: its hash names both, its parent is (b, n - 1). */
@@ -162,7 +162,11 @@ setup(void **state)
 	    "[chain gaps]\nblock_time = 1s\nbackfill_from = 450\n"
 	    "endpoint = g1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
 	    "endpoint = g2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
-	    "endpoint = g3 http://127.0.0.1:3 ws://127.0.0.1:3\n");
+	    "endpoint = g3 http://127.0.0.1:3 ws://127.0.0.1:3\n"
+	    "[chain pair]\nblock_time = 1s\nbackfill_from = 450\n"
+	    "endpoint = p1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "endpoint = p2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
+	    "endpoint = p3 http://127.0.0.1:3 ws://127.0.0.1:3\n");
 
 	assert_int_equal(conf->n_errors, 0);
 	assert_int_equal(store_open("file:chaintest?mode=memory&cache=shared",
@@ -193,6 +197,8 @@ setup(void **state)
 	c1 = sup_chain_find("one");
 	cf = sup_chain_find("liar");
 	cg = sup_chain_find("gaps");
+	cpair = sup_chain_find("pair");
+	assert_non_null(cpair);
 	assert_non_null(cf);
 	assert_non_null(cg);
 	assert_non_null(csy);
@@ -1076,6 +1082,48 @@ test_far_against_late(void **state)
 	drain();
 }
 
+/*
+ * Two endpoints agree on a forged far head (its parent exists nowhere):
+ * believed by their numbers, its ancestry asked for.  The best following
+ * a third endpoint's heads closes the gap below it at the chain's pace,
+ * which is no progress towards it: both are judged when its patience is
+ * out, and the reach comes back.
+ */
+static void
+test_far_pair_forged(void **state)
+{
+	uint64_t	now;
+
+	for (int64_t ep = 71; ep <= 73; ep++)
+		store_run(store_bind(&s_ep_add, "iit", ep, cpair->id,
+		    ep == 71 ? "p1" : ep == 72 ? "p2" : "p3"));
+	for (int64_t ep = 71; ep <= 73; ep++)
+		hd(cpair, ep, 1, 500, 1);
+	assert_int_equal(cpair->best_number, 500);
+	now = now_wall_ms();
+	hd(cpair, 71, 7, 5000, 7);
+	hd(cpair, 72, 7, 5000, 7);
+	assert_int_equal(cpair->n_claims, 2);
+	assert_int_equal(cpair->claims[0].believed, 1);
+	assert_int_equal(cpair->claims[1].believed, 1);
+	assert_true(sup_chain_reach(cpair, now) >= 5000);
+	/* A block a second from p3, as the chain makes them. */
+	for (int64_t k = 1; k <= 9; k++) {
+		hd(cpair, 73, 1, 500 + k, 1);
+		sup_chains_tick(now + (uint64_t)k * 1000);
+		assert_int_equal(cpair->best_number, 500 + k);
+	}
+	assert_int_equal(cpair->n_claims, 2);
+	hd(cpair, 73, 1, 510, 1);
+	sup_chains_tick(now + 11000);
+	/* Both judged (verdicts() drains the mailbox: one call). */
+	assert_int_equal(verdicts(71, CV_CONTRADICTED), 1);
+	assert_non_null(strstr(reason, "never connected"));
+	assert_int_equal(cpair->n_claims, 0);
+	assert_true(sup_chain_reach(cpair, now + 11000) < 5000);
+	drain();
+}
+
 /* Quantus: the heavier branch wins, shorter or not; ties keep the first. */
 static void
 test_heaviest(void **state)
@@ -1236,6 +1284,7 @@ main(void)
 		cmocka_unit_test(test_far_outlasted),
 		cmocka_unit_test(test_far_unbelieved),
 		cmocka_unit_test(test_far_against_late),
+		cmocka_unit_test(test_far_pair_forged),
 		cmocka_unit_test(test_heaviest),
 		cmocka_unit_test(test_substrate),
 		cmocka_unit_test(test_unsealed),
