@@ -215,15 +215,8 @@ print_chain(const struct view_chain *ch, const struct eps *e, int64_t now)
 		if (p->lag == VIEW_LAG_BEHIND || p->lag == VIEW_LAG_STUCK) {
 			char	 w[CLI_COLS * 2];
 
-			view_span(now - p->lag_since, a, sizeof(a));
-			if (p->lag == VIEW_LAG_STUCK)
-				snprintf(w, sizeof(w), "stuck at #%lld: no new "
-				    "head for %s while the chain went on",
-				    (long long)p->best, a);
-			else
-				snprintf(w, sizeof(w), "behind: %lld blocks "
-				    "below the best for %s",
-				    (long long)p->lag_blocks, a);
+			view_lag_text(p->lag, p->lag_blocks, p->best,
+			    p->lag_since, now, w, sizeof(w));
 			cli_table_wrap(&t, 4, w);
 		}
 	}

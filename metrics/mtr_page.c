@@ -303,10 +303,11 @@ page_endpoints(struct buf *b, struct view_db *db,
 	struct view_event	*ev;
 	size_t			 n, i, shown;
 	int64_t			 since = now - PAGE_DAY;
+	char			 lag[160];
 
 	buf_adds(b, "<h3>Endpoints</h3>\n<div class=\"wrap\"><table "
 	    "class=\"endpoints\"><tr><th>endpoint</th><th>state</th>"
-	    "<th>since</th><th>reason</th></tr>\n");
+	    "<th>since</th><th>reason</th><th>keeps up</th></tr>\n");
 	for (i = 0; i < v->n_eps; i++) {
 		buf_adds(b, "<tr><td>");
 		esc(b, v->eps[i].name);
@@ -318,6 +319,14 @@ page_endpoints(struct buf *b, struct view_db *db,
 			ago(b, now, v->eps[i].since);
 		buf_adds(b, "</td><td>");
 		esc(b, v->eps[i].reason);
+		/* How it keeps up with the chain (chainwatch endpoints). */
+		view_lag_text(v->eps[i].lag, v->eps[i].lag_blocks,
+		    v->eps[i].head.best_number, v->eps[i].lag_since, now, lag,
+		    sizeof(lag));
+		buf_addf(b, "</td><td data-condition=\"%s\">",
+		    view_lag_name(v->eps[i].lag) != NULL ?
+		    view_lag_name(v->eps[i].lag) : "unknown");
+		esc(b, lag);
 		buf_adds(b, "</td></tr>\n");
 	}
 	buf_adds(b, "</table></div>\n");

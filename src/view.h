@@ -200,6 +200,13 @@ enum view_lag view_lag_judge(const struct view_chain *ch, int64_t highest,
 /* "ok", "behind", "stuck"; NULL for VIEW_LAG_UNKNOWN. */
 const char *view_lag_name(enum view_lag);
 /*
+ * For people: "behind: 25 blocks below the best for 73 s", "stuck at
+ * #3034: no new head for 2 min while the chain went on", "keeps up", or
+ * "" when not known.
+ */
+void	view_lag_text(enum view_lag, int64_t blocks, int64_t best,
+	    int64_t since, int64_t now, char *out, size_t outlen);
+/*
  * The SQL for a view_head of endpoint row e: its head_at and passed_at,
  * for queries of "FROM endpoints e".
  */

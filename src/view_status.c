@@ -47,6 +47,23 @@ view_lag_name(enum view_lag l)
 	return lag_name[l];
 }
 
+void
+view_lag_text(enum view_lag l, int64_t blocks, int64_t best, int64_t since,
+    int64_t now, char *out, size_t outlen)
+{
+	char	span[32];
+
+	view_span(now - since, span, sizeof(span));
+	if (l == VIEW_LAG_STUCK)
+		snprintf(out, outlen, "stuck at #%lld: no new head for %s "
+		    "while the chain went on", (long long)best, span);
+	else if (l == VIEW_LAG_BEHIND)
+		snprintf(out, outlen, "behind: %lld blocks below the best for "
+		    "%s", (long long)blocks, span);
+	else
+		snprintf(out, outlen, "%s", l == VIEW_LAG_OK ? "keeps up" : "");
+}
+
 static int64_t
 max64(int64_t a, int64_t b)
 {

@@ -102,6 +102,11 @@ grep -q 'Forks' "$T/page.html" && grep -q 'Reorganisations' "$T/page.html" &&
     grep -q '<h4>Block time</h4><svg' "$T/page.html" ||
     fail "a section or chart is missing"
 ok "GET / is HTML that balances, refers to no other host, and refreshes"
+# How each endpoint keeps up: the two healthy ones do.
+for e in d1 d2; do
+	grep -q "<tr><td>$e</td>.*<td data-condition=\"ok\">keeps up</td></tr>" \
+	    "$T/page.html" || fail "$e is not shown keeping up: $(grep "<tr><td>$e</td>" "$T/page.html")"
+done
 
 # The timelines: d1 and d2, healthy throughout, closed since start (not
 # unknown); d3 closed, then open or half-open since it was refused.
@@ -239,6 +244,13 @@ db.execute("UPDATE endpoints SET state = 'unresponsive', state_since = ?, "
 db.execute("UPDATE endpoints SET state = 'inconsistent', state_since = ?, "
            "state_reason = 'head #5 never connected' WHERE id = ?",
            (now - 3 * H, ep["d1"]))
+# d1 stuck an hour ago, 20 blocks below the others, the chain past it since.
+db.execute("UPDATE endpoints SET best_number = (SELECT max(best_number) "
+           "FROM endpoints) - 20, best_at = ?, tip_at = NULL WHERE id = ?",
+           (now - H, ep["d1"]))
+db.execute("UPDATE blocks SET first_seen = ? WHERE canonical = 1 AND "
+           "number = (SELECT best_number + 1 FROM endpoints WHERE id = ?)",
+           (now - H, ep["d1"]))
 db.commit()
 PY
 # Never root: as root it runs as nobody, which must read the copy.
@@ -265,6 +277,10 @@ grep -q '&lt;/svg&gt;&lt;/div&gt;&lt;a href=&quot;https://example.org/' \
 grep -q 'title="&lt;b&gt;&quot;miner&quot;&lt;/b&gt;&amp;amp;"' \
     "$T/crafted.html" || fail "the miner is not escaped"
 ok "strings from the store are escaped"
+d1best=$(sqlite3 "$T/crafted.db" "SELECT best_number FROM endpoints WHERE name = 'd1'")
+grep -q "<tr><td>d1</td>.*<td data-condition=\"stuck\">stuck at #$d1best: no new head for 60 min while the chain went on</td></tr>" \
+    "$T/crafted.html" || fail "d1 is not shown stuck: $(grep '<tr><td>d1</td>' "$T/crafted.html")"
+ok "how endpoints keep up: d1 stuck at #$d1best for 60 min"
 
 # The crafted day of the timelines (crafted above): as served, and as
 # Chromium renders it.
