@@ -1049,6 +1049,21 @@ test_far_unbelieved(void **state)
 }
 
 /*
+ * At wall ms at, endpoint ep's far claim is dropped as a lie: its verdict,
+ * no claim left on c, and the reach back below far.
+ */
+static void
+far_dropped(struct chain *c, int64_t ep, uint64_t at, int64_t far)
+{
+	sup_chains_tick(at);
+	assert_int_equal(verdicts(ep, CV_CONTRADICTED), 1);
+	assert_non_null(strstr(reason, "never connected"));
+	assert_int_equal(c->n_claims, 0);
+	assert_true(sup_chain_reach(c, at) < far);
+	drain();
+}
+
+/*
  * Two endpoints whose heads come above gaps (held, then connected by the
  * ranges) are evidence against a far head all the same: it is judged,
  * not believed for want of a head against it.
@@ -1074,12 +1089,7 @@ test_far_against_late(void **state)
 	serve_ranges(cg, 61, 1);
 	assert_int_equal(cg->best_number, 505);
 	assert_int_equal(cg->n_claims, 1);
-	sup_chains_tick(now + 11000);
-	assert_int_equal(verdicts(63, CV_CONTRADICTED), 1);
-	assert_non_null(strstr(reason, "never connected"));
-	assert_int_equal(cg->n_claims, 0);
-	assert_true(sup_chain_reach(cg, now + 11000) < 3000);
-	drain();
+	far_dropped(cg, 63, now + 11000, 3000);
 }
 
 /*
@@ -1115,13 +1125,8 @@ test_far_pair_forged(void **state)
 	}
 	assert_int_equal(cpair->n_claims, 2);
 	hd(cpair, 73, 1, 510, 1);
-	sup_chains_tick(now + 11000);
-	/* Both judged (verdicts() drains the mailbox: one call). */
-	assert_int_equal(verdicts(71, CV_CONTRADICTED), 1);
-	assert_non_null(strstr(reason, "never connected"));
-	assert_int_equal(cpair->n_claims, 0);
-	assert_true(sup_chain_reach(cpair, now + 11000) < 5000);
-	drain();
+	/* Both judged: p1's verdict, and no claim left. */
+	far_dropped(cpair, 71, now + 11000, 5000);
 }
 
 /* Quantus: the heavier branch wins, shorter or not; ties keep the first. */
