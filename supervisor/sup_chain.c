@@ -1744,6 +1744,51 @@ believed_closing(const struct chain *ch, struct claim *c, int64_t gap,
 	}
 }
 
+/*
+ * What the ranges above the best are for: the lowest header of the
+ * highest claim not far, or a branch waiting for a block above the best;
+ * -1 for nothing.
+ */
+static int64_t
+window_top(const struct chain *ch)
+{
+	int64_t	top = -1;
+
+	for (size_t i = 0; i < ch->n_claims; i++) {
+		const struct claim *c = &ch->claims[i];
+
+		if (!c->far && (int64_t)c->h[c->n - 1].number - 1 > top)
+			top = (int64_t)c->h[c->n - 1].number - 1;
+	}
+	if (ch->have_pending && ch->pending_number > top)
+		top = ch->pending_number;
+	return top;
+}
+
+/*
+ * A claim dropped as a lie: the ranges queued for it above what is still
+ * wanted (the other claims, a waiting branch) go, unless an endpoint holds
+ * them now; a forged far head would otherwise leave its window queued, to
+ * be asked of every endpoint in turn.
+ */
+static void
+window_shrink(struct chain *ch)
+{
+	int64_t	top = window_top(ch);
+	int	n;
+
+	if (!ch->have_best || ch->queued_up <= ch->best_number ||
+	    ch->queued_up <= top)
+		return;
+	if (top < ch->best_number)
+		top = ch->best_number;
+	if ((n = queue_drop_headers_above(ch->id, top)) > 0)
+		log_info("chain %s: %d range%s above #%lld, queued for a "
+		    "dropped claim, removed", ch->name, n, n == 1 ? "" : "s",
+		    (long long)top);
+	ch->queued_up = top;
+}
+
 static void
 claims_expire(struct chain *ch, uint64_t now)
 {
@@ -1801,6 +1846,7 @@ claims_expire(struct chain *ch, uint64_t now)
 		    (unsigned long long)(now - c->since), c->steps,
 		    c->steps == 1 ? "" : "s", c->n, c->n == 1 ? "" : "s");
 		claim_free(ch, i);
+		window_shrink(ch);
 	}
 }
 
@@ -1811,16 +1857,8 @@ claims_expire(struct chain *ch, uint64_t now)
 static void
 window_up(struct chain *ch)
 {
-	int64_t	top = -1, from, to;
+	int64_t	top = window_top(ch), from, to;
 
-	for (size_t i = 0; i < ch->n_claims; i++) {
-		const struct claim *c = &ch->claims[i];
-
-		if (!c->far && (int64_t)c->h[c->n - 1].number - 1 > top)
-			top = (int64_t)c->h[c->n - 1].number - 1;
-	}
-	if (ch->have_pending && ch->pending_number > top)
-		top = ch->pending_number;
 	if (!ch->have_best || top <= ch->best_number)
 		return;
 	if (ch->queued_up > ch->best_number &&

@@ -92,6 +92,9 @@ static struct store_stmt s_owed_cand = { "WITH RECURSIVE br(hash, parent, "
 static struct store_stmt s_drop_runtime = { "DELETE FROM queue WHERE "
     "chain_id = ? AND kind = 'runtime' AND block_hash = ? AND "
     "state = 'pending'", NULL, NULL };
+static struct store_stmt s_drop_above = { "DELETE FROM queue WHERE "
+    "chain_id = ? AND kind = 'headers' AND range_from > ? AND "
+    "state = 'pending'", NULL, NULL };
 static struct store_stmt s_drop_parent = { "DELETE FROM queue WHERE "
     "chain_id = ? AND kind = 'parent' AND block_hash = ? AND "
     "state = 'pending'", NULL, NULL };
@@ -183,6 +186,16 @@ void
 queue_ranges(int64_t chain, int64_t from, int64_t to)
 {
 	cover(chain, K_HEADERS, from, to);
+}
+
+/*
+ * Header ranges wholly above number that no endpoint holds now: what was
+ * queued for a claim since dropped.  Their count.
+ */
+int
+queue_drop_headers_above(int64_t chain, int64_t number)
+{
+	return store_run(store_bind(&s_drop_above, "ii", chain, number));
 }
 
 /* Is any header range queued that overlaps [from, to]? */

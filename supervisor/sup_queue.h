@@ -68,6 +68,7 @@ int		 queue_headers_within(int64_t chain, int64_t from,
 		    int64_t to);
 void		 queue_state(int64_t chain, int64_t from, int64_t to);
 void		 queue_drop_parent(int64_t chain, const uint8_t hash[32]);
+int		 queue_drop_headers_above(int64_t chain, int64_t number);
 void		 queue_block_canonical(int64_t chain, struct queue_owed *,
 		    const uint8_t hash[32], int64_t number,
 		    int runtime_updated);

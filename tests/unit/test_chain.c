@@ -1125,8 +1125,14 @@ test_far_pair_forged(void **state)
 	}
 	assert_int_equal(cpair->n_claims, 2);
 	hd(cpair, 73, 1, 510, 1);
+	assert_true(qf("SELECT count(*) FROM queue WHERE chain_id = %lld AND "
+	    "kind = 'headers' AND range_from > 510", (long long)cpair->id) > 0);
 	/* Both judged: p1's verdict, and no claim left. */
 	far_dropped(cpair, 71, now + 11000, 5000);
+	/* The window queued for the forgery is gone with it. */
+	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld "
+	    "AND kind = 'headers' AND range_from > 510",
+	    (long long)cpair->id), 0);
 }
 
 /* Quantus: the heavier branch wins, shorter or not; ties keep the first. */
