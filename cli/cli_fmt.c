@@ -48,10 +48,8 @@ void
 cli_age(int64_t ms, char *out, size_t outlen)
 {
 	char	 span[VIEW_AGE_LEN];
-	int64_t	 a = ms < 0 ? -ms : ms;
 
-	/* A moment, not a duration: whole seconds from a second on. */
-	view_span(a >= 1000 ? a - a % 1000 : a, span, sizeof(span));
+	view_age(ms, span, sizeof(span));
 	snprintf(out, outlen, "%s%s", span, ms < 0 ? " ahead" : "");
 }
 

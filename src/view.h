@@ -437,10 +437,12 @@ void	view_time_iso(int64_t ms, char *out, size_t outlen);
  * ahead" in the future (a clock that is off); milliseconds under 10 s
  * when not a whole second ("500 ms", as a block_time of 500ms was
  * written), seconds up to 119, minutes up to 119, hours up to 47.  view_span is the same without direction:
- * "25 min".
+ * "25 min".  view_age is an age without direction: whole seconds from a
+ * second on ("2 s", not "2762 ms"), as how long a state has lasted.
  */
 #define VIEW_AGE_LEN	32
 void	view_ago(int64_t ms, char *out, size_t outlen);
+void	view_age(int64_t ms, char *out, size_t outlen);
 void	view_span(int64_t ms, char *out, size_t outlen);
 /* A JSON string, or null for NULL or text that is not valid UTF-8. */
 struct json_t *view_jstr(const char *);

@@ -50,13 +50,19 @@ view_span(int64_t ms, char *out, size_t outlen)
  * in whole seconds (1 s, not 1435 ms); under a second in ms.
  */
 void
+view_age(int64_t ms, char *out, size_t outlen)
+{
+	int64_t	 a = ms < 0 ? -ms : ms;
+
+	view_span(a >= 1000 ? a - a % 1000 : a, out, outlen);
+}
+
+void
 view_ago(int64_t ms, char *out, size_t outlen)
 {
 	char	 span[VIEW_AGE_LEN - 8];	/* room for " ahead" */
-	int64_t	 a = ms < 0 ? -ms : ms;
 
-	view_span(a >= 1000 && a < 10000 ? a - a % 1000 : a, span,
-	    sizeof(span));
+	view_age(ms, span, sizeof(span));
 	snprintf(out, outlen, "%s %s", span, ms < 0 ? "ahead" : "ago");
 }
 

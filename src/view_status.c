@@ -53,7 +53,7 @@ view_lag_text(enum view_lag l, int64_t blocks, int64_t best, int64_t since,
 {
 	char	span[32];
 
-	view_span(now - since, span, sizeof(span));
+	view_age(now - since, span, sizeof(span));
 	if (l == VIEW_LAG_STUCK)
 		snprintf(out, outlen, "stuck at #%lld: no new head for %s "
 		    "while the chain went on", (long long)best, span);
@@ -310,7 +310,7 @@ split_line(const struct view_split *sp, int64_t now, char *out,
 	size_t	 len, k, j;
 	int64_t	 top;
 
-	view_span(now - sp->first_seen, a, sizeof(a));
+	view_age(now - sp->first_seen, a, sizeof(a));
 	len = (size_t)snprintf(out, outlen, "split for %s", a);
 	for (k = 0; k < sp->n_sides && len < outlen; k = j) {
 		top = sp->sides[k].tip_number;
@@ -385,7 +385,7 @@ verdict_judge(struct view_verdict *s, int64_t now)
 			snprintf(s->headline, sizeof(s->headline),
 			    "no head stored yet");
 		else {
-			view_span(now - ch->updated_at, a, sizeof(a));
+			view_age(now - ch->updated_at, a, sizeof(a));
 			view_span(s->block_time, b, sizeof(b));
 			snprintf(s->headline, sizeof(s->headline),
 			    "no head stored for %s (block time %s)", a, b);

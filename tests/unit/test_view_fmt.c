@@ -54,6 +54,15 @@ test_ago(void **state)
 	assert_string_equal(out, "1 s ago");
 	view_ago(-9999, out, sizeof(out));
 	assert_string_equal(out, "9 s ahead");
+	/* How long a state has lasted: an age without direction. */
+	view_age(2762, out, sizeof(out));
+	assert_string_equal(out, "2 s");
+	view_age(-2762, out, sizeof(out));
+	assert_string_equal(out, "2 s");
+	view_age(500, out, sizeof(out));
+	assert_string_equal(out, "500 ms");
+	view_age(73500, out, sizeof(out));
+	assert_string_equal(out, "73 s");
 }
 
 int

@@ -168,10 +168,29 @@ test_highest(void **state)
 	assert_int_equal(b, 160);
 }
 
+/* The words for how an endpoint keeps up, with its age in whole seconds. */
+static void
+test_lag_text(void **state)
+{
+	char	out[160];
+
+	(void)state;
+	view_lag_text(VIEW_LAG_BEHIND, 25, 3009, 1000, 3762, out, sizeof(out));
+	assert_string_equal(out, "behind: 25 blocks below the best for 2 s");
+	view_lag_text(VIEW_LAG_STUCK, 25, 3034, 0, 120000, out, sizeof(out));
+	assert_string_equal(out, "stuck at #3034: no new head for 2 min while "
+	    "the chain went on");
+	view_lag_text(VIEW_LAG_OK, 0, 3034, 0, 120000, out, sizeof(out));
+	assert_string_equal(out, "keeps up");
+	view_lag_text(VIEW_LAG_UNKNOWN, 0, 0, 0, 120000, out, sizeof(out));
+	assert_string_equal(out, "");
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lag_text),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_behind_12s),
 		cmocka_unit_test(test_stuck_12s),
