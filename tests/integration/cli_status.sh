@@ -104,9 +104,10 @@ chains = {
         ("a2-oscar", "closed", T_OK, None, None, 1),
         ("a3-oscar", "closed", T_OK, None, None, 1)]),
     # Short of behind and stuck: 2 blocks below for 10 min, its heads
-    # fresh; 10 blocks below for 20 s (under 3 block times); a head 50 s
-    # old (under 5 block times) with the chain past it for 45 s.  And a
-    # split that ended.
+    # fresh; 10 blocks below for 10 s (under 3 block times, 36 s); a head
+    # 25 s old (under 5 block times, 60 s) with the chain past it for 20 s:
+    # margins of 25 s or more for a loaded machine between the store made
+    # here and the status read.  And a split that ended.
     "papa": (now - 5 * S, 100, 90, [
         ("a1-papa", "closed", T_OK, None, None, 1),
         ("a2-papa", "closed", T_OK, None, None, 1),
@@ -130,12 +131,12 @@ heads = {
     "a1-papa": (100, now - 5 * S, now - 5 * S),
     "a2-papa": (98, now - 5 * S, now - 5 * S),
     "a3-papa": (90, now - 5 * S, now - 5 * S),
-    "a4-papa": (99, now - 50 * S, now - 50 * S),
+    "a4-papa": (99, now - 25 * S, now - 25 * S),
 }
 blocks = {"mike": [(76, T_PASSED)], "november": [(91, now - 110 * S)],
           "oscar": [(64, now - 3 * S)],
-          "papa": [(99, now - 10 * MIN), (91, now - 20 * S),
-                   (100, now - 45 * S)]}
+          "papa": [(99, now - 10 * MIN), (91, now - 10 * S),
+                   (100, now - 20 * S)]}
 T_SPLIT = now - 73 * S
 # chain -> (first_seen, ended, branches, ancestor, [(endpoint, branch, tip)])
 splits = {"oscar": [(T_SPLIT, None, 2, 49, [("a1-oscar", 1, 65),
