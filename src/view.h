@@ -369,6 +369,15 @@ int	view_standings_load(struct view_db *, const struct view_chain *,
 	    enum view_window, int final_only, int64_t now,
 	    struct view_standings *);
 void	view_standings_free(struct view_standings *);
+/*
+ * What `chainwatch standings --json` prints, and the API's standings: the
+ * rows from offset on, shown of them at most; stale and last as
+ * view_chain_stale said; running is the "daemon_running" value, taken.
+ */
+struct json_t *view_standings_json(const struct view_chain *,
+	    enum view_window, int final_only, const struct view_standings *,
+	    size_t offset, size_t shown, int stale, const char *last,
+	    struct json_t *running);
 /* A miner's name as the views show it: SS58, "unknown" or hex; to free. */
 char	*view_miner_name(const uint8_t *account, size_t len,
 	    const unsigned char *ss58);

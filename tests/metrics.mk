@@ -5,7 +5,8 @@ METRICS_TESTS = \
 	tests/integration/metrics.sh \
 	tests/integration/metrics_large_store.sh \
 	tests/integration/hashrate.sh \
-	tests/integration/status_page.sh
+	tests/integration/status_page.sh \
+	tests/integration/api.sh
 TESTS += $(METRICS_TESTS)
 # status_page.sh keeps its screenshots in the build tree, for people.
 CLEANFILES += tests/status_page.png tests/status_page_phone.png
