@@ -13,4 +13,5 @@ metrics_chainwatch_metrics_SOURCES = metrics/mtr.h \
 metrics_chainwatch_metrics_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) \
 	$(SQLITE_CFLAGS) $(JANSSON_CFLAGS) $(MSGPACK_CFLAGS) $(SECCOMP_CFLAGS)
 metrics_chainwatch_metrics_LDADD = src/libcwhttp.a $(VIEW_LIBS) $(MHD_LIBS) \
-	$(SECCOMP_LIBS) $(MSGPACK_LIBS) -lpthread -lm
+	$(SECCOMP_LIBS) $(MSGPACK_LIBS) $(SODIUM_LIBS) $(XXHASH_LIBS) \
+	-lpthread -lm

@@ -131,6 +131,7 @@ unsigned mtr_gather_page(struct buf *);
  */
 #define MTR_API_LIMIT_MAX	1000
 #define MTR_API_OFFSET_MAX	1000000
+#define MTR_API_BLOCKS_MAX	10000	/* heights a blocks answer covers */
 struct mtr_api_req {
 	const char	*path;
 	int64_t		 now;		/* wall clock, ms */

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,8 @@
 
 #include <jansson.h>
 
+#include "account.h"
+#include "hex.h"
 #include "mtr.h"
 #include "util.h"
 #include "view.h"
@@ -178,6 +181,120 @@ api_standings(struct mtr_api_answer *a, struct view_db *c, const char *chain)
 	return rc == CW_EXIT_OK ? 200 : api_view_failed(a, rc, chain);
 }
 
+static unsigned
+api_blocks(struct mtr_api_answer *a, struct view_db *c, const char *chain)
+{
+	static const char *const known[] = { "last", "from", "to", NULL };
+	struct view_chain	*chains;
+	const struct view_chain	*ch;
+	struct view_blocks	 b;
+	int64_t			 last = -1, from = -1, to = -1;
+	size_t			 n;
+	int			 rc;
+
+	if (api_params_known(a, &a->req, known) == -1 ||
+	    api_param_int(a, &a->req, "last", 1, MTR_API_BLOCKS_MAX,
+	    &last) == -1 ||
+	    api_param_int(a, &a->req, "from", 0, INT64_MAX / 2, &from) == -1 ||
+	    api_param_int(a, &a->req, "to", 0, INT64_MAX / 2, &to) == -1)
+		return a->status;
+	if (last != -1 && (from != -1 || to != -1))
+		return api_error(a, 400, "bad_parameter", "last, or from and "
+		    "to, not both");
+	if ((from == -1) != (to == -1))
+		return api_error(a, 400, "bad_parameter", "from and to go "
+		    "together");
+	if (from != -1 && (to < from || to - from >= MTR_API_BLOCKS_MAX))
+		return api_error(a, 400, "bad_parameter", "from..to: to not "
+		    "below from, %d numbers at most", MTR_API_BLOCKS_MAX);
+	if (last == -1 && from == -1)
+		last = 20;
+	if ((rc = view_chains_begin(c, chain, &chains, &n, &ch)) !=
+	    CW_EXIT_OK)
+		return api_view_failed(a, rc, chain);
+	memset(&b, 0, sizeof(b));
+	if (last == -1)
+		last = 0;
+	rc = view_blocks_load(c, ch, last, from, to, &b);
+	if (rc == CW_EXIT_OK) {
+		a->body = view_blocks_json(ch, last, from, to, &b,
+		    json_null());
+		a->status = 200;
+		a->max_age = api_block_secs(c, ch->id);
+	}
+	view_db_end(c);
+	view_blocks_free(&b);
+	view_chains_free(chains, n);
+	return rc == CW_EXIT_OK ? 200 : api_view_failed(a, rc, chain);
+}
+
+/*
+ * A miner in a path: "0x" and 2 to 64 hex digits, or an SS58 address;
+ * into its account as the store keys it, "0x" and lowercase hex.
+ */
+static int
+api_miner_account(const char *s, char *out, size_t outlen)
+{
+	uint8_t		 acct[32];
+	uint16_t	 prefix;
+	size_t		 n;
+
+	(void)outlen;		/* 2 * sizeof(acct) + 3 */
+	if (strncmp(s, "0x", 2) == 0) {
+		if (hex_decode_var(s, acct, sizeof(acct), &n) == -1 || n == 0)
+			return -1;
+		hex_encode(acct, n, out);
+		return 0;
+	}
+	if (strlen(s) > 64 || ss58_decode(s, &prefix, acct) == -1)
+		return -1;
+	hex_encode(acct, sizeof(acct), out);
+	return 0;
+}
+
+static unsigned
+api_miner(struct mtr_api_answer *a, struct view_db *c, const char *chain,
+    const char *miner)
+{
+	static const char *const known[] = { NULL };
+	struct view_chain	*chains;
+	const struct view_chain	*ch;
+	struct view_standings	 s[VIEW_NWINDOWS];
+	char			 account[2 * 32 + 3];
+	size_t			 n, k;
+	int			 rc = CW_EXIT_OK, w, found = 0;
+
+	if (api_params_known(a, &a->req, known) == -1)
+		return a->status;
+	if (api_miner_account(miner, account, sizeof(account)) == -1)
+		return api_error(a, 400, "bad_miner", "the miner is neither "
+		    "an SS58 address nor 0x and hex digits");
+	if ((rc = view_chains_begin(c, chain, &chains, &n, &ch)) !=
+	    CW_EXIT_OK)
+		return api_view_failed(a, rc, chain);
+	memset(s, 0, sizeof(s));
+	for (w = 0; w < VIEW_NWINDOWS && rc == CW_EXIT_OK; w++)
+		rc = view_standings_load(c, ch, w, 0, a->req.now, &s[w]);
+	for (k = 0; rc == CW_EXIT_OK && k < s[VIEW_WINDOW_ALL].n; k++)
+		if (view_srow_is(&s[VIEW_WINDOW_ALL].rows[k], account)) {
+			found = 1;
+			break;
+		}
+	if (rc == CW_EXIT_OK && found) {
+		a->body = view_miner_json(ch, s[VIEW_WINDOW_ALL].rows[k].name,
+		    account, s, json_null());
+		a->status = 200;
+		a->max_age = api_block_secs(c, ch->id);
+	} else if (rc == CW_EXIT_OK)
+		api_error(a, 404, "unknown_miner", "no block of that miner "
+		    "in the store");
+	view_db_end(c);
+	for (w = 0; w < VIEW_NWINDOWS; w++)
+		view_standings_free(&s[w]);
+	view_chains_free(chains, n);
+	return rc == CW_EXIT_OK ? a->status : api_view_failed(a, rc, chain);
+}
+
 unsigned
 mtr_api(struct view_db *c, struct mtr_api_answer *a)
 {
@@ -210,6 +327,11 @@ mtr_api(struct view_db *c, struct mtr_api_answer *a)
 		return api_status(a, c, name);
 	if (strcmp(slash, "/standings") == 0)
 		return api_standings(a, c, name);
+	if (strcmp(slash, "/blocks") == 0)
+		return api_blocks(a, c, name);
+	if (strncmp(slash, "/miners/", 8) == 0 && slash[8] != '\0' &&
+	    strchr(slash + 8, '/') == NULL)
+		return api_miner(a, c, name, slash + 8);
 	return api_error(a, 404, "unknown_route", "no such route; see the "
 	    "OpenAPI document");
 }

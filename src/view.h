@@ -378,6 +378,18 @@ struct json_t *view_standings_json(const struct view_chain *,
 	    enum view_window, int final_only, const struct view_standings *,
 	    size_t offset, size_t shown, int stale, const char *last,
 	    struct json_t *running);
+/* One row of s as the JSON of the views has it, ranked rank. */
+struct json_t *view_srow_json(const struct view_standings *s,
+	    const struct view_srow *, size_t rank);
+/* Whether the row is of account ("0x" and lowercase hex). */
+int	view_srow_is(const struct view_srow *, const char *account);
+/*
+ * One miner's record, /api/v1/.../miners/...: its row in each window of
+ * s[VIEW_NWINDOWS] (null where it has none), name as the views show it.
+ */
+struct json_t *view_miner_json(const struct view_chain *, const char *name,
+	    const char *account, const struct view_standings *s,
+	    struct json_t *running);
 /* A miner's name as the views show it: SS58, "unknown" or hex; to free. */
 char	*view_miner_name(const uint8_t *account, size_t len,
 	    const unsigned char *ss58);
@@ -429,6 +441,42 @@ struct view_reorg {
 int	view_reorgs_load(struct view_db *, const struct view_chain *,
 	    int64_t max, struct view_reorg **out, size_t *n);
 void	view_reorgs_free(struct view_reorg *, size_t);
+
+/* view_blocks.c: the blocks of a chain, as chainwatch blocks shows them. */
+struct view_block {
+	int64_t		 number;
+	char		*hash, *parent;	/* "0x" + 64 digits */
+	char		*miner;		/* SS58, "unknown" or hex */
+	char		*account;	/* hex, NULL for no miner */
+	char		*endpoint;	/* that brought it first */
+	int		 canonical, final, runtime_updated;
+	int		 has_difficulty, has_ts, has_state_at;
+	struct u512	 difficulty;
+	int64_t		 ts, first_seen, state_at;
+};
+
+struct view_blocks {
+	struct view_block *v;		/* newest first, canonical first */
+	size_t		 n, heights, reorged;
+};
+
+/*
+ * Every block of the last heights stored (last > 0), or of the numbers
+ * from to to (last 0).  Returns CW_EXIT_OK or an exit code after saying
+ * why; *b (zeroed by the caller) is for view_blocks_free either way.
+ */
+int	view_blocks_load(struct view_db *, const struct view_chain *,
+	    int64_t last, int64_t from, int64_t to, struct view_blocks *);
+void	view_blocks_free(struct view_blocks *);
+/* "reorged", "final", or "provisional" ("prov" for people). */
+const char *view_block_state(const struct view_block *, int people);
+/*
+ * What `chainwatch blocks --json` prints and /api/v1/.../blocks answers;
+ * running is the "daemon_running" value, taken.
+ */
+struct json_t *view_blocks_json(const struct view_chain *, int64_t last,
+	    int64_t from, int64_t to, const struct view_blocks *,
+	    struct json_t *running);
 
 /* view_fmt.c */
 /* "2025-01-02T03:04:05Z"; out must hold 32 bytes. */

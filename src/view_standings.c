@@ -288,13 +288,76 @@ standings_range_json(json_t *row, const struct view_srow *r)
 }
 
 json_t *
+view_srow_json(const struct view_standings *s, const struct view_srow *r,
+    size_t rank)
+{
+	json_t	*row = json_object();
+	char	 hex[2 * VIEW_ACCOUNT_MAX + 3];
+
+	json_object_set_new(row, "rank", json_integer((json_int_t)rank));
+	json_object_set_new(row, "miner", view_jstr(r->name));
+	if (r->account_len > 0) {
+		hex_encode(r->account, r->account_len, hex);
+		json_object_set_new(row, "account", json_string(hex));
+	} else
+		json_object_set_new(row, "account", json_null());
+	standings_counts_json(row, r);
+	json_object_set_new(row, "work_f", json_real(u512_to_double(&r->work)));
+	json_object_set_new(row, "share", json_real(standings_share(s, r)));
+	json_object_set_new(row, "hashrate", r->has_hashrate ?
+	    json_real(r->hashrate) : json_null());
+	standings_range_json(row, r);
+	return row;
+}
+
+json_t *
+view_miner_json(const struct view_chain *ch, const char *name,
+    const char *account, const struct view_standings *s, json_t *running)
+{
+	json_t		*root, *ws;
+	size_t		 k;
+	int		 w;
+
+	root = json_object();
+	json_object_set_new(root, "chain", view_jstr(ch->name));
+	json_object_set_new(root, "daemon_running", running);
+	json_object_set_new(root, "miner", view_jstr(name));
+	json_object_set_new(root, "account", view_jstr(account));
+	view_jtime(root, "as_of", ch->has_updated, ch->updated_at);
+	json_object_set_new(root, "best_number",
+	    view_jint(ch->has_best, ch->best_number));
+	json_object_set_new(root, "final_number",
+	    view_jint(ch->has_final, ch->final_number));
+	json_object_set_new(root, "hashrate_estimator",
+	    json_string("work_over_span"));
+	ws = json_object();
+	for (w = 0; w < VIEW_NWINDOWS; w++) {
+		for (k = 0; k < s[w].n; k++)
+			if (view_srow_is(&s[w].rows[k], account))
+				break;
+		json_object_set_new(ws, view_window_name[w], k < s[w].n ?
+		    view_srow_json(&s[w], &s[w].rows[k], k + 1) : json_null());
+	}
+	json_object_set_new(root, "windows", ws);
+	return root;
+}
+
+int
+view_srow_is(const struct view_srow *r, const char *account)
+{
+	char	 hex[2 * VIEW_ACCOUNT_MAX + 3];
+
+	hex_encode(r->account, r->account_len, hex);
+	return strcmp(hex, account) == 0;
+}
+
+json_t *
 view_standings_json(const struct view_chain *ch, enum view_window w,
     int final_only, const struct view_standings *s, size_t offset,
     size_t shown, int stale, const char *last, json_t *running)
 {
 	json_t		*root, *rows, *row;
 	const struct view_srow *r;
-	char		 hex[2 * VIEW_ACCOUNT_MAX + 3];
 	size_t		 k;
 
 	root = json_object();
@@ -325,22 +388,7 @@ view_standings_json(const struct view_chain *ch, enum view_window w,
 	rows = json_array();
 	for (k = offset; k < s->n && k - offset < shown; k++) {
 		r = &s->rows[k];
-		row = json_object();
-		json_object_set_new(row, "rank", json_integer((json_int_t)k + 1));
-		json_object_set_new(row, "miner", view_jstr(r->name));
-		if (r->account_len > 0) {
-			hex_encode(r->account, r->account_len, hex);
-			json_object_set_new(row, "account", json_string(hex));
-		} else
-			json_object_set_new(row, "account", json_null());
-		standings_counts_json(row, r);
-		json_object_set_new(row, "work_f",
-		    json_real(u512_to_double(&r->work)));
-		json_object_set_new(row, "share",
-		    json_real(standings_share(s, r)));
-		json_object_set_new(row, "hashrate", r->has_hashrate ?
-		    json_real(r->hashrate) : json_null());
-		standings_range_json(row, r);
+		row = view_srow_json(s, r, k + 1);
 		json_array_append_new(rows, row);
 	}
 	json_object_set_new(root, "rows", rows);

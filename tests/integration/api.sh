@@ -38,6 +38,9 @@ wait_for 120 'test "$(sql "SELECT count(*) FROM blocks WHERE canonical = 1 AND m
     standings devchain --window all --json >"$T/cli-standings.json" ||
     fail "chainwatch standings --json"
 "$CHAINWATCH" -d "$T/chainwatch.db" -s "$T/chainwatchd.sock" \
+    blocks devchain --last 5 --json >"$T/cli-blocks.json" ||
+    fail "chainwatch blocks --json"
+"$CHAINWATCH" -d "$T/chainwatch.db" -s "$T/chainwatchd.sock" \
     status devchain --json >"$T/cli-status.json" ||
     fail "chainwatch status --json"
 
@@ -115,6 +118,52 @@ for w in ("1h", "24h", "7d"):
     h, j = get("/api/v1/chains/devchain/standings?window=" + w, 200)
     if j["window"] != w:
         sys.exit("window %s: %r" % (w, j["window"]))
+
+# Blocks: chainwatch blocks --json, the last N or a range by number.
+cli = json.load(open(tdir + "/cli-blocks.json"))
+del cli["daemon_running"]
+h, j = get("/api/v1/chains/devchain/blocks?last=5", 200)
+if j.pop("daemon_running") is not None:
+    sys.exit("blocks: daemon_running is not null")
+shape(j, cli, "blocks")
+if j["last"] != 5 or j["heights"] != 5 or j["from"] is not None:
+    sys.exit("blocks?last=5: %r" % {k: j[k] for k in ("last", "heights", "from")})
+h, j = get("/api/v1/chains/devchain/blocks?from=10&to=19", 200)
+nums = sorted({b["number"] for b in j["blocks"]})
+if nums != list(range(10, 20)) or j["from"] != 10 or j["to"] != 19 or j["last"] is not None:
+    sys.exit("blocks 10..19: %r" % nums)
+b = j["blocks"][0]
+if not b["miner"] or b["first_endpoint"] != "d1" or b["difficulty"] is None \
+   or b["timestamp_ms"] is None or not isinstance(b["canonical"], bool):
+    sys.exit("a block: %r" % b)
+h, j = get("/api/v1/chains/devchain/blocks?from=0&to=9999", 200)
+error("/api/v1/chains/devchain/blocks?from=0&to=10000", 400, "bad_parameter")
+error("/api/v1/chains/devchain/blocks?last=10001", 400, "bad_parameter")
+error("/api/v1/chains/devchain/blocks?last=0", 400, "bad_parameter")
+error("/api/v1/chains/devchain/blocks?from=20&to=10", 400, "bad_parameter")
+error("/api/v1/chains/devchain/blocks?from=-1&to=10", 400, "bad_parameter")
+error("/api/v1/chains/devchain/blocks?from=10", 400, "bad_parameter")
+error("/api/v1/chains/devchain/blocks?last=5&from=1&to=2", 400, "bad_parameter")
+error("/api/v1/chains/nochain/blocks?last=5", 404, "unknown_chain")
+
+# A miner's record: its row of every window, by SS58 or by account.
+h, st = get("/api/v1/chains/devchain/standings?window=all", 200)
+top = st["rows"][0]
+for who in (top["miner"], top["account"], top["account"].upper().replace("0X", "0x")):
+    h, j = get("/api/v1/chains/devchain/miners/" + who, 200)
+    if j["account"] != top["account"] or set(j["windows"]) != {"all", "1h", "24h", "7d"}:
+        sys.exit("miner %s: %r" % (who, j))
+    row = j["windows"]["all"]
+    if row["rank"] != 1 or row["blocks"] < top["blocks"] or set(row) != set(top):
+        sys.exit("miner %s, all: %r against %r" % (who, row, top))
+error("/api/v1/chains/devchain/miners/" + "0x" + "ab" * 32, 404, "unknown_miner")
+error("/api/v1/chains/devchain/miners/notanaddress", 400, "bad_miner")
+error("/api/v1/chains/devchain/miners/" + top["miner"][:-1] + "x", 400, "bad_miner")
+error("/api/v1/chains/devchain/miners/0xzz", 400, "bad_miner")
+error("/api/v1/chains/devchain/miners/0x" + "ab" * 33, 400, "bad_miner")
+error("/api/v1/chains/devchain/miners/" + "1" * 5000, 400, "bad_miner")
+error("/api/v1/chains/devchain/miners/%0A%25", 400, "bad_miner")
+error("/api/v1/chains/nochain/miners/" + top["miner"], 404, "unknown_chain")
 
 # ETag and If-None-Match: a 304 without a body, unless a block came in
 # between (then the tags differ); some try of a few must meet one.
