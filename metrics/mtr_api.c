@@ -228,6 +228,33 @@ api_blocks(struct mtr_api_answer *a, struct view_db *c, const char *chain)
 	return rc == CW_EXIT_OK ? 200 : api_view_failed(a, rc, chain);
 }
 
+static unsigned
+api_endpoints(struct mtr_api_answer *a, struct view_db *c, const char *chain)
+{
+	static const char *const known[] = { NULL };
+	struct view_chain	*chains;
+	const struct view_chain	*ch;
+	struct view_eps		 e;
+	size_t			 n;
+	int			 rc;
+
+	if (api_params_known(a, &a->req, known) == -1)
+		return a->status;
+	if ((rc = view_chains_begin(c, chain, &chains, &n, &ch)) !=
+	    CW_EXIT_OK)
+		return api_view_failed(a, rc, chain);
+	memset(&e, 0, sizeof(e));
+	if ((rc = view_eps_load(c, ch, a->req.now, &e)) == CW_EXIT_OK) {
+		a->body = view_eps_json(&e, 1, json_null());
+		a->status = 200;
+		a->max_age = api_block_secs(c, ch->id);
+	}
+	view_db_end(c);
+	view_eps_free(&e);
+	view_chains_free(chains, n);
+	return rc == CW_EXIT_OK ? 200 : api_view_failed(a, rc, chain);
+}
+
 /*
  * A miner in a path: "0x" and 2 to 64 hex digits, or an SS58 address;
  * into its account as the store keys it, "0x" and lowercase hex.
@@ -327,6 +354,8 @@ mtr_api(struct view_db *c, struct mtr_api_answer *a)
 		return api_status(a, c, name);
 	if (strcmp(slash, "/standings") == 0)
 		return api_standings(a, c, name);
+	if (strcmp(slash, "/endpoints") == 0)
+		return api_endpoints(a, c, name);
 	if (strcmp(slash, "/blocks") == 0)
 		return api_blocks(a, c, name);
 	if (strncmp(slash, "/miners/", 8) == 0 && slash[8] != '\0' &&

@@ -478,6 +478,47 @@ struct json_t *view_blocks_json(const struct view_chain *, int64_t last,
 	    int64_t from, int64_t to, const struct view_blocks *,
 	    struct json_t *running);
 
+/* view_eps.c: the endpoints of a chain, as chainwatch endpoints shows them. */
+struct view_ep {
+	const struct view_chain *ch;
+	char		*name, *state, *reason, *rpc_url, *ws_url;
+	char		*spec_name, *system_chain;
+	int64_t		 position;
+	int		 has_since, has_best, has_best_at, has_lag, has_bound;
+	int		 has_spec;
+	int64_t		 since, best, best_at, lag_ms, pruning_bound;
+	int64_t		 spec_version;
+	int64_t		 heads_first, heads_seen, restarts;
+	int64_t		 block_time;	/* the chain's, ms */
+	struct view_head head;
+	enum view_lag	 lag;		/* view_lag_judge as of now */
+	int64_t		 lag_blocks, lag_since;
+};
+
+struct view_eps {
+	struct view_ep	*v;
+	size_t		 n;
+};
+
+/*
+ * The configured endpoints of ch, in their order, judged as of now.
+ * Returns CW_EXIT_OK or an exit code after saying why; *e (zeroed by the
+ * caller) is for view_eps_free either way.
+ */
+int	view_eps_load(struct view_db *, const struct view_chain *, int64_t now,
+	    struct view_eps *);
+void	view_eps_free(struct view_eps *);
+/* How many blocks its last head is below the chain's best: 1 and *behind. */
+int	view_ep_behind(const struct view_ep *, int64_t *behind);
+/* One endpoint as `chainwatch endpoints --json` lists it. */
+struct json_t *view_ep_json(const struct view_ep *);
+/*
+ * `chainwatch endpoints --json`: {"daemon_running", "endpoints"} of the
+ * n chains' endpoints e; running is the first's value, taken.
+ */
+struct json_t *view_eps_json(const struct view_eps *e, size_t n,
+	    struct json_t *running);
+
 /* view_fmt.c */
 /* "2025-01-02T03:04:05Z"; out must hold 32 bytes. */
 void	view_time_iso(int64_t ms, char *out, size_t outlen);

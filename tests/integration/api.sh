@@ -38,6 +38,9 @@ wait_for 120 'test "$(sql "SELECT count(*) FROM blocks WHERE canonical = 1 AND m
     standings devchain --window all --json >"$T/cli-standings.json" ||
     fail "chainwatch standings --json"
 "$CHAINWATCH" -d "$T/chainwatch.db" -s "$T/chainwatchd.sock" \
+    endpoints devchain --json >"$T/cli-endpoints.json" ||
+    fail "chainwatch endpoints --json"
+"$CHAINWATCH" -d "$T/chainwatch.db" -s "$T/chainwatchd.sock" \
     blocks devchain --last 5 --json >"$T/cli-blocks.json" ||
     fail "chainwatch blocks --json"
 "$CHAINWATCH" -d "$T/chainwatch.db" -s "$T/chainwatchd.sock" \
@@ -118,6 +121,18 @@ for w in ("1h", "24h", "7d"):
     h, j = get("/api/v1/chains/devchain/standings?window=" + w, 200)
     if j["window"] != w:
         sys.exit("window %s: %r" % (w, j["window"]))
+
+# Endpoints: chainwatch endpoints --json.
+cli = json.load(open(tdir + "/cli-endpoints.json"))
+del cli["daemon_running"]
+h, j = get("/api/v1/chains/devchain/endpoints", 200)
+if j.pop("daemon_running") is not None:
+    sys.exit("endpoints: daemon_running is not null")
+shape(j, cli, "endpoints")
+if [e["name"] for e in j["endpoints"]] != ["d1"] or j["endpoints"][0]["state"] != "closed":
+    sys.exit("endpoints: %r" % j)
+error("/api/v1/chains/nochain/endpoints", 404, "unknown_chain")
+error("/api/v1/chains/devchain/endpoints?all=1", 400, "unknown_parameter")
 
 # Blocks: chainwatch blocks --json, the last N or a range by number.
 cli = json.load(open(tdir + "/cli-blocks.json"))
