@@ -255,6 +255,70 @@ api_endpoints(struct mtr_api_answer *a, struct view_db *c, const char *chain)
 	return rc == CW_EXIT_OK ? 200 : api_view_failed(a, rc, chain);
 }
 
+static unsigned
+api_forks(struct mtr_api_answer *a, struct view_db *c, const char *chain)
+{
+	static const char *const known[] = { "splits", NULL };
+	struct view_chain	*chains;
+	const struct view_chain	*ch;
+	struct view_forks	 f;
+	int64_t			 splits = 20;
+	size_t			 n;
+	int			 rc;
+
+	if (api_params_known(a, &a->req, known) == -1 ||
+	    api_param_int(a, &a->req, "splits", 0, MTR_API_LIMIT_MAX,
+	    &splits) == -1)
+		return a->status;
+	if ((rc = view_chains_begin(c, chain, &chains, &n, &ch)) !=
+	    CW_EXIT_OK)
+		return api_view_failed(a, rc, chain);
+	memset(&f, 0, sizeof(f));
+	rc = view_forks_load(c, ch, a->req.now, splits, &f);
+	if (rc == CW_EXIT_OK) {
+		a->body = json_object();
+		json_object_set_new(a->body, "daemon_running", json_null());
+		json_object_set_new(a->body, "chains",
+		    json_pack("[o]", view_forks_json(&f)));
+		a->status = 200;
+		a->max_age = api_block_secs(c, ch->id);
+	}
+	view_db_end(c);
+	view_forks_free(&f);
+	view_chains_free(chains, n);
+	return rc == CW_EXIT_OK ? 200 : api_view_failed(a, rc, chain);
+}
+
+static unsigned
+api_reorgs(struct mtr_api_answer *a, struct view_db *c, const char *chain)
+{
+	static const char *const known[] = { "limit", NULL };
+	struct view_chain	*chains;
+	const struct view_chain	*ch;
+	struct view_reorg	*r = NULL;
+	int64_t			 limit = 20;
+	size_t			 n, nr = 0;
+	int			 rc;
+
+	if (api_params_known(a, &a->req, known) == -1 ||
+	    api_param_int(a, &a->req, "limit", 1, MTR_API_LIMIT_MAX,
+	    &limit) == -1)
+		return a->status;
+	if ((rc = view_chains_begin(c, chain, &chains, &n, &ch)) !=
+	    CW_EXIT_OK)
+		return api_view_failed(a, rc, chain);
+	rc = view_reorgs_load(c, ch, limit, &r, &nr);
+	if (rc == CW_EXIT_OK) {
+		a->body = view_reorgs_json(ch, r, nr, json_null());
+		a->status = 200;
+		a->max_age = api_block_secs(c, ch->id);
+	}
+	view_db_end(c);
+	view_reorgs_free(r, nr);
+	view_chains_free(chains, n);
+	return rc == CW_EXIT_OK ? 200 : api_view_failed(a, rc, chain);
+}
+
 /*
  * A miner in a path: "0x" and 2 to 64 hex digits, or an SS58 address;
  * into its account as the store keys it, "0x" and lowercase hex.
@@ -354,6 +418,10 @@ mtr_api(struct view_db *c, struct mtr_api_answer *a)
 		return api_status(a, c, name);
 	if (strcmp(slash, "/standings") == 0)
 		return api_standings(a, c, name);
+	if (strcmp(slash, "/forks") == 0)
+		return api_forks(a, c, name);
+	if (strcmp(slash, "/reorgs") == 0)
+		return api_reorgs(a, c, name);
 	if (strcmp(slash, "/endpoints") == 0)
 		return api_endpoints(a, c, name);
 	if (strcmp(slash, "/blocks") == 0)

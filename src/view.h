@@ -313,6 +313,16 @@ struct view_forks {
 int	view_forks_load(struct view_db *, const struct view_chain *,
 	    int64_t now, int64_t max_splits, struct view_forks *);
 void	view_forks_free(struct view_forks *);
+/* The newest split when it has not ended, or NULL. */
+const struct view_split *view_split_open(const struct view_forks *);
+/* The tip at the head of a branch (heads index the tips that have one). */
+const struct view_fork_tip *view_fork_head_tip(const struct view_forks *,
+	    size_t branch);
+/* How far a side's tip was below the split's ancestor, 0 if not. */
+int64_t	view_split_side_behind(const struct view_split *,
+	    const struct view_split_side *);
+/* One chain as `chainwatch forks --json` lists it. */
+struct json_t *view_forks_json(const struct view_forks *);
 /* "branch", "unknown", "stale". */
 const char *view_tip_kind_name(enum forks_tip_kind);
 
@@ -441,6 +451,9 @@ struct view_reorg {
 int	view_reorgs_load(struct view_db *, const struct view_chain *,
 	    int64_t max, struct view_reorg **out, size_t *n);
 void	view_reorgs_free(struct view_reorg *, size_t);
+/* /api/v1/.../reorgs: n of them, newest first; running is taken. */
+struct json_t *view_reorgs_json(const struct view_chain *,
+	    const struct view_reorg *, size_t n, struct json_t *running);
 
 /* view_blocks.c: the blocks of a chain, as chainwatch blocks shows them. */
 struct view_block {

@@ -38,6 +38,10 @@ wait_for 120 'test "$(sql "SELECT count(*) FROM blocks WHERE canonical = 1 AND m
     standings devchain --window all --json >"$T/cli-standings.json" ||
     fail "chainwatch standings --json"
 "$CHAINWATCH" -d "$T/chainwatch.db" -s "$T/chainwatchd.sock" \
+    forks devchain --json >"$T/cli-forks.json" ||
+    fail "chainwatch forks --json"
+sql "SELECT count(*) FROM reorgs" >"$T/reorgs.count" || fail "count reorgs"
+"$CHAINWATCH" -d "$T/chainwatch.db" -s "$T/chainwatchd.sock" \
     endpoints devchain --json >"$T/cli-endpoints.json" ||
     fail "chainwatch endpoints --json"
 "$CHAINWATCH" -d "$T/chainwatch.db" -s "$T/chainwatchd.sock" \
@@ -133,6 +137,23 @@ if [e["name"] for e in j["endpoints"]] != ["d1"] or j["endpoints"][0]["state"] !
     sys.exit("endpoints: %r" % j)
 error("/api/v1/chains/nochain/endpoints", 404, "unknown_chain")
 error("/api/v1/chains/devchain/endpoints?all=1", 400, "unknown_parameter")
+
+# Forks and splits: chainwatch forks --json; reorgs as the store has them.
+cli = json.load(open(tdir + "/cli-forks.json"))
+del cli["daemon_running"]
+h, j = get("/api/v1/chains/devchain/forks", 200)
+if j.pop("daemon_running") is not None:
+    sys.exit("forks: daemon_running is not null")
+shape(j, cli, "forks")
+if j["chains"][0]["chain"] != "devchain" or j["chains"][0]["branches"] != 1:
+    sys.exit("forks: %r" % j)
+h, j = get("/api/v1/chains/devchain/reorgs?limit=1000", 200)
+stored = int(open(tdir + "/reorgs.count").read())
+if len(j["reorgs"]) < min(stored, 1000) or j["chain"] != "devchain":
+    sys.exit("reorgs: %d of %d stored" % (len(j["reorgs"]), stored))
+error("/api/v1/chains/devchain/reorgs?limit=1001", 400, "bad_parameter")
+error("/api/v1/chains/devchain/forks?splits=-1", 400, "bad_parameter")
+error("/api/v1/chains/nochain/reorgs", 404, "unknown_chain")
 
 # Blocks: chainwatch blocks --json, the last N or a range by number.
 cli = json.load(open(tdir + "/cli-blocks.json"))
