@@ -14,7 +14,8 @@ EXTRA_DIST += $(METRICS_TESTS) \
 	tests/integration/promparse.py \
 	tests/integration/pagecheck.py \
 	tests/integration/fake_ctl.py \
-	tests/integration/slow_client.py
+	tests/integration/slow_client.py \
+	tests/integration/openapi_check.py
 # The alert rules (promtool) and the Grafana dashboard against a scrape.
 TESTS += tests/integration/alerts.sh
 EXTRA_DIST += tests/integration/alerts.sh tests/integration/promnames.py \

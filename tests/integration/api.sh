@@ -6,6 +6,8 @@
 # limits, negative offsets, unknown chains and parameters, a 10 KB query)
 # get JSON errors with a stable code and 400 or 404.  Then
 # chainwatch-metrics alone on the same store, without -o: no CORS header.
+# Last, etc/openapi.json validates against the OpenAPI 3.0 schema and
+# every answer against it (skipped without python3-jsonschema).
 . "$top_srcdir/tests/integration/lib.sh"
 command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
@@ -54,6 +56,7 @@ sql "SELECT count(*) FROM reorgs" >"$T/reorgs.count" || fail "count reorgs"
 python3 - "$PORT" "$T" <<'PY' || fail "the API"
 import http.client, json, sys
 port, tdir = int(sys.argv[1]), sys.argv[2]
+seen = []   # every answer, for openapi_check.py
 
 def req(path, method="GET", headers={}):
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
@@ -61,6 +64,9 @@ def req(path, method="GET", headers={}):
     r = c.getresponse()
     body = r.read()
     c.close()
+    if path.startswith("/api/") and method in ("GET", "HEAD"):
+        seen.append({"path": path, "method": method, "status": r.status,
+                     "body": json.loads(body) if body else None})
     return r.status, {k.lower(): v for k, v in r.getheaders()}, body
 
 def get(path, want):
@@ -250,6 +256,7 @@ error("/api/v1/chains/" + "c" * 200, 404, "unknown_chain")
 error("/api/v1/chains/devchain/nothing", 404, "unknown_route")
 error("/api/v2/chains", 404, "unknown_route")
 error("/api/v1/", 404, "unknown_route")
+json.dump(seen, open(tdir + "/responses.json", "w"))
 PY
 ok "routes, shapes, ETag/304, Cache-Control, HEAD, CORS, hostile parameters"
 
@@ -266,3 +273,15 @@ grep -q '^HTTP/1.1 200' "$T/alone.h" || fail "alone: $(head -n 1 "$T/alone.h")"
 ! grep -qi '^access-control-allow-origin' "$T/alone.h" ||
     fail "a CORS header without metrics_cors_origin"
 ok "no CORS header by default"
+
+# The OpenAPI document, against Debian's OpenAPI 3.0 schema, and every
+# answer above against the document.  Last: it skips without them.
+OAS=/usr/share/openapi-specification/schemas/v3.0/schema.json
+[ -r "$OAS" ] || { echo "SKIP: no $OAS (Debian package openapi-specification)"; exit 77; }
+python3 "$top_srcdir/tests/integration/openapi_check.py" \
+    "$top_srcdir/etc/openapi.json" "$OAS" "$T/responses.json"
+case $? in
+0) ok "the OpenAPI document validates and every answer matches it" ;;
+77) exit 77 ;;
+*) fail "OpenAPI" ;;
+esac
