@@ -15,22 +15,25 @@
 #include "util.h"
 #include "view.h"
 
-/*
- * Heights, not rows: every block of the last N numbers stored (N > 0),
- * or of the numbers from ?3 to ?4.
- */
-static const char q_blocks[] =
-    "SELECT '0x' || lower(hex(b.hash)), b.number,"
-    "  '0x' || lower(hex(b.parent)), b.miner, m.ss58, b.difficulty,"
-    "  b.timestamp, b.canonical, b.final, b.runtime_updated, e.name,"
-    "  b.first_seen, b.state_at"
-    " FROM blocks b"
-    " LEFT JOIN miners m ON m.account = coalesce(b.miner, x'')"
-    " LEFT JOIN endpoints e ON e.id = b.first_endpoint_id"
-    " WHERE b.chain_id = ?1 AND (CASE WHEN ?2 > 0 THEN b.number IN"
-    "   (SELECT DISTINCT number FROM blocks WHERE chain_id = ?1"
-    "   ORDER BY number DESC LIMIT ?2) ELSE b.number BETWEEN ?3 AND ?4 END)"
-    " ORDER BY b.number DESC, b.canonical DESC, b.first_seen, b.hash";
+/* Every block of the heights asked, canonical first; q_last or q_range. */
+#define Q_BLOCKS							\
+    "SELECT '0x' || lower(hex(b.hash)), b.number,"				\
+    "  '0x' || lower(hex(b.parent)), b.miner, m.ss58, b.difficulty,"	\
+    "  b.timestamp, b.canonical, b.final, b.runtime_updated, e.name,"	\
+    "  b.first_seen, b.state_at"					\
+    " FROM blocks b"							\
+    " LEFT JOIN miners m ON m.account = coalesce(b.miner, x'')"		\
+    " LEFT JOIN endpoints e ON e.id = b.first_endpoint_id"		\
+    " WHERE b.chain_id = ?1 AND "
+#define Q_BLOCKS_ORDER	" ORDER BY b.number DESC, b.canonical DESC,"	\
+    " b.first_seen, b.hash"
+/* Heights, not rows: every block of the last ?2 numbers stored. */
+static const char q_last[] = Q_BLOCKS "b.number IN (SELECT DISTINCT number"
+    " FROM blocks WHERE chain_id = ?1 ORDER BY number DESC LIMIT ?2)"
+    Q_BLOCKS_ORDER;
+/* Or of the numbers from ?2 to ?3. */
+static const char q_range[] = Q_BLOCKS "b.number BETWEEN ?2 AND ?3"
+    Q_BLOCKS_ORDER;
 
 void
 view_blocks_free(struct view_blocks *b)
@@ -73,12 +76,12 @@ view_blocks_load(struct view_db *c, const struct view_chain *ch,
 	struct view_block *p;
 	int		 rc;
 
-	if (view_db_prepare(c, "reading blocks", q_blocks, &st) == -1)
+	if (view_db_prepare(c, "reading blocks", last > 0 ? q_last : q_range,
+	    &st) == -1)
 		return CW_EXIT_SYSTEM;
 	sqlite3_bind_int64(st, 1, ch->id);
-	sqlite3_bind_int64(st, 2, last);
-	sqlite3_bind_int64(st, 3, from);
-	sqlite3_bind_int64(st, 4, to);
+	sqlite3_bind_int64(st, 2, last > 0 ? last : from);
+	sqlite3_bind_int64(st, 3, to);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		b->v = xrealloc(b->v, (b->n + 1) * sizeof(*b->v));
 		p = &b->v[b->n++];
