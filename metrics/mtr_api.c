@@ -104,6 +104,16 @@ api_block_secs(struct view_db *c, int64_t chain_id)
 	return ms >= 2000 ? ms / 1000 : 1;
 }
 
+/* A view's answer about chain ch: 200, cached for a block time. */
+static void
+api_answer(struct mtr_api_answer *a, struct view_db *c,
+    const struct view_chain *ch, json_t *body)
+{
+	a->body = body;
+	a->status = 200;
+	a->max_age = api_block_secs(c, ch->id);
+}
+
 /* An exit code of a view as the API says it. */
 static unsigned
 api_view_failed(struct mtr_api_answer *a, int rc, const char *chain)
@@ -169,12 +179,9 @@ api_standings(struct mtr_api_answer *a, struct view_db *c, const char *chain)
 	if (rc == CW_EXIT_OK &&
 	    (stale = view_chain_stale(c, ch, last, sizeof(last))) == -1)
 		rc = CW_EXIT_SYSTEM;
-	if (rc == CW_EXIT_OK) {
-		a->body = view_standings_json(ch, w, (int)final, &s,
-		    (size_t)offset, (size_t)limit, stale, last, json_null());
-		a->status = 200;
-		a->max_age = api_block_secs(c, ch->id);
-	}
+	if (rc == CW_EXIT_OK)
+		api_answer(a, c, ch, view_standings_json(ch, w, (int)final, &s,
+		    (size_t)offset, (size_t)limit, stale, last, json_null()));
 	view_db_end(c);
 	view_standings_free(&s);
 	view_chains_free(chains, n);
@@ -216,12 +223,9 @@ api_blocks(struct mtr_api_answer *a, struct view_db *c, const char *chain)
 	if (last == -1)
 		last = 0;
 	rc = view_blocks_load(c, ch, last, from, to, &b);
-	if (rc == CW_EXIT_OK) {
-		a->body = view_blocks_json(ch, last, from, to, &b,
-		    json_null());
-		a->status = 200;
-		a->max_age = api_block_secs(c, ch->id);
-	}
+	if (rc == CW_EXIT_OK)
+		api_answer(a, c, ch, view_blocks_json(ch, last, from, to, &b,
+		    json_null()));
 	view_db_end(c);
 	view_blocks_free(&b);
 	view_chains_free(chains, n);
@@ -244,11 +248,8 @@ api_endpoints(struct mtr_api_answer *a, struct view_db *c, const char *chain)
 	    CW_EXIT_OK)
 		return api_view_failed(a, rc, chain);
 	memset(&e, 0, sizeof(e));
-	if ((rc = view_eps_load(c, ch, a->req.now, &e)) == CW_EXIT_OK) {
-		a->body = view_eps_json(&e, 1, json_null());
-		a->status = 200;
-		a->max_age = api_block_secs(c, ch->id);
-	}
+	if ((rc = view_eps_load(c, ch, a->req.now, &e)) == CW_EXIT_OK)
+		api_answer(a, c, ch, view_eps_json(&e, 1, json_null()));
 	view_db_end(c);
 	view_eps_free(&e);
 	view_chains_free(chains, n);
@@ -308,11 +309,8 @@ api_reorgs(struct mtr_api_answer *a, struct view_db *c, const char *chain)
 	    CW_EXIT_OK)
 		return api_view_failed(a, rc, chain);
 	rc = view_reorgs_load(c, ch, limit, &r, &nr);
-	if (rc == CW_EXIT_OK) {
-		a->body = view_reorgs_json(ch, r, nr, json_null());
-		a->status = 200;
-		a->max_age = api_block_secs(c, ch->id);
-	}
+	if (rc == CW_EXIT_OK)
+		api_answer(a, c, ch, view_reorgs_json(ch, r, nr, json_null()));
 	view_db_end(c);
 	view_reorgs_free(r, nr);
 	view_chains_free(chains, n);
@@ -371,12 +369,10 @@ api_miner(struct mtr_api_answer *a, struct view_db *c, const char *chain,
 			found = 1;
 			break;
 		}
-	if (rc == CW_EXIT_OK && found) {
-		a->body = view_miner_json(ch, s[VIEW_WINDOW_ALL].rows[k].name,
-		    account, s, json_null());
-		a->status = 200;
-		a->max_age = api_block_secs(c, ch->id);
-	} else if (rc == CW_EXIT_OK)
+	if (rc == CW_EXIT_OK && found)
+		api_answer(a, c, ch, view_miner_json(ch,
+		    s[VIEW_WINDOW_ALL].rows[k].name, account, s, json_null()));
+	else if (rc == CW_EXIT_OK)
 		api_error(a, 404, "unknown_miner", "no block of that miner "
 		    "in the store");
 	view_db_end(c);

@@ -555,5 +555,11 @@ struct json_t *view_jint(int has, int64_t);
  * milliseconds since the epoch; both null when has is 0.
  */
 void	view_jtime(struct json_t *o, const char *name, int has, int64_t ms);
+/*
+ * What every answer about one chain starts with: chain, daemon_running
+ * (running, taken), best_number, final_number and as_of.
+ */
+void	view_jhead(struct json_t *o, const struct view_chain *,
+	    struct json_t *running);
 
 #endif

@@ -167,13 +167,7 @@ view_blocks_json(const struct view_chain *ch, int64_t last, int64_t from,
 	size_t	 i;
 
 	root = json_object();
-	json_object_set_new(root, "chain", view_jstr(ch->name));
-	json_object_set_new(root, "daemon_running", running);
-	json_object_set_new(root, "best_number",
-	    view_jint(ch->has_best, ch->best_number));
-	json_object_set_new(root, "final_number",
-	    view_jint(ch->has_final, ch->final_number));
-	view_jtime(root, "as_of", ch->has_updated, ch->updated_at);
+	view_jhead(root, ch, running);
 	json_object_set_new(root, "last", view_jint(last > 0, last));
 	json_object_set_new(root, "from", view_jint(last <= 0, from));
 	json_object_set_new(root, "to", view_jint(last <= 0, to));

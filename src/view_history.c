@@ -177,13 +177,7 @@ view_reorgs_json(const struct view_chain *ch, const struct view_reorg *r,
 	json_t	*root = json_object(), *arr = json_array(), *o;
 	size_t	 i;
 
-	json_object_set_new(root, "chain", view_jstr(ch->name));
-	json_object_set_new(root, "daemon_running", running);
-	json_object_set_new(root, "best_number",
-	    view_jint(ch->has_best, ch->best_number));
-	json_object_set_new(root, "final_number",
-	    view_jint(ch->has_final, ch->final_number));
-	view_jtime(root, "as_of", ch->has_updated, ch->updated_at);
+	view_jhead(root, ch, running);
 	for (i = 0; i < n; i++) {
 		o = json_object();
 		view_jtime(o, "at", 1, r[i].at);

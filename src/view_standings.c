@@ -319,15 +319,9 @@ view_miner_json(const struct view_chain *ch, const char *name,
 	int		 w;
 
 	root = json_object();
-	json_object_set_new(root, "chain", view_jstr(ch->name));
-	json_object_set_new(root, "daemon_running", running);
+	view_jhead(root, ch, running);
 	json_object_set_new(root, "miner", view_jstr(name));
 	json_object_set_new(root, "account", view_jstr(account));
-	view_jtime(root, "as_of", ch->has_updated, ch->updated_at);
-	json_object_set_new(root, "best_number",
-	    view_jint(ch->has_best, ch->best_number));
-	json_object_set_new(root, "final_number",
-	    view_jint(ch->has_final, ch->final_number));
 	json_object_set_new(root, "hashrate_estimator",
 	    json_string("work_over_span"));
 	ws = json_object();
@@ -361,15 +355,9 @@ view_standings_json(const struct view_chain *ch, enum view_window w,
 	size_t		 k;
 
 	root = json_object();
-	json_object_set_new(root, "chain", view_jstr(ch->name));
-	json_object_set_new(root, "daemon_running", running);
+	view_jhead(root, ch, running);
 	json_object_set_new(root, "window", json_string(view_window_name[w]));
 	json_object_set_new(root, "final_only", json_boolean(final_only));
-	view_jtime(root, "as_of", ch->has_updated, ch->updated_at);
-	json_object_set_new(root, "best_number",
-	    view_jint(ch->has_best, ch->best_number));
-	json_object_set_new(root, "final_number",
-	    view_jint(ch->has_final, ch->final_number));
 	json_object_set_new(root, "stale", json_boolean(stale));
 	json_object_set_new(root, "stale_reason", stale ? json_string(
 	    "every configured endpoint's breaker is open or half-open") :
