@@ -11,6 +11,8 @@ EXTRA_DIST += bench/lies.sh
 # bench/ws_rtt.py: one call at a time over the devnode's WebSocket and
 # HTTP (TCP_NODELAY shows here).
 EXTRA_DIST += bench/ws_rtt.py
+# bench/api.sh: the status page and /api/v1/ under ab on a Planck-size store.
+EXTRA_DIST += bench/api.sh
 # bench/subscribe.sh: subscribe = all against primary (head-to-row
 # latency, connections, late and missing heights around a move).
 EXTRA_DIST += bench/subscribe.sh

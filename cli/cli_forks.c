@@ -20,15 +20,6 @@
 #define SPLITS_TEXT	5	/* splits shown to people */
 #define SPLITS_JSON	20	/* and to machines, as recent_splits */
 
-/* The open split, if the newest one is. */
-static const struct view_split *
-open_split(const struct view_forks *f)
-{
-	if (f->n_splits > 0 && !f->splits[0].has_ended)
-		return &f->splits[0];
-	return NULL;
-}
-
 static void
 short_hash(const uint8_t h[32], char *out, size_t outlen)
 {
@@ -38,23 +29,11 @@ short_hash(const uint8_t h[32], char *out, size_t outlen)
 	cli_hash_short(hex, out, outlen);
 }
 
-/* The tip at the head of a branch: heads index the tips that have one. */
-static const struct view_fork_tip *
-head_tip(const struct view_forks *f, size_t branch)
-{
-	size_t	k = 0, want = f->r.branches[branch].head;
-
-	for (size_t i = 0; i < f->n_tips; i++)
-		if (f->tips[i].has_tip && k++ == want)
-			return &f->tips[i];
-	return NULL;
-}
-
 /* "one branch, tip #1246" or "split: 2 branches above #1204 (0x1a2b3c4d)". */
 static void
 headline(const struct view_forks *f, int64_t now)
 {
-	const struct view_split	*s = open_split(f);
+	const struct view_split	*s = view_split_open(f);
 	const struct forks_result *r = &f->r;
 	char			 line[CLI_COLS * 4], h[32], a[VIEW_AGE_LEN];
 	size_t			 len;
@@ -65,7 +44,7 @@ headline(const struct view_forks *f, int64_t now)
 		    "known ancestry");
 	else if (r->n_branches == 1)
 		snprintf(line + len, sizeof(line) - len, "one branch, tip #%lld",
-		    (long long)head_tip(f, 0)->t.number);
+		    (long long)view_fork_head_tip(f, 0)->t.number);
 	else {
 		len += (size_t)snprintf(line + len, sizeof(line) - len,
 		    "split: %zu branches", r->n_branches);
@@ -151,14 +130,6 @@ print_tips(const struct view_forks *f, int64_t now)
 	cli_table_free(&t);
 }
 
-/* How far a side's tip was below the split's ancestor, 0 if not. */
-static int64_t
-side_behind(const struct view_split *s, const struct view_split_side *d)
-{
-	return s->has_ancestor ? forks_behind(s->ancestor_number,
-	    d->tip_number) : 0;
-}
-
 static void
 print_splits(const struct view_forks *f, int64_t now)
 {
@@ -209,10 +180,10 @@ print_splits(const struct view_forks *f, int64_t now)
 				len += (size_t)snprintf(side + len,
 				    sizeof(side) - len, "%s #%lld", d->endpoint,
 				    (long long)d->tip_number);
-			if (side_behind(s, d) > 0 && len < sizeof(side))
+			if (view_split_side_behind(s, d) > 0 && len < sizeof(side))
 				len += (size_t)snprintf(side + len,
 				    sizeof(side) - len, " (%lld behind)",
-				    (long long)side_behind(s, d));
+				    (long long)view_split_side_behind(s, d));
 			else if (d->has_length && len < sizeof(side))
 				len += (size_t)snprintf(side + len,
 				    sizeof(side) - len, " (+%lld)",
@@ -234,134 +205,6 @@ print_chain(const struct view_forks *f, int64_t now)
 	}
 	print_tips(f, now);
 	print_splits(f, now);
-}
-
-/* length, behind, work and work_blocks into o, null when not known. */
-static void
-above_json(json_t *o, const struct forks_above *a)
-{
-	char	dec[U512_DEC_LEN];
-
-	u512_to_dec(&a->work, dec);
-	json_object_set_new(o, "length", view_jint(a->known, a->length));
-	json_object_set_new(o, "behind", view_jint(a->known, a->behind));
-	json_object_set_new(o, "work", a->known ? json_string(dec) :
-	    json_null());
-	json_object_set_new(o, "work_blocks", view_jint(a->known,
-	    a->work_blocks));
-}
-
-static json_t *
-tip_json(const struct view_forks *f, const struct view_fork_tip *p)
-{
-	json_t				*o = json_object();
-	const struct forks_branch	*b = NULL;
-
-	if (p->has_tip && p->t.kind == FORKS_TIP_BRANCH)
-		b = &f->r.branches[p->t.branch];
-	json_object_set_new(o, "endpoint", view_jstr(p->endpoint));
-	json_object_set_new(o, "number", view_jint(p->has_tip, p->t.number));
-	json_object_set_new(o, "hash", view_jstr(p->hash));
-	view_jtime(o, "at", p->has_tip, p->t.at);
-	json_object_set_new(o, "ancestry", p->has_tip ?
-	    json_string(view_tip_kind_name(p->t.kind)) : json_null());
-	json_object_set_new(o, "branch", view_jint(b != NULL,
-	    (int64_t)p->t.branch + 1));
-	above_json(o, &p->t.above);
-	return o;
-}
-
-static json_t *
-branch_json(const struct view_forks *f, size_t k)
-{
-	const struct forks_branch	*b = &f->r.branches[k];
-	const struct view_fork_tip	*head = head_tip(f, k);
-	json_t				*o = json_object(), *eps = json_array();
-
-	json_object_set_new(o, "branch", json_integer((json_int_t)k + 1));
-	json_object_set_new(o, "tip_number", view_jint(head != NULL,
-	    head != NULL ? head->t.number : 0));
-	json_object_set_new(o, "tip_hash", view_jstr(head != NULL ?
-	    head->hash : NULL));
-	above_json(o, &b->above);
-	for (size_t i = 0; i < f->n_tips; i++)
-		if (f->tips[i].has_tip &&
-		    f->tips[i].t.kind == FORKS_TIP_BRANCH &&
-		    f->tips[i].t.branch == k)
-			json_array_append_new(eps,
-			    view_jstr(f->tips[i].endpoint));
-	json_object_set_new(o, "endpoints", eps);
-	return o;
-}
-
-static json_t *
-split_json(const struct view_split *s)
-{
-	json_t	*o = json_object(), *sides = json_array(), *d;
-
-	json_object_set_new(o, "id", json_integer(s->id));
-	view_jtime(o, "first_seen", 1, s->first_seen);
-	view_jtime(o, "last_seen", 1, s->last_seen);
-	view_jtime(o, "ended", s->has_ended, s->ended);
-	json_object_set_new(o, "branches", json_integer(s->branches));
-	json_object_set_new(o, "ancestor_number", view_jint(s->has_ancestor,
-	    s->ancestor_number));
-	json_object_set_new(o, "ancestor_hash", view_jstr(s->ancestor_hash));
-	for (size_t k = 0; k < s->n_sides; k++) {
-		const struct view_split_side *p = &s->sides[k];
-
-		d = json_object();
-		json_object_set_new(d, "endpoint", view_jstr(p->endpoint));
-		json_object_set_new(d, "branch", json_integer(p->branch));
-		json_object_set_new(d, "tip_number",
-		    json_integer(p->tip_number));
-		json_object_set_new(d, "tip_hash", view_jstr(p->tip_hash));
-		json_object_set_new(d, "length", view_jint(p->has_length,
-		    p->length));
-		json_object_set_new(d, "behind", view_jint(s->has_ancestor,
-		    side_behind(s, p)));
-		json_object_set_new(d, "work", view_jstr(p->work));
-		json_object_set_new(d, "work_blocks",
-		    view_jint(p->has_work_blocks, p->work_blocks));
-		json_array_append_new(sides, d);
-	}
-	json_object_set_new(o, "sides", sides);
-	return o;
-}
-
-static json_t *
-chain_json(const struct view_forks *f)
-{
-	const struct forks_result	*r = &f->r;
-	json_t				*o = json_object(), *a;
-	char				 hex[67];
-
-	json_object_set_new(o, "chain", view_jstr(f->ch->name));
-	json_object_set_new(o, "branches", json_integer(
-	    (json_int_t)r->n_branches));
-	json_object_set_new(o, "split", json_boolean(r->n_branches > 1));
-	json_object_set_new(o, "recorded", json_boolean(open_split(f) !=
-	    NULL));
-	hex_encode(r->ancestor_hash, 32, hex);
-	json_object_set_new(o, "ancestor_number", view_jint(r->has_ancestor,
-	    r->ancestor_number));
-	json_object_set_new(o, "ancestor_hash", r->has_ancestor ?
-	    json_string(hex) : json_null());
-	json_object_set_new(o, "work_is", json_string(f->by_work ?
-	    "difficulty" : "length"));
-	a = json_array();
-	for (size_t i = 0; i < f->n_tips; i++)
-		json_array_append_new(a, tip_json(f, &f->tips[i]));
-	json_object_set_new(o, "tips", a);
-	a = json_array();
-	for (size_t k = 0; k < r->n_branches; k++)
-		json_array_append_new(a, branch_json(f, k));
-	json_object_set_new(o, "branch_list", a);
-	a = json_array();
-	for (size_t i = 0; i < f->n_splits; i++)
-		json_array_append_new(a, split_json(&f->splits[i]));
-	json_object_set_new(o, "splits", a);
-	return o;
 }
 
 int
@@ -390,7 +233,8 @@ cli_forks(struct view_db *c, const struct cli_opts *o)
 		arr = json_array();
 		for (i = 0; i < nc; i++)
 			if (ch == NULL || &chains[i] == ch)
-				json_array_append_new(arr, chain_json(&f[i]));
+				json_array_append_new(arr,
+				    view_forks_json(&f[i]));
 		cli_json_list(running, "chains", arr);
 	} else if (rc == CW_EXIT_OK) {
 		if (nc == 0)

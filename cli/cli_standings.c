@@ -165,77 +165,8 @@ print_json(const struct view_chain *ch, const struct cli_opts *o,
     const struct view_standings *s, size_t shown, int stale, const char *last,
     int running)
 {
-	json_t		*root, *rows, *row;
-	const struct view_srow *r;
-	char		 dec[U512_DEC_LEN], hex[2 * CLI_ACCOUNT_MAX + 3];
-	size_t		 k;
-
-	root = json_object();
-	json_object_set_new(root, "chain", view_jstr(ch->name));
-	json_object_set_new(root, "daemon_running", cli_jrunning(running));
-	json_object_set_new(root, "window",
-	    json_string(view_window_name[o->window]));
-	json_object_set_new(root, "final_only", json_boolean(o->final_only));
-	view_jtime(root, "as_of", ch->has_updated, ch->updated_at);
-	json_object_set_new(root, "best_number",
-	    view_jint(ch->has_best, ch->best_number));
-	json_object_set_new(root, "final_number",
-	    view_jint(ch->has_final, ch->final_number));
-	json_object_set_new(root, "stale", json_boolean(stale));
-	json_object_set_new(root, "last_endpoint", last[0] != '\0' ?
-	    json_string(last) : json_null());
-	json_object_set_new(root, "miners", json_integer((json_int_t)s->n));
-	json_object_set_new(root, "blocks", json_integer(s->total_blocks));
-	json_object_set_new(root, "hashrate_estimator",
-	    json_string("work_over_span"));
-	view_jtime(root, "span_first", s->has_span, s->first_ms);
-	view_jtime(root, "span_last", s->has_span, s->last_ms);
-	json_object_set_new(root, "hashrate", s->has_hashrate ?
-	    json_real(s->hashrate) : json_null());
-	rows = json_array();
-	for (k = 0; k < shown; k++) {
-		r = &s->rows[k];
-		row = json_object();
-		json_object_set_new(row, "rank", json_integer((json_int_t)k + 1));
-		json_object_set_new(row, "miner", view_jstr(r->name));
-		if (r->account_len > 0) {
-			hex_encode(r->account, r->account_len, hex);
-			json_object_set_new(row, "account", json_string(hex));
-		} else
-			json_object_set_new(row, "account", json_null());
-		json_object_set_new(row, "blocks", json_integer(r->blocks));
-		json_object_set_new(row, "provisional",
-		    json_integer(r->blocks - r->final_blocks));
-		json_object_set_new(row, "final",
-		    json_integer(r->final_blocks));
-		u512_to_dec(&r->work, dec);
-		json_object_set_new(row, "work", json_string(dec));
-		json_object_set_new(row, "work_f",
-		    json_real(u512_to_double(&r->work)));
-		json_object_set_new(row, "share", json_real(share(s, r)));
-		json_object_set_new(row, "hashrate", r->has_hashrate ?
-		    json_real(r->hashrate) : json_null());
-		json_object_set_new(row, "first_number",
-		    view_jint(r->has_range, r->first));
-		json_object_set_new(row, "last_number",
-		    view_jint(r->has_range, r->last));
-		json_array_append_new(rows, row);
-	}
-	json_object_set_new(root, "rows", rows);
-	r = &s->unsealed;
-	row = json_object();
-	json_object_set_new(row, "blocks", json_integer(r->blocks));
-	json_object_set_new(row, "provisional",
-	    json_integer(r->blocks - r->final_blocks));
-	json_object_set_new(row, "final", json_integer(r->final_blocks));
-	u512_to_dec(&r->work, dec);
-	json_object_set_new(row, "work", json_string(dec));
-	json_object_set_new(row, "first_number",
-	    view_jint(r->has_range, r->first));
-	json_object_set_new(row, "last_number",
-	    view_jint(r->has_range, r->last));
-	json_object_set_new(root, "unsealed", row);
-	cli_json_print(root);
+	cli_json_print(view_standings_json(ch, o->window, o->final_only, s, 0,
+	    shown, stale, last, cli_jrunning(running)));
 }
 
 int

@@ -35,5 +35,6 @@ uninstall-local:
 # Prometheus alert rules and a Grafana dashboard, to copy or point at:
 # see chainwatch-metrics(8).
 dist_pkgdata_DATA = etc/prometheus/chainwatch.rules.yml \
-	etc/grafana/chainwatch.json
+	etc/grafana/chainwatch.json \
+	etc/openapi.json
 EXTRA_DIST += etc/prometheus/chainwatch.rules.test.yml

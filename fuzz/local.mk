@@ -20,7 +20,7 @@ FUZZ_DEVNODE_LIBS = src/libcwhttp.a $(FUZZ_CW_LIBS) $(MHD_LIBS) $(EV_LIBS) \
 	$(WSLAY_LIBS) -lpthread
 # The metrics server's renderers; fuzz_metrics.c includes mtr_gather.c.
 FUZZ_METRICS_SOURCES = metrics/mtr_expo.c metrics/mtr_health.c \
-	metrics/mtr_page.c
+	metrics/mtr_page.c metrics/mtr_api.c
 FUZZ_METRICS_LIBS = $(VIEW_LIBS) $(FUZZ_CW_LIBS) $(SQLITE_LIBS) -lm
 
 # The replay drivers, in every build.

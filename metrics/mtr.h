@@ -124,8 +124,35 @@ unsigned mtr_page(struct view_db *, int64_t now, struct buf *);
 /* mtr_gather.c: the page through the snapshot's store connection. */
 unsigned mtr_gather_page(struct buf *);
 
+/*
+ * mtr_api.c: /api/v1/.  The request: its path, its time, and how to read
+ * its query parameters (param: the value of one, or NULL; unknown: the
+ * name of one not in the NULL-terminated known, or NULL).
+ */
+#define MTR_API_LIMIT_MAX	1000
+#define MTR_API_OFFSET_MAX	1000000
+#define MTR_API_BLOCKS_MAX	10000	/* heights a blocks answer covers */
+struct mtr_api_req {
+	const char	*path;
+	int64_t		 now;		/* wall clock, ms */
+	void		*cls;
+	const char	*(*param)(void *cls, const char *name);
+	const char	*(*unknown)(void *cls, const char *const *known);
+};
+struct mtr_api_answer {
+	struct mtr_api_req req;
+	unsigned	 status;
+	struct json_t	*body;		/* for the caller to json_decref */
+	int64_t		 max_age;	/* seconds it may be cached */
+};
+/* Answer a->req from the store (NULL: it cannot be opened): returns a->status. */
+unsigned mtr_api(struct view_db *, struct mtr_api_answer *);
+/* mtr_gather.c: the same through the snapshot's store connection. */
+unsigned mtr_gather_api(struct mtr_api_answer *);
+
 /* mtr_http.c */
-int	mtr_http_start(int listen_fd, int ipv6);
+/* cors_origin: the Access-Control-Allow-Origin of /api/, or NULL. */
+int	mtr_http_start(int listen_fd, int ipv6, const char *cors_origin);
 void	mtr_http_stop(void);
 
 #endif

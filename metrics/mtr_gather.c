@@ -359,6 +359,17 @@ mtr_gather_page(struct buf *b)
 	return code;
 }
 
+unsigned
+mtr_gather_api(struct mtr_api_answer *a)
+{
+	unsigned	code;
+
+	code = mtr_api(mtr_gather_open_store() == 0 ? &db : NULL, a);
+	if (code == 503)
+		mtr_gather_close();	/* reopen next time */
+	return code;
+}
+
 static int
 gather_store(struct mtr_snap *s)
 {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
 #include <microhttpd.h>
 
 #include "http_log.h"
@@ -29,6 +30,7 @@
 #define CTYPE_HTML	"text/html; charset=utf-8"
 
 static struct MHD_Daemon	*mhd;
+static const char		*cors_origin;	/* for /api/, or NULL */
 
 /* The last snapshot, rendered; under cache_lock. */
 static pthread_mutex_t		 cache_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -160,6 +162,136 @@ respond_snapshot(struct MHD_Connection *conn, const char *method,
 	return ret;
 }
 
+/* The query parameters of an API request, through libmicrohttpd. */
+static const char *
+api_param(void *cls, const char *name)
+{
+	return MHD_lookup_connection_value(cls, MHD_GET_ARGUMENT_KIND, name);
+}
+
+struct api_unknown {
+	const char *const	*known;
+	const char		*bad;
+};
+
+static enum MHD_Result
+api_unknown_one(void *cls, enum MHD_ValueKind kind, const char *key,
+    const char *value)
+{
+	struct api_unknown	*u = cls;
+	size_t			 i;
+
+	(void)kind;
+	(void)value;
+	for (i = 0; u->known[i] != NULL; i++)
+		if (strcmp(key, u->known[i]) == 0)
+			return MHD_YES;
+	u->bad = key;
+	return MHD_NO;
+}
+
+static const char *
+api_unknown(void *cls, const char *const *known)
+{
+	struct api_unknown	 u = { known, NULL };
+
+	MHD_get_connection_values(cls, MHD_GET_ARGUMENT_KIND, api_unknown_one,
+	    &u);
+	return u.bad;
+}
+
+/* An entity tag of the body: FNV-1a, 64 bits, quoted. */
+static void
+api_etag(const char *body, size_t len, char *out, size_t outlen)
+{
+	uint64_t	h = 0xcbf29ce484222325ULL;
+	size_t		i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)body[i];
+		h *= 0x100000001b3ULL;
+	}
+	snprintf(out, outlen, "\"%016llx\"", (unsigned long long)h);
+}
+
+/* Whether If-None-Match (a list of tags, or *) names etag. */
+static int
+api_etag_matches(const char *inm, const char *etag)
+{
+	size_t	 n = strlen(etag);
+	const char *p;
+
+	if (inm == NULL)
+		return 0;
+	if (strcmp(inm, "*") == 0)
+		return 1;
+	for (p = inm; (p = strstr(p, etag)) != NULL; p += n)
+		if ((p == inm || p[-1] == ' ' || p[-1] == ',' ||
+		    p[-1] == '/') && (p[n] == '\0' || p[n] == ',' ||
+		    p[n] == ' '))
+			return 1;
+	return 0;
+}
+
+static enum MHD_Result
+respond_api(struct MHD_Connection *conn, const char *method,
+    const char *url)
+{
+	struct mtr_api_answer	 a;
+	struct MHD_Response	*resp;
+	enum MHD_Result		 ret;
+	char			*body, etag[24], cc[48];
+	size_t			 len;
+	unsigned		 code;
+
+	memset(&a, 0, sizeof(a));
+	a.req.path = url;
+	a.req.now = (int64_t)now_wall_ms();
+	a.req.cls = conn;
+	a.req.param = api_param;
+	a.req.unknown = api_unknown;
+	pthread_mutex_lock(&cache_lock);
+	code = mtr_gather_api(&a);
+	pthread_mutex_unlock(&cache_lock);
+	body = json_dumps(a.body, JSON_COMPACT);
+	json_decref(a.body);
+	if (body == NULL)
+		return MHD_NO;
+	len = strlen(body);
+	body[len++] = '\n';	/* over the NUL: sent by length */
+	api_etag(body, len, etag, sizeof(etag));
+	if (code == MHD_HTTP_OK && api_etag_matches(
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_IF_NONE_MATCH), etag)) {
+		code = MHD_HTTP_NOT_MODIFIED;
+		len = 0;
+	}
+	resp = MHD_create_response_from_buffer(len, body,
+	    MHD_RESPMEM_MUST_COPY);
+	free(body);
+	if (resp == NULL)
+		return MHD_NO;
+	if (code != MHD_HTTP_NOT_MODIFIED)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+		    CTYPE_JSON);
+	if (code == MHD_HTTP_OK || code == MHD_HTTP_NOT_MODIFIED) {
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+		snprintf(cc, sizeof(cc), "public, max-age=%lld",
+		    (long long)a.max_age);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
+		    cc);
+	} else
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
+		    "no-store");
+	if (cors_origin != NULL)
+		MHD_add_response_header(resp,
+		    MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, cors_origin);
+	ret = MHD_queue_response(conn, code, resp);
+	MHD_destroy_response(resp);
+	log_debug("%s %s: %u", method, url, code);
+	return ret;
+}
+
 static enum MHD_Result
 http_answer(void *cls, struct MHD_Connection *conn, const char *url,
     const char *method, const char *version, const char *upload,
@@ -183,17 +315,20 @@ http_answer(void *cls, struct MHD_Connection *conn, const char *url,
 	}
 	if (strcmp(url, "/") == 0)
 		return respond_page(conn, method, url);
+	if (strncmp(url, "/api/", 5) == 0)
+		return respond_api(conn, method, url);
 	if (strcmp(url, "/metrics") == 0)
 		return respond_snapshot(conn, method, url, 0);
 	if (strcmp(url, "/health") == 0)
 		return respond_snapshot(conn, method, url, 1);
 	return respond_text(conn, MHD_HTTP_NOT_FOUND,
-	    "not found: try /, /metrics or /health\n");
+	    "not found: try /, /metrics, /health or /api/v1/chains\n");
 }
 
 int
-mtr_http_start(int listen_fd, int ipv6)
+mtr_http_start(int listen_fd, int ipv6, const char *cors)
 {
+	cors_origin = cors;
 	mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION |
 	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
 	    MHD_USE_ERROR_LOG | (ipv6 ? MHD_USE_IPv6 : 0), 0, NULL, NULL,

@@ -40,8 +40,9 @@ static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr, "usage: chainwatch-metrics [-f] [-L level] "
-	    "[-p portfile] [-u user [-g group]]\n"
-	    "\t-l address:port -d database -s control_socket\n");
+	    "[-o cors_origin] [-p portfile]\n"
+	    "\t[-u user [-g group]] -l address:port -d database\n"
+	    "\t-s control_socket\n");
 	exit(CW_EXIT_USAGE);
 }
 
@@ -257,14 +258,14 @@ main(int argc, char *argv[])
 {
 	struct mtr_source	 src = { NULL, NULL };
 	const char		*listen_spec = NULL, *portfile = NULL;
-	const char		*user = NULL, *group = NULL;
+	const char		*user = NULL, *group = NULL, *cors = NULL;
 	enum log_level		 level = LOG_LEVEL_INFO;
 	char			 shown[96];
 	sigset_t		 set;
 	pid_t			 parent = getppid();
 	int			 ch, fd, ipv6, sig, foreground = 0;
 
-	while ((ch = getopt(argc, argv, "d:fg:hL:l:p:s:u:")) != -1) {
+	while ((ch = getopt(argc, argv, "d:fg:hL:l:o:p:s:u:")) != -1) {
 		switch (ch) {
 		case 'd':
 			src.database = optarg;
@@ -281,6 +282,12 @@ main(int argc, char *argv[])
 			break;
 		case 'l':
 			listen_spec = optarg;
+			break;
+		case 'o':
+			/* A header value: one line of visible characters. */
+			if (*optarg == '\0' || strpbrk(optarg, "\r\n") != NULL)
+				fatalx(CW_EXIT_USAGE, "-o: not an origin");
+			cors = optarg;
 			break;
 		case 'p':
 			portfile = optarg;
@@ -328,7 +335,7 @@ main(int argc, char *argv[])
 		fatalx(CW_EXIT_OK, "parent already gone");
 	sandbox(src.database);
 
-	if (mtr_http_start(fd, ipv6) == -1)
+	if (mtr_http_start(fd, ipv6, cors) == -1)
 		fatalx(CW_EXIT_SYSTEM, "libmicrohttpd did not start on %s",
 		    shown);
 	log_info("listening on %s", shown);

@@ -21,6 +21,7 @@
 #include "view.h"
 
 #define PAGE_DAY	(86400 * 1000LL)
+#define PAGE_HOUR	(3600 * 1000LL)
 #define PAGE_BUCKETS	96	/* 15 min each over the day */
 #define PAGE_SLICES	8	/* miners in a share chart, then "others" */
 #define PAGE_EVENTS	30	/* events listed under the timelines */
@@ -467,7 +468,12 @@ page_standings_window(struct buf *b, struct view_db *db,
 		    "title=\"", i + 1);
 		esc(b, r->name);
 		buf_addf(b, "\"><span class=\"sw\" style=\"background:%s\">"
-		    "</span>", palette[i < PAGE_SLICES ? i : PAGE_SLICES]);
+		    "</span><a href=\"/api/v1/chains/",
+		    palette[i < PAGE_SLICES ? i : PAGE_SLICES]);
+		esc(b, ch->name);
+		buf_adds(b, "/miners/");
+		esc(b, r->name);
+		buf_adds(b, "\">");
 		if (strlen(r->name) > 17) {
 			/* "qzjqcX6U...3fA7rK", as chainwatch standings */
 			snprintf(head, sizeof(head), "%.8s", r->name);
@@ -476,7 +482,7 @@ page_standings_window(struct buf *b, struct view_db *db,
 			esc(b, r->name + strlen(r->name) - 6);
 		} else
 			esc(b, r->name);
-		buf_addf(b, "</td><td class=\"n blocks\">%lld</td>"
+		buf_addf(b, "</a></td><td class=\"n blocks\">%lld</td>"
 		    "<td class=\"n\">%lld</td><td class=\"n share\">%.1f%%</td>"
 		    "<td class=\"n hashrate\" data-hps=\"",
 		    (long long)r->blocks, (long long)r->final_blocks,
@@ -513,11 +519,16 @@ chart_label(struct buf *b, enum chart_fmt f, double v)
 	}
 }
 
-/* A line over the day's buckets; has[i] says whether v[i] is a value. */
+/*
+ * A line over the buckets from since to now; has[i] says whether v[i] is
+ * a value.  The time axis is labelled at both ends and between, in UTC.
+ */
 static void
 page_chart(struct buf *b, const char *title, enum chart_fmt f,
-    const double *v, const int *has, size_t n)
+    const double *v, const int *has, size_t n, int64_t since, int64_t now)
 {
+	char	 iso[32];
+	int	 k;
 	double	 lo = INFINITY, hi = -INFINITY, y;
 	size_t	 i;
 	int	 any = 0;
@@ -543,18 +554,52 @@ page_chart(struct buf *b, const char *title, enum chart_fmt f,
 	for (i = 0; i < n; i++) {
 		if (!has[i])
 			continue;
-		y = CH_H - 24.0 - (v[i] - lo) * (CH_H - 48.0) / (hi - lo);
+		y = CH_H - 34.0 - (v[i] - lo) * (CH_H - 58.0) / (hi - lo);
 		buf_addf(b, "%.1f,%.1f ", ((double)i + 0.5) * CH_W / (double)n,
 		    y);
 	}
 	buf_adds(b, "\"/><text x=\"4\" y=\"14\" font-size=\"13\">");
 	chart_label(b, f, hi);
 	buf_addf(b, "</text><text x=\"4\" y=\"%d\" font-size=\"13\">",
-	    CH_H - 4);
+	    CH_H - 18);
 	chart_label(b, f, lo);
-	buf_addf(b, "</text><text x=\"%d\" y=\"%d\" font-size=\"13\" "
-	    "text-anchor=\"end\">24 h ago to now</text></svg></div>\n",
-	    CH_W - 4, CH_H - 4);
+	buf_adds(b, "</text>");
+	/* Times at the start, the quarters and the end of the axis. */
+	for (k = 0; k <= 4; k++) {
+		view_time_iso(since + (now - since) * k / 4, iso, sizeof(iso));
+		buf_addf(b, "<text class=\"t\" x=\"%d\" y=\"%d\" "
+		    "font-size=\"11\" text-anchor=\"%s\">%.5s</text>",
+		    k * CH_W / 4, CH_H - 3,
+		    k == 0 ? "start" : k == 4 ? "end" : "middle", iso + 11);
+	}
+	buf_adds(b, "</svg></div>\n");
+}
+
+/*
+ * Where the charts' time axis starts: at the chain's first canonical
+ * block of the last day, so that a few hours of data fill the width;
+ * an hour at least, the day at most.
+ */
+static int64_t
+page_chart_since(struct view_db *db, const struct view_chain *ch,
+    int64_t now)
+{
+	sqlite3_stmt	*st;
+	int64_t		 first = now - PAGE_DAY;
+
+	if (sqlite3_prepare_v2(db->db, "SELECT min(timestamp) FROM blocks"
+	    " WHERE chain_id = ?1 AND canonical = 1 AND timestamp >= ?2",
+	    -1, &st, NULL) != SQLITE_OK)
+		return first;
+	sqlite3_bind_int64(st, 1, ch->id);
+	sqlite3_bind_int64(st, 2, now - PAGE_DAY);
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_type(st, 0) != SQLITE_NULL)
+		first = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (first > now - PAGE_HOUR)
+		first = now - PAGE_HOUR;
+	return first;
 }
 
 static void
@@ -566,9 +611,11 @@ page_history(struct buf *b, struct view_db *db, const struct view_chain *ch,
 	double			 bt[PAGE_BUCKETS];
 	int			 has[PAGE_BUCKETS], has_hr[PAGE_BUCKETS];
 	size_t			 i;
+	int64_t			 since = page_chart_since(db, ch, now);
+	char			 span[VIEW_AGE_LEN];
 
 	buf_adds(b, "<h3>Over the last 24 hours</h3>\n");
-	if (view_buckets_load(db, ch, now - PAGE_DAY, now, bk, PAGE_BUCKETS) !=
+	if (view_buckets_load(db, ch, since, now, bk, PAGE_BUCKETS) !=
 	    CW_EXIT_OK) {
 		buf_adds(b, "<p class=\"muted\">cannot read the store</p>\n");
 		return;
@@ -583,11 +630,16 @@ page_history(struct buf *b, struct view_db *db, const struct view_chain *ch,
 		    (double)bk[i].time_ms : 0;
 	}
 	buf_adds(b, "<div class=\"charts\">\n");
-	page_chart(b, "Hashrate", CHART_HASHRATE, hr, has_hr, PAGE_BUCKETS);
-	page_chart(b, "Difficulty", CHART_NUMBER, d, has_hr, PAGE_BUCKETS);
-	page_chart(b, "Block time", CHART_SECONDS, bt, has, PAGE_BUCKETS);
-	buf_adds(b, "</div><p class=\"muted\">Averages over 15 minutes of "
-	    "canonical blocks, by their timestamps.</p>\n");
+	page_chart(b, "Hashrate", CHART_HASHRATE, hr, has_hr, PAGE_BUCKETS,
+	    since, now);
+	page_chart(b, "Difficulty", CHART_NUMBER, d, has_hr, PAGE_BUCKETS,
+	    since, now);
+	page_chart(b, "Block time", CHART_SECONDS, bt, has, PAGE_BUCKETS,
+	    since, now);
+	view_span((now - since) / PAGE_BUCKETS, span, sizeof(span));
+	buf_addf(b, "</div><p class=\"muted\">Averages over %s of "
+	    "canonical blocks, by their timestamps; times in UTC.</p>\n",
+	    span);
 }
 
 static void

@@ -57,6 +57,8 @@ const struct conf_key conf_keys[] = {
 	    D(control_group) },
 	{ CONF_DAEMON, "metrics_listen", CT_LISTEN, "127.0.0.1:9616", 0, 0,
 	    NULL, D(metrics_listen) },
+	{ CONF_DAEMON, "metrics_cors_origin", CT_STRING, "", 0, 0, NULL,
+	    D(metrics_cors_origin) },
 	{ CONF_DAEMON, "metrics_server", CT_PATH,
 	    CW_LIBEXECDIR "/chainwatch-metrics", 0, 0, NULL,
 	    D(metrics_server) },

@@ -102,6 +102,7 @@ struct conf_daemon {
 	char		control_group[CONF_NAME_MAX + 1];
 	char		metrics_listen[CONF_URL_MAX + 1];	/* "none": off */
 	char		metrics_server[CONF_URL_MAX + 1];
+	char		metrics_cors_origin[CONF_URL_MAX + 1];	/* "": none */
 	char		secret_params[CONF_URL_MAX + 1];	/* more words */
 };
 

@@ -320,6 +320,16 @@ struct view_forks {
 int	view_forks_load(struct view_db *, const struct view_chain *,
 	    int64_t now, int64_t max_splits, struct view_forks *);
 void	view_forks_free(struct view_forks *);
+/* The newest split when it has not ended, or NULL. */
+const struct view_split *view_split_open(const struct view_forks *);
+/* The tip at the head of a branch (heads index the tips that have one). */
+const struct view_fork_tip *view_fork_head_tip(const struct view_forks *,
+	    size_t branch);
+/* How far a side's tip was below the split's ancestor, 0 if not. */
+int64_t	view_split_side_behind(const struct view_split *,
+	    const struct view_split_side *);
+/* One chain as `chainwatch forks --json` lists it. */
+struct json_t *view_forks_json(const struct view_forks *);
 /* "branch", "unknown", "stale". */
 const char *view_tip_kind_name(enum forks_tip_kind);
 
@@ -376,6 +386,27 @@ int	view_standings_load(struct view_db *, const struct view_chain *,
 	    enum view_window, int final_only, int64_t now,
 	    struct view_standings *);
 void	view_standings_free(struct view_standings *);
+/*
+ * What `chainwatch standings --json` prints, and the API's standings: the
+ * rows from offset on, shown of them at most; stale and last as
+ * view_chain_stale said; running is the "daemon_running" value, taken.
+ */
+struct json_t *view_standings_json(const struct view_chain *,
+	    enum view_window, int final_only, const struct view_standings *,
+	    size_t offset, size_t shown, int stale, const char *last,
+	    struct json_t *running);
+/* One row of s as the JSON of the views has it, ranked rank. */
+struct json_t *view_srow_json(const struct view_standings *s,
+	    const struct view_srow *, size_t rank);
+/* Whether the row is of account ("0x" and lowercase hex). */
+int	view_srow_is(const struct view_srow *, const char *account);
+/*
+ * One miner's record, /api/v1/.../miners/...: its row in each window of
+ * s[VIEW_NWINDOWS] (null where it has none), name as the views show it.
+ */
+struct json_t *view_miner_json(const struct view_chain *, const char *name,
+	    const char *account, const struct view_standings *s,
+	    struct json_t *running);
 /* A miner's name as the views show it: SS58, "unknown" or hex; to free. */
 char	*view_miner_name(const uint8_t *account, size_t len,
 	    const unsigned char *ss58);
@@ -427,6 +458,86 @@ struct view_reorg {
 int	view_reorgs_load(struct view_db *, const struct view_chain *,
 	    int64_t max, struct view_reorg **out, size_t *n);
 void	view_reorgs_free(struct view_reorg *, size_t);
+/* /api/v1/.../reorgs: n of them, newest first; running is taken. */
+struct json_t *view_reorgs_json(const struct view_chain *,
+	    const struct view_reorg *, size_t n, struct json_t *running);
+
+/* view_blocks.c: the blocks of a chain, as chainwatch blocks shows them. */
+struct view_block {
+	int64_t		 number;
+	char		*hash, *parent;	/* "0x" + 64 digits */
+	char		*miner;		/* SS58, "unknown" or hex */
+	char		*account;	/* hex, NULL for no miner */
+	char		*endpoint;	/* that brought it first */
+	int		 canonical, final, runtime_updated;
+	int		 has_difficulty, has_ts, has_state_at;
+	struct u512	 difficulty;
+	int64_t		 ts, first_seen, state_at;
+};
+
+struct view_blocks {
+	struct view_block *v;		/* newest first, canonical first */
+	size_t		 n, heights, reorged;
+};
+
+/*
+ * Every block of the last heights stored (last > 0), or of the numbers
+ * from to to (last 0).  Returns CW_EXIT_OK or an exit code after saying
+ * why; *b (zeroed by the caller) is for view_blocks_free either way.
+ */
+int	view_blocks_load(struct view_db *, const struct view_chain *,
+	    int64_t last, int64_t from, int64_t to, struct view_blocks *);
+void	view_blocks_free(struct view_blocks *);
+/* "reorged", "final", or "provisional" ("prov" for people). */
+const char *view_block_state(const struct view_block *, int people);
+/*
+ * What `chainwatch blocks --json` prints and /api/v1/.../blocks answers;
+ * running is the "daemon_running" value, taken.
+ */
+struct json_t *view_blocks_json(const struct view_chain *, int64_t last,
+	    int64_t from, int64_t to, const struct view_blocks *,
+	    struct json_t *running);
+
+/* view_eps.c: the endpoints of a chain, as chainwatch endpoints shows them. */
+struct view_ep {
+	const struct view_chain *ch;
+	char		*name, *state, *reason, *rpc_url, *ws_url;
+	char		*spec_name, *system_chain;
+	int64_t		 position;
+	int		 has_since, has_best, has_best_at, has_lag, has_bound;
+	int		 has_spec;
+	int64_t		 since, best, best_at, lag_ms, pruning_bound;
+	int64_t		 spec_version;
+	int64_t		 heads_first, heads_seen, restarts;
+	int64_t		 block_time;	/* the chain's, ms */
+	struct view_head head;
+	enum view_lag	 lag;		/* view_lag_judge as of now */
+	int64_t		 lag_blocks, lag_since;
+};
+
+struct view_eps {
+	struct view_ep	*v;
+	size_t		 n;
+};
+
+/*
+ * The configured endpoints of ch, in their order, judged as of now.
+ * Returns CW_EXIT_OK or an exit code after saying why; *e (zeroed by the
+ * caller) is for view_eps_free either way.
+ */
+int	view_eps_load(struct view_db *, const struct view_chain *, int64_t now,
+	    struct view_eps *);
+void	view_eps_free(struct view_eps *);
+/* How many blocks its last head is below the chain's best: 1 and *behind. */
+int	view_ep_behind(const struct view_ep *, int64_t *behind);
+/* One endpoint as `chainwatch endpoints --json` lists it. */
+struct json_t *view_ep_json(const struct view_ep *);
+/*
+ * `chainwatch endpoints --json`: {"daemon_running", "endpoints"} of the
+ * n chains' endpoints e; running is the first's value, taken.
+ */
+struct json_t *view_eps_json(const struct view_eps *e, size_t n,
+	    struct json_t *running);
 
 /* view_fmt.c */
 /* "2025-01-02T03:04:05Z"; out must hold 32 bytes. */
@@ -453,5 +564,11 @@ struct json_t *view_jint(int has, int64_t);
  * milliseconds since the epoch; both null when has is 0.
  */
 void	view_jtime(struct json_t *o, const char *name, int has, int64_t ms);
+/*
+ * What every answer about one chain starts with: chain, daemon_running
+ * (running, taken), best_number, final_number and as_of.
+ */
+void	view_jhead(struct json_t *o, const struct view_chain *,
+	    struct json_t *running);
 
 #endif

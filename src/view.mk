@@ -10,6 +10,8 @@ src_libcwview_a_SOURCES = src/view.h \
 	src/view_forks.c \
 	src/view_fmt.c \
 	src/view_standings.c \
+	src/view_blocks.c \
+	src/view_eps.c \
 	src/view_history.c \
 	src/view_ctl.c src/view_ctl.h
 src_libcwview_a_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(JANSSON_CFLAGS)

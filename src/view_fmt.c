@@ -91,3 +91,15 @@ view_jtime(json_t *o, const char *name, int has, int64_t ms)
 	snprintf(key, sizeof(key), "%s_ms", name);
 	json_object_set_new(o, key, view_jint(has, ms));
 }
+
+void
+view_jhead(json_t *o, const struct view_chain *ch, json_t *running)
+{
+	json_object_set_new(o, "chain", view_jstr(ch->name));
+	json_object_set_new(o, "daemon_running", running);
+	json_object_set_new(o, "best_number",
+	    view_jint(ch->has_best, ch->best_number));
+	json_object_set_new(o, "final_number",
+	    view_jint(ch->has_final, ch->final_number));
+	view_jtime(o, "as_of", ch->has_updated, ch->updated_at);
+}

@@ -6,6 +6,8 @@
  */
 #include "config.h"
 
+#include <jansson.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,4 +168,27 @@ view_reorgs_load(struct view_db *c, const struct view_chain *ch, int64_t max,
 	if (view_db_finish(c, "reading reorgs", st, rc == SQLITE_DONE) == -1)
 		return CW_EXIT_SYSTEM;
 	return CW_EXIT_OK;
+}
+
+json_t *
+view_reorgs_json(const struct view_chain *ch, const struct view_reorg *r,
+    size_t n, json_t *running)
+{
+	json_t	*root = json_object(), *arr = json_array(), *o;
+	size_t	 i;
+
+	view_jhead(root, ch, running);
+	for (i = 0; i < n; i++) {
+		o = json_object();
+		view_jtime(o, "at", 1, r[i].at);
+		json_object_set_new(o, "depth", json_integer(r[i].depth));
+		json_object_set_new(o, "ancestor_number",
+		    json_integer(r[i].ancestor_number));
+		json_object_set_new(o, "old_tip", view_jstr(r[i].old_tip));
+		json_object_set_new(o, "new_tip", view_jstr(r[i].new_tip));
+		json_object_set_new(o, "seen_by", view_jstr(r[i].seen_by));
+		json_array_append_new(arr, o);
+	}
+	json_object_set_new(root, "reorgs", arr);
+	return root;
 }

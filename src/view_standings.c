@@ -9,8 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "hashrate.h"
 #include "hex.h"
+#include "u512.h"
 #include "util.h"
 #include "view.h"
 
@@ -251,4 +254,135 @@ view_standings_load(struct view_db *c, const struct view_chain *ch,
 	if (s->n > 1)	/* never the NULL of an empty list */
 		qsort(s->rows, s->n, sizeof(*s->rows), srow_cmp);
 	return hashrate_load(c, ch, w, final_only, now, s);
+}
+
+static double
+standings_share(const struct view_standings *s, const struct view_srow *r)
+{
+	return s->total_blocks > 0 ?
+	    100.0 * (double)r->blocks / (double)s->total_blocks : 0.0;
+}
+
+/* A miner's blocks and work in a window, into row. */
+static void
+standings_counts_json(json_t *row, const struct view_srow *r)
+{
+	char	 dec[U512_DEC_LEN];
+
+	json_object_set_new(row, "blocks", json_integer(r->blocks));
+	json_object_set_new(row, "provisional",
+	    json_integer(r->blocks - r->final_blocks));
+	json_object_set_new(row, "final", json_integer(r->final_blocks));
+	u512_to_dec(&r->work, dec);
+	json_object_set_new(row, "work", json_string(dec));
+}
+
+/* The numbers of its first and last block there, into row. */
+static void
+standings_range_json(json_t *row, const struct view_srow *r)
+{
+	json_object_set_new(row, "first_number",
+	    view_jint(r->has_range, r->first));
+	json_object_set_new(row, "last_number",
+	    view_jint(r->has_range, r->last));
+}
+
+json_t *
+view_srow_json(const struct view_standings *s, const struct view_srow *r,
+    size_t rank)
+{
+	json_t	*row = json_object();
+	char	 hex[2 * VIEW_ACCOUNT_MAX + 3];
+
+	json_object_set_new(row, "rank", json_integer((json_int_t)rank));
+	json_object_set_new(row, "miner", view_jstr(r->name));
+	if (r->account_len > 0) {
+		hex_encode(r->account, r->account_len, hex);
+		json_object_set_new(row, "account", json_string(hex));
+	} else
+		json_object_set_new(row, "account", json_null());
+	standings_counts_json(row, r);
+	json_object_set_new(row, "work_f", json_real(u512_to_double(&r->work)));
+	json_object_set_new(row, "share", json_real(standings_share(s, r)));
+	json_object_set_new(row, "hashrate", r->has_hashrate ?
+	    json_real(r->hashrate) : json_null());
+	standings_range_json(row, r);
+	return row;
+}
+
+json_t *
+view_miner_json(const struct view_chain *ch, const char *name,
+    const char *account, const struct view_standings *s, json_t *running)
+{
+	json_t		*root, *ws;
+	size_t		 k;
+	int		 w;
+
+	root = json_object();
+	view_jhead(root, ch, running);
+	json_object_set_new(root, "miner", view_jstr(name));
+	json_object_set_new(root, "account", view_jstr(account));
+	json_object_set_new(root, "hashrate_estimator",
+	    json_string("work_over_span"));
+	ws = json_object();
+	for (w = 0; w < VIEW_NWINDOWS; w++) {
+		for (k = 0; k < s[w].n; k++)
+			if (view_srow_is(&s[w].rows[k], account))
+				break;
+		json_object_set_new(ws, view_window_name[w], k < s[w].n ?
+		    view_srow_json(&s[w], &s[w].rows[k], k + 1) : json_null());
+	}
+	json_object_set_new(root, "windows", ws);
+	return root;
+}
+
+int
+view_srow_is(const struct view_srow *r, const char *account)
+{
+	char	 hex[2 * VIEW_ACCOUNT_MAX + 3];
+
+	hex_encode(r->account, r->account_len, hex);
+	return strcmp(hex, account) == 0;
+}
+
+json_t *
+view_standings_json(const struct view_chain *ch, enum view_window w,
+    int final_only, const struct view_standings *s, size_t offset,
+    size_t shown, int stale, const char *last, json_t *running)
+{
+	json_t		*root, *rows, *row;
+	const struct view_srow *r;
+	size_t		 k;
+
+	root = json_object();
+	view_jhead(root, ch, running);
+	json_object_set_new(root, "window", json_string(view_window_name[w]));
+	json_object_set_new(root, "final_only", json_boolean(final_only));
+	json_object_set_new(root, "stale", json_boolean(stale));
+	json_object_set_new(root, "stale_reason", stale ? json_string(
+	    "every configured endpoint's breaker is open or half-open") :
+	    json_null());
+	json_object_set_new(root, "last_endpoint", last[0] != '\0' ?
+	    json_string(last) : json_null());
+	json_object_set_new(root, "miners", json_integer((json_int_t)s->n));
+	json_object_set_new(root, "blocks", json_integer(s->total_blocks));
+	json_object_set_new(root, "hashrate_estimator",
+	    json_string("work_over_span"));
+	view_jtime(root, "span_first", s->has_span, s->first_ms);
+	view_jtime(root, "span_last", s->has_span, s->last_ms);
+	json_object_set_new(root, "hashrate", s->has_hashrate ?
+	    json_real(s->hashrate) : json_null());
+	json_object_set_new(root, "offset", json_integer((json_int_t)offset));
+	rows = json_array();
+	for (k = offset; k < s->n && k - offset < shown; k++) {
+		r = &s->rows[k];
+		row = view_srow_json(s, r, k + 1);
+		json_array_append_new(rows, row);
+	}
+	json_object_set_new(root, "rows", rows);
+	row = json_object();
+	standings_counts_json(row, &s->unsealed);
+	standings_range_json(row, &s->unsealed);
+	json_object_set_new(root, "unsealed", row);
+	return root;
 }

@@ -61,6 +61,10 @@ mproc_args(struct mproc *m, const struct conf *conf)
 	    (enum log_level)d->log_level);
 	if (log_tostderr())
 		v[n++] = "-f";
+	if (d->metrics_cors_origin[0] != '\0') {
+		v[n++] = "-o";
+		v[n++] = d->metrics_cors_origin;
+	}
 	if (geteuid() == 0 && d->user[0] != '\0') {
 		v[n++] = "-u";
 		v[n++] = d->user;

@@ -185,6 +185,7 @@ for f in /usr/sbin/chainwatchd /usr/bin/chainwatch \
     /lib/systemd/system/chainwatch.service \
     /usr/share/chainwatch/chainwatch.rules.yml \
     /usr/share/chainwatch/chainwatch.json \
+    /usr/share/chainwatch/openapi.json \
     /usr/share/man/man8/chainwatchd.8.gz /usr/share/man/man1/chainwatch.1.gz \
     /usr/share/man/man5/chainwatch.conf.5.gz \
     /usr/share/man/man8/chainwatch-metrics.8.gz \

@@ -108,6 +108,40 @@ for e in d1 d2; do
 	    "$T/page.html" || fail "$e is not shown keeping up: $(grep "<tr><td>$e</td>" "$T/page.html")"
 done
 
+# The charts fit the 3 hours of data: the line starts at the left edge,
+# and the axis is labelled with times, from the first block's to now's.
+python3 - "$T/page.html" "$START" <<'PY' || fail "the charts' time axis"
+import re, sys, time
+t = open(sys.argv[1]).read()
+start = int(sys.argv[2]) // 1000
+for title in ("Hashrate", "Difficulty", "Block time"):
+    svg = re.search(r"<h4>%s</h4><svg(.*?)</svg>" % title, t, re.S).group(1)
+    xs = [float(p.split(",")[0]) for p in re.search(r'points="([^"]*)"', svg).group(1).split()]
+    if min(xs) > 400 * 0.05:
+        sys.exit("%s: the line starts at x %.1f of 400" % (title, min(xs)))
+    ticks = re.findall(r'<text class="t"[^>]*>(\d\d:\d\d)</text>', svg)
+    if len(ticks) != 5:
+        sys.exit("%s: time labels %r" % (title, ticks))
+    first = time.strftime("%H:%M", time.gmtime(start))
+    near = {time.strftime("%H:%M", time.gmtime(start + d)) for d in range(-120, 121, 60)}
+    if ticks[0] not in near:
+        sys.exit("%s: axis starts at %s, the data at %s" % (title, ticks[0], first))
+PY
+ok "charts: the time axis fits the 3 h of data, labelled in UTC"
+
+# Each miner links to its record in the API, which answers for it.
+grep -o 'href="/api/v1/chains/devchain/miners/[^"]*"' "$T/page.html" |
+    sed 's/^href="//; s/"$//' | sort -u >"$T/links"
+[ "$(wc -l <"$T/links")" -ge 2 ] || fail "miners without links: $(cat "$T/links")"
+while read -r link; do
+	curl -s -f -m 20 "http://127.0.0.1:$PORT$link" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+sys.exit(0 if j["windows"]["all"]["blocks"] > 0 else 1)' ||
+	    fail "$link does not answer a miner's record"
+done <"$T/links"
+ok "every miner links to its record ($(wc -l <"$T/links") miners)"
+
 # The timelines: d1 and d2, healthy throughout, closed since start (not
 # unknown); d3 closed, then open or half-open since it was refused.
 timeline "$T/page.html" >"$T/tl.json" || fail "timeline: cannot read the page"
