@@ -1,9 +1,9 @@
 # supervisor/: chainwatchd, which runs the workers and owns the store.
 # In layers, each file calling only those below it: chainwatchd.c; reload
 # and control; snapshot; spawn and metrics; dispatch; sched; chain and
-# health; queue and forks; child; the pure machines and checks (route,
-# lease, endpoint, breaker, fsm, answer), the control request's parse
-# (ctlreq), chan and backlog; the store.
+# health; standing (miners' standings), queue and forks; child; the pure
+# machines and checks (route, lease, endpoint, breaker, fsm, answer), the
+# control request's parse (ctlreq), chan and backlog; the store.
 sbin_PROGRAMS += supervisor/chainwatchd
 supervisor_chainwatchd_SOURCES = \
 	supervisor/chainwatchd.c supervisor/chainwatchd.h \
@@ -31,6 +31,7 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/sup_sched.c supervisor/sup_sched.h \
 	supervisor/sup_snapshot.c supervisor/sup_snapshot.h \
 	supervisor/sup_spawn.c supervisor/sup_spawn.h \
+	supervisor/sup_standing.c supervisor/sup_standing.h \
 	supervisor/sup_stats.c supervisor/sup_stats.h \
 	supervisor/sup_subs.c supervisor/sup_subs.h \
 	supervisor/sup_primary.c supervisor/sup_primary.h \

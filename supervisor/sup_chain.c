@@ -1,9 +1,9 @@
 /*
  * Following each chain: heads stored once, the canonical chain kept as the
  * ancestry of the best head, reorgs walked back to the common ancestor,
- * finality, and the standings, which change in the same transaction as the
- * canonical flags they follow.  Holes become catch-up work: this file
- * writes to the queue (sup_queue.c) and the store, and calls nothing else.
+ * finality; the standings (sup_standing.c) change in the same transaction
+ * as the canonical flags they follow.  Holes become catch-up work: this
+ * file writes to the queue (sup_queue.c) and the store.
  */
 #include "config.h"
 
@@ -14,37 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "account.h"
 #include "hex.h"
 #include "log.h"
 #include "sup_chain.h"
 #include "sup_queue.h"
+#include "sup_standing.h"
 #include "sup_store.h"
 #include "u512.h"
 #include "util.h"
-
-
-struct standing {
-	uint8_t		miner[32];
-	int		known;		/* 0: the x'' row of unsealed blocks */
-	uint64_t	blocks, final_blocks;
-	struct u512	work, final_work;
-	int64_t		first, last;	/* -1 when none */
-	int		dirty;
-};
-
-struct sblock {
-	uint8_t		hash[32];
-	uint8_t		parent[32];
-	int64_t		number;
-	int		has_miner;
-	uint8_t		miner[32];
-	int		has_diff;
-	uint8_t		diff[64];
-	int		canonical;
-	int		final;
-	int		runtime_updated;
-};
 
 static struct chain	**chains;	/* pointers stay valid across reloads */
 static size_t		  n_chains;
@@ -88,21 +65,6 @@ static struct store_stmt s_chain_best = { "UPDATE chains SET best_number = "
     NULL, NULL };
 static struct store_stmt s_chain_genesis = { "UPDATE chains SET genesis = ? "
     "WHERE id = ?", NULL, NULL };
-static struct store_stmt s_standings_load = { "SELECT miner, blocks, "
-    "final_blocks, work, final_work, first_number, last_number FROM "
-    "standings WHERE chain_id = ?", NULL, NULL };
-static struct store_stmt s_standing_put = { "INSERT OR REPLACE INTO standings "
-    "(chain_id, miner, blocks, final_blocks, work, work_f, final_work, "
-    "first_number, last_number) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    NULL, NULL };
-static struct store_stmt s_miner_put = { "INSERT OR IGNORE INTO miners "
-    "(account, ss58) VALUES (?, ?)", NULL, NULL };
-static struct store_stmt s_miner_last = { "SELECT min(number), max(number) "
-    "FROM blocks INDEXED BY blocks_miner WHERE chain_id = ? AND "
-    "canonical = 1 AND miner = ? AND number > 0", NULL, NULL };
-static struct store_stmt s_unknown_last = { "SELECT min(number), "
-    "max(number) FROM blocks INDEXED BY blocks_miner WHERE chain_id = ? "
-    "AND canonical = 1 AND miner IS NULL AND number > 0", NULL, NULL };
 static struct store_stmt s_reorg = { "INSERT INTO reorgs (chain_id, at, "
     "depth, ancestor_number, old_tip, new_tip, endpoint_id) VALUES "
     "(?, ?, ?, ?, ?, ?, ?)", NULL, NULL };
@@ -160,132 +122,13 @@ block_at(struct chain *ch, int64_t number, struct sblock *b)
 	return found;
 }
 
-/* ---- standings, in memory, written with the transaction ---- */
-
-/*
- * The genesis (#0) was mined by nobody: it is in no standing.  A later
- * block whose digest names no miner (no PoW seal, or one that does not
- * decode) counts in the x'' row, which every view shows apart as
- * "unsealed", never as a miner.
- */
-static int
-standing_counts(const struct sblock *b)
-{
-	return b->number > 0;
-}
-
-static struct standing *
-standing(struct chain *ch, const struct sblock *b)
-{
-	struct standing	*s;
-
-	for (size_t i = 0; i < ch->n_st; i++) {
-		s = &ch->st[i];
-		if (s->known == b->has_miner &&
-		    (!s->known || memcmp(s->miner, b->miner, 32) == 0))
-			return s;
-	}
-	ch->st = xrealloc(ch->st, (ch->n_st + 1) * sizeof(*ch->st));
-	s = &ch->st[ch->n_st++];
-	memset(s, 0, sizeof(*s));
-	s->known = b->has_miner;
-	if (s->known) {
-		char ss58[SS58_MAX];
-
-		memcpy(s->miner, b->miner, 32);
-		if (ss58_encode(ch->format == FORMAT_QUANTUS ?
-		    SS58_PREFIX_QUANTUS : 42, s->miner, ss58, sizeof(ss58)) == -1)
-			snprintf(ss58, sizeof(ss58), "?");
-		store_run(store_bind(&s_miner_put, "bt", s->miner, ss58));
-	}
-	s->first = s->last = -1;
-	return s;
-}
-
-static void
-work_add(struct u512 *acc, const struct sblock *b, int sign)
-{
-	struct u512	d;
-
-	if (!b->has_diff)
-		return;
-	u512_from_le(&d, b->diff);
-	if ((sign > 0 ? u512_add(acc, &d) : u512_sub(acc, &d)) == -1)
-		fatalx(CW_EXIT_INTERNAL, "work of a miner over- or underflows "
-		    "at block #%lld", (long long)b->number);
-}
-
-/* Where a miner's first and last canonical blocks are, asked again. */
-static void
-standing_bounds(struct chain *ch, struct standing *s)
-{
-	sqlite3_stmt	*st;
-
-	st = s->known ? store_bind(&s_miner_last, "ib", ch->id, s->miner) :
-	    store_bind(&s_unknown_last, "i", ch->id);
-	s->first = s->last = -1;
-	if (store_row(st) && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		s->first = sqlite3_column_int64(st, 0);
-		s->last = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_reset(st);
-}
-
-static void
-standings_load(struct chain *ch)
-{
-	sqlite3_stmt	*st = store_bind(&s_standings_load, "i", ch->id);
-	struct sblock	 b;
-
-	while (store_row(st)) {
-		struct standing *s;
-
-		memset(&b, 0, sizeof(b));
-		b.has_miner = store_col_blob(st, 0, b.miner, 32);
-		s = standing(ch, &b);
-		s->blocks = (uint64_t)sqlite3_column_int64(st, 1);
-		s->final_blocks = (uint64_t)sqlite3_column_int64(st, 2);
-		if (u512_from_dec(&s->work,
-		    (const char *)sqlite3_column_text(st, 3)) == -1 ||
-		    u512_from_dec(&s->final_work,
-		    (const char *)sqlite3_column_text(st, 4)) == -1)
-			fatalx(CW_EXIT_SYSTEM, "chain %s: standings hold a "
-			    "work that is not a number", ch->name);
-		s->first = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 :
-		    sqlite3_column_int64(st, 5);
-		s->last = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 :
-		    sqlite3_column_int64(st, 6);
-	}
-	sqlite3_reset(st);
-}
-
 void
 sup_chains_flush(void)
 {
-	char	work[U512_DEC_LEN], final[U512_DEC_LEN];
-
 	for (size_t c = 0; c < n_chains; c++)
 		queue_flush_owed(chains[c]->id, &chains[c]->owed);
 	for (size_t c = 0; c < n_chains; c++)
-		for (size_t i = 0; i < chains[c]->n_st; i++) {
-			struct standing *s = &chains[c]->st[i];
-			sqlite3_stmt *st;
-
-			if (!s->dirty)
-				continue;
-			u512_to_dec(&s->work, work);
-			u512_to_dec(&s->final_work, final);
-			st = store_bind(&s_standing_put, "iBiitdt",
-			    chains[c]->id, s->miner, s->known ? 32 : 0,
-			    (int64_t)s->blocks, (int64_t)s->final_blocks, work,
-			    u512_to_double(&s->work), final);
-			if (s->first >= 0) {
-				sqlite3_bind_int64(st, 8, s->first);
-				sqlite3_bind_int64(st, 9, s->last);
-			}
-			store_run(st);
-			s->dirty = 0;
-		}
+		standings_flush(chains[c]);
 }
 
 /* ---- canonical flags ---- */
