@@ -10,9 +10,11 @@ DEVNODE_TESTS = \
 	tests/integration/devnode_faults_http.sh \
 	tests/integration/devnode_faults_ws.sh \
 	tests/integration/devnode_backlog.sh \
-	tests/integration/devnode_lies.sh
+	tests/integration/devnode_lies.sh \
+	tests/integration/devnode_sigterm_ws.sh
 TESTS += $(DEVNODE_TESTS)
 EXTRA_DIST += $(DEVNODE_TESTS) \
 	tests/integration/devnode_lib.sh \
 	tests/integration/devnode_client.py \
-	tests/integration/devnode_lies.py
+	tests/integration/devnode_lies.py \
+	tests/integration/devnode_ws_many.py
