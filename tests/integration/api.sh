@@ -28,12 +28,7 @@ metrics_cors_origin = https://explorer.example" "$T/chainwatch.conf"
 echo "endpoint = d1 http://127.0.0.1:$d1_port ws://127.0.0.1:$d1_port" \
     >>"$T/chainwatch.conf"
 start_daemon
-mport() {
-	sed -n 's/.* metrics: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' \
-	    "$T/log" | tail -n 1
-}
-wait_for 20 'test -n "$(mport)"' || fail "no metrics server"
-PORT=$(mport)
+metrics_wait
 wait_for 120 'test "$(sql "SELECT count(*) FROM blocks WHERE canonical = 1 AND miner IS NOT NULL")" -gt 50' ||
     fail "not caught up: $(sql "SELECT count(*) FROM blocks") blocks"
 "$CHAINWATCH" -d "$T/chainwatch.db" -s "$T/chainwatchd.sock" \

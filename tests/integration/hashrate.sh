@@ -32,12 +32,7 @@ metrics_server = $METRICS" \
 echo "endpoint = d1 http://127.0.0.1:$d1_port ws://127.0.0.1:$d1_port" \
     >>"$T/chainwatch.conf"
 start_daemon
-mport() {
-	sed -n 's/.* metrics: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' \
-	    "$T/log" | tail -n 1
-}
-wait_for 20 'test -n "$(mport)"' || fail "no metrics server"
-PORT=$(mport)
+metrics_wait
 wait_for 300 'test "$(sql "SELECT count(*) FROM queue")" = 0 && test "$(sql "SELECT count(*) FROM blocks WHERE canonical = 1 AND timestamp IS NOT NULL")" -gt 8000' ||
     fail "not caught up: $(sql "SELECT count(*) FROM blocks") blocks"
 ok "caught up: $(sql "SELECT count(*) FROM blocks WHERE canonical = 1") blocks"

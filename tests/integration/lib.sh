@@ -321,3 +321,16 @@ head_of() {
 	    python3 -c 'import json, sys
 print(int(json.load(sys.stdin)["result"]["number"], 16))'
 }
+
+# metrics_port: the port the daemon's metrics server listens on
+# (metrics_listen 127.0.0.1:0), from the daemon's log; metrics_wait: wait
+# for it, in PORT.
+metrics_port() {
+	sed -n 's/.* metrics: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' \
+	    "$T/log" | tail -n 1
+}
+
+metrics_wait() {
+	wait_for 20 'test -n "$(metrics_port)"' || fail "no metrics server"
+	PORT=$(metrics_port)
+}
