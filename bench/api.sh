@@ -6,8 +6,8 @@
 # with C concurrent clients (16), each route with and without
 # If-None-Match.  Run from a build directory (or with top_builddir set):
 #   sh ../../bench/api.sh            N=200000 REQS=2000 sh ../../bench/api.sh
-# The store is made with the schema of src/schema.c (tests' mkschema) and
-# filled in SQL, as tests/integration/metrics_large_store.sh does: the
+# The store is made by tests/integration/bigstore.sh (the schema of
+# src/schema.c, filled in SQL), as metrics_large_store.sh's is: the
 # blocks, miners, standings and reorgs rows chainwatchd would write, not
 # through chainwatchd.  Prints one line per route and case.
 set -u
@@ -28,51 +28,10 @@ chmod 0711 "$T"
 MPID=
 trap '[ -n "$MPID" ] && kill "$MPID" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
 DB=$T/chainwatch.db
-now=$(($(date +%s) * 1000))
-DIFF=1000000
-DIFF_LE=x\'40420f$(printf '%0122d' 0)\'
-
 t0=$(date +%s)
-"$MKSCHEMA" >"$T/schema.sql" || exit 1
-sqlite3 "$DB" >/dev/null <<SQL || exit 1
-.read $T/schema.sql
-PRAGMA journal_mode = WAL;
-INSERT INTO chains (id, name, format, block_time, finality_depth,
-    best_number, final_number, updated_at)
-    VALUES (1, 'planck', 'quantus', 12000, 100, $N, $((N - 100)), $now);
-INSERT INTO endpoints (id, chain_id, name, rpc_url, ws_url, position, state,
-    state_since, best_number, best_at, lag_ms, heads_seen)
-    VALUES (1, 1, 'a1', 'http://a1', 'ws://a1', 0, 'closed', $now, $N,
-    $now, 0, $N);
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $N)
-INSERT INTO blocks (chain_id, hash, number, parent, miner, difficulty,
-    difficulty_f, timestamp, canonical, final, first_endpoint_id, first_seen)
-    SELECT 1, CAST(printf('h%031d', i) AS BLOB), i,
-    CAST(printf('h%031d', i - 1) AS BLOB),
-    CAST(printf('m%031d', (i * 7 + i / 1000) % $MINERS) AS BLOB), $DIFF_LE,
-    $DIFF, $now - ($N - i) * 12000, 1, i <= $N - 100, 1, $now FROM n;
-WITH RECURSIVE n(i) AS (SELECT 500 UNION ALL SELECT i + 500 FROM n
-    WHERE i + 500 <= $N)
-INSERT INTO blocks (chain_id, hash, number, parent, miner, difficulty,
-    difficulty_f, timestamp, canonical, final, first_endpoint_id, first_seen)
-    SELECT 1, CAST(printf('r%031d', i) AS BLOB), i,
-    CAST(printf('h%031d', i - 1) AS BLOB),
-    CAST(printf('m%031d', (i + 3) % $MINERS) AS BLOB), $DIFF_LE, $DIFF,
-    $now - ($N - i) * 12000, 0, 0, 1, $now FROM n;
-INSERT INTO reorgs (chain_id, at, depth, ancestor_number, old_tip, new_tip,
-    endpoint_id)
-    SELECT 1, timestamp + 6000, 1, number - 1, hash,
-    CAST(printf('h%031d', number) AS BLOB), 1 FROM blocks
-    WHERE canonical = 0;
-INSERT INTO miners (account, ss58)
-    SELECT DISTINCT miner, 'miner-' || CAST(miner AS TEXT) FROM blocks;
-INSERT INTO standings (chain_id, miner, blocks, final_blocks, work, work_f,
-    final_work, first_number, last_number)
-    SELECT 1, miner, count(*), sum(final), CAST(count(*) * $DIFF AS TEXT),
-    count(*) * $DIFF, CAST(sum(final) * $DIFF AS TEXT), min(number),
-    max(number) FROM blocks WHERE canonical = 1 GROUP BY miner;
-ANALYZE;
-SQL
+top_builddir=$b sh "$(dirname "$0")/../tests/integration/bigstore.sh" "$DB" "$N" \
+    $MINERS 500 || exit 1
+sqlite3 "$DB" ANALYZE || exit 1
 chmod 0644 "$DB"*
 echo "store: $(sqlite3 -readonly "$DB" 'SELECT count(*) FROM blocks') blocks, $(sqlite3 -readonly "$DB" 'SELECT count(*) FROM reorgs') reorgs, $MINERS miners, $(du -m "$DB" | cut -f1) MB, made in $(($(date +%s) - t0)) s"
 MINER=0x$(sqlite3 -readonly "$DB" "SELECT lower(hex(miner)) FROM standings ORDER BY blocks DESC LIMIT 1")

@@ -12,6 +12,7 @@ TESTS += $(METRICS_TESTS)
 CLEANFILES += tests/status_page.png tests/status_page_phone.png
 EXTRA_DIST += $(METRICS_TESTS) \
 	tests/integration/promparse.py \
+	tests/integration/bigstore.sh \
 	tests/integration/pagecheck.py \
 	tests/integration/fake_ctl.py \
 	tests/integration/slow_client.py \

@@ -23,7 +23,6 @@ export PYTHONDONTWRITEBYTECODE
 
 METRICS=$top_builddir/metrics/chainwatch-metrics
 CHAINWATCH=$top_builddir/cli/chainwatch
-MKSCHEMA=$top_builddir/tests/integration/mkschema
 PROMPARSE=$top_srcdir/tests/integration/promparse.py
 DB=$T/chainwatch.db
 # 40 000 blocks, one every 12 s (5.6 days: all in the 7d window), 50
@@ -31,36 +30,9 @@ DB=$T/chainwatch.db
 # sorts 40 000 rows, about twice what SQLite keeps in memory by default.
 N=40000
 MINERS=50
-DIFF=1000000
-DIFF_LE=x\'40420f$(printf '%0122d' 0)\'
 
 now=$(($(date +%s) * 1000))
-"$MKSCHEMA" >"$T/schema.sql" || fail mkschema
-sqlite3 "$DB" >/dev/null <<SQL || fail "the store"
-.read $T/schema.sql
-PRAGMA journal_mode = WAL;
-INSERT INTO chains (id, name, format, block_time, finality_depth,
-    best_number, final_number, updated_at)
-    VALUES (1, 'planck', 'quantus', 12000, 100, $N, $((N - 100)), $now);
-INSERT INTO endpoints (id, chain_id, name, rpc_url, ws_url, position, state,
-    state_since, best_number, best_at, lag_ms, heads_seen)
-    VALUES (1, 1, 'a1', 'http://a1', 'ws://a1', 0, 'closed', $now, $N,
-    $now, 0, $N);
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $N)
-INSERT INTO blocks (chain_id, hash, number, parent, miner, difficulty,
-    timestamp, canonical, final, first_seen)
-    SELECT 1, CAST(printf('h%031d', i) AS BLOB), i,
-    CAST(printf('h%031d', i - 1) AS BLOB),
-    CAST(printf('m%031d', i % $MINERS) AS BLOB), $DIFF_LE,
-    $now - ($N - i) * 12000, 1, i <= $N - 100, $now FROM n;
-INSERT INTO miners (account, ss58)
-    SELECT DISTINCT miner, 'miner-' || CAST(miner AS TEXT) FROM blocks;
-INSERT INTO standings (chain_id, miner, blocks, final_blocks, work, work_f,
-    final_work, first_number, last_number)
-    SELECT 1, miner, count(*), sum(final), CAST(count(*) * $DIFF AS TEXT),
-    count(*) * $DIFF, CAST(sum(final) * $DIFF AS TEXT), min(number),
-    max(number) FROM blocks GROUP BY miner;
-SQL
+sh "$top_srcdir/tests/integration/bigstore.sh" "$DB" $N $MINERS || fail "the store"
 [ "$(sqlite3 -readonly "$DB" 'SELECT count(*) FROM blocks')" = $N ] ||
     fail "the store has not $N blocks"
 
