@@ -535,7 +535,7 @@ cli_verify(struct view_db *c, const struct cli_opts *o)
 	json_t			*root, *names;
 	int64_t			 blocks = 0;
 	size_t			 n, i, nchains = 0;
-	int			 rc;
+	int			 rc, running = -1;
 
 	memset(&v, 0, sizeof(v));
 	v.c = c;
@@ -556,10 +556,16 @@ cli_verify(struct view_db *c, const struct cli_opts *o)
 		json_array_append_new(names, json_string(chains[i].name));
 		nchains++;
 	}
+	/* Whether the daemon runs, for programs (--json) as every view says
+	 * it; people run verify on a stopped daemon's store as often. */
+	if (rc == CW_EXIT_OK && o->json)
+		running = cli_daemon_note(c);
 	view_db_end(c);
 
 	if (rc == CW_EXIT_OK && o->json) {
 		root = json_object();
+		json_object_set_new(root, "daemon_running",
+		    cli_jrunning(running));
 		json_object_set_new(root, "chains", names);
 		json_object_set_new(root, "blocks", json_integer(blocks));
 		json_object_set_new(root, "differences", v.diffs);

@@ -211,8 +211,8 @@ static struct store_stmt s_ep_name = { "SELECT name FROM endpoints WHERE "
     "id = ?", NULL, NULL };
 
 /* The endpoint's name for a log line, in buf; "endpoint N" if unknown. */
-static const char *
-ep_name(int64_t id, char buf[CONF_NAME_MAX + 16])
+const char *
+sup_chain_ep_name(int64_t id, char buf[CONF_NAME_MAX + 16])
 {
 	sqlite3_stmt	*st = store_bind(&s_ep_name, "i", id);
 	const char	*name;
@@ -480,7 +480,7 @@ write_reorg(struct chain *ch, unsigned depth, int64_t ancestor,
 	    "%s (%s)", ch->name, depth, depth == 1 ? "" : "s",
 	    (long long)ancestor, short_hash(old_tip, ho),
 	    (long long)tip->number, short_hash(tip->hash, hn),
-	    ep_name(endpoint_id, en));
+	    sup_chain_ep_name(endpoint_id, en));
 }
 
 /* A stored block that is the parent of a canonical block is canonical. */
@@ -1016,7 +1016,7 @@ claim_believe(struct chain *ch, struct claim *c, uint64_t now, const char *why)
 	log_info("chain %s: head #%llu %s from %s, beyond the "
 	    "reach of best #%lld, is believed (%s); its ancestry is fetched",
 	    ch->name, (unsigned long long)c->h[0].number,
-	    short_hash(c->h[0].hash, hb), ep_name(c->endpoint_id, en),
+	    short_hash(c->h[0].hash, hb), sup_chain_ep_name(c->endpoint_id, en),
 	    (long long)ch->best_number, why);
 	claim_fetch(ch, c);
 }
@@ -1160,7 +1160,7 @@ hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h,
 		log_info("chain %s: head #%llu %s from %s is beyond "
 		    "#%lld, what the chain can have made; held, nothing fetched "
 		    "below it", ch->name, (unsigned long long)h->number,
-		    short_hash(h->hash, hb), ep_name(endpoint_id, en),
+		    short_hash(h->hash, hb), sup_chain_ep_name(endpoint_id, en),
 		    (long long)sup_chain_reach(ch, now));
 	claim_fetch(ch, c);
 }
@@ -1327,7 +1327,7 @@ first_tick(struct chain *ch, uint64_t now)
 	    (unsigned long long)(now - oldest),
 	    (unsigned long long)ch->claims[k].h[0].number,
 	    short_hash(ch->claims[k].h[0].hash, hb),
-	    ep_name(ch->claims[k].endpoint_id, en), ch->claims[k].steps,
+	    sup_chain_ep_name(ch->claims[k].endpoint_id, en), ch->claims[k].steps,
 	    ch->claims[k].steps == 1 ? "" : "s");
 	first_best(ch, k, -1, "its ancestry resolved furthest");
 }
@@ -1397,7 +1397,7 @@ final_contradicted(struct chain *ch, int64_t endpoint_id,
 	    "on the canonical chain", (long long)number, short_hash(hash, hb));
 	log_warnx("chain %s: finalized #%lld %s from %s is not on "
 	    "the canonical chain; finality stays at #%lld", ch->name,
-	    (long long)number, hb, ep_name(endpoint_id, en),
+	    (long long)number, hb, sup_chain_ep_name(endpoint_id, en),
 	    (long long)ch->final_number);
 }
 
@@ -1685,7 +1685,7 @@ claims_expire(struct chain *ch, uint64_t now)
 		    "connect in %llu ms (%u parent%s fetched by hash, %zu "
 		    "header%s held); dropped", ch->name,
 		    (unsigned long long)c->h[0].number, hb,
-		    ep_name(c->endpoint_id, en),
+		    sup_chain_ep_name(c->endpoint_id, en),
 		    (unsigned long long)(now - c->since), c->steps,
 		    c->steps == 1 ? "" : "s", c->n, c->n == 1 ? "" : "s");
 		claim_free(ch, i);

@@ -137,6 +137,7 @@ void		 sup_chains_free(void);
 void		 sup_chains_reload(void);
 struct chain	*sup_chain_find(const char *);
 uint64_t	 sup_chain_patience(const struct chain *);
+const char	*sup_chain_ep_name(int64_t, char buf[CONF_NAME_MAX + 16]);
 void		 sup_chain_head(struct chain *, int64_t endpoint_id,
 		    const struct proto_head *);
 void		 sup_chain_fetched(struct chain *, int64_t endpoint_id,

@@ -899,9 +899,12 @@ sched_verdicts(void)
 			if (w->ep->id == v.endpoint_id)
 				break;
 		if (w == NULL) {
+			char	en[CONF_NAME_MAX + 16];
+
 			if (v.kind == CV_CONTRADICTED)
-				log_warnx("endpoint %lld (gone): contradicted: "
-				    "%s", (long long)v.endpoint_id, v.reason);
+				log_warnx("%s (gone): contradicted: %s",
+				    sup_chain_ep_name(v.endpoint_id, en),
+				    v.reason);
 			continue;
 		}
 		if (v.kind == CV_CONTRADICTED)

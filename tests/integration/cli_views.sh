@@ -105,11 +105,19 @@ views() {
 		shift
 	done
 }
+# verify_json WANT: verify --json says daemon_running WANT too.
+verify_json() {
+	cw -f "$T/chainwatch.conf" verify --json >"$T/verify.json" \
+	    2>"$T/verify.err"
+	[ $? -le 1 ] || fail "verify --json: $(cat "$T/verify.err")"
+	daemon_json "$T/verify.json" "$1"
+}
 DAEMON=running
 views
 for n in 2 4 6; do
 	daemon_json "$T/v$n--json" true
 done
+verify_json true
 ok "every view while chainwatchd runs: no warning, daemon_running true"
 
 # -d with the configuration's own store asks its socket; -d with another
@@ -131,6 +139,7 @@ kill -TERM $DAEMON_PID
 wait $DAEMON_PID || fail "daemon exited with $?"
 DAEMON=stopped
 views
+verify_json false
 for n in 2 4 6; do
 	daemon_json "$T/v$n--json" false
 done
