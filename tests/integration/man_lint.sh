@@ -87,7 +87,29 @@ grep -q "^\.It Pa $run/chainwatchd.sock\$" "$MAN/chainwatch.1" &&
     fail "chainwatch(1), FILES: the socket is not in $run"
 grep -q '^\.It Pa @runstatedir@/chainwatchd.sock$' "$MAN/chainwatchd.8.in" ||
     fail "chainwatchd(8), FILES: the socket is not in @runstatedir@"
-ok "the docs agree with the code: the demo, unreachable, schema version $v, $run"
+# The probes' cadence and cost in chainwatch.conf(5) (block_time) are
+# src/proto.h's: at 12 s blocks one every PROTO_POLL_MAX_MS, so many an
+# hour, so many more than one a block time would be.
+python3 - "$top_srcdir/src/proto.h" "$top_srcdir/man/chainwatch.conf.5.in" <<'PY' ||
+import re, sys
+h = open(sys.argv[1]).read()
+c = dict((k, int(v)) for k, v in
+         re.findall(r'#define (PROTO_\w+)\s+(\d+)', h))
+m = " ".join(open(sys.argv[2]).read().split())
+words = {1: "once", 2: "twice", 3: "three", 4: "four"}
+want = ("at least every %g s and at most every %g s, and %s times more, %g s apart"
+        % (c["PROTO_POLL_MAX_MS"] / 1000, c["PROTO_POLL_MIN_MS"] / 1000,
+           words[c["PROTO_REPOLL_N"]], c["PROTO_REPOLL_MS"] / 1000))
+if want not in m:
+    sys.exit("chainwatch.conf(5) lacks: " + want)
+hour = 3600000 // c["PROTO_POLL_MAX_MS"]
+more = hour - 3600 // 12
+if ("at 12 s blocks that is %d probes an hour per endpoint" % hour) not in m \
+        or (" %d more than one a block time would be" % more) not in m:
+    sys.exit("chainwatch.conf(5): not %d probes an hour, %d more" % (hour, more))
+PY
+    fail "chainwatch.conf(5)'s probe figures are not src/proto.h's"
+ok "the docs agree with the code: the demo, unreachable, schema version $v, $run, the probes"
 
 if ! command -v mandoc >/dev/null; then
 	[ -n "${CI:-}" ] && fail "no mandoc in CI (apt-get install mandoc)"
