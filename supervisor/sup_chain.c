@@ -280,9 +280,10 @@ sup_chains_verdict(struct chain_verdict *out)
 	return 0;
 }
 
-/* From block number, seen at wall ms at: what the chain can have made. */
+/* Blocks the chain can have grown by from wall ms at to now: four times
+ * those expected at its block time. */
 static int64_t
-reach_from(const struct chain *ch, int64_t number, uint64_t at, uint64_t now)
+growth(const struct chain *ch, uint64_t at, uint64_t now)
 {
 	uint64_t	bt = ch->block_time > 0 ? ch->block_time : 1000;
 	uint64_t	expected;
@@ -290,7 +291,14 @@ reach_from(const struct chain *ch, int64_t number, uint64_t at, uint64_t now)
 	expected = now > at ? (now - at) / bt : 0;
 	if (expected > (UINT64_C(1) << 40))
 		expected = UINT64_C(1) << 40;
-	return number + CHAIN_FINALITY + 4 * (int64_t)expected;
+	return 4 * (int64_t)expected;
+}
+
+/* From block number, seen at wall ms at: what the chain can have made. */
+static int64_t
+reach_from(const struct chain *ch, int64_t number, uint64_t at, uint64_t now)
+{
+	return number + CHAIN_FINALITY + growth(ch, at, now);
 }
 
 /*
@@ -1578,7 +1586,7 @@ static void
 believed_closing(const struct chain *ch, struct claim *c, int64_t gap,
     uint64_t now)
 {
-	int64_t	grown = reach_from(ch, 0, c->mark_at, now) - CHAIN_FINALITY;
+	int64_t	grown = growth(ch, c->mark_at, now);
 
 	if (gap > 0 && c->gap_mark - gap > grown) {
 		c->since = now;
