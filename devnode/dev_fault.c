@@ -63,6 +63,7 @@ static const struct fault_def {
 				    0, 1, "batch_limit:N" },
 	[FAULT_LAG] =		{ "lag", ARG_REQUIRED, 0, 1000000000, T_BOTH, 0,
 				    1, "lag:N" },
+	[FAULT_RESET] =		{ "reset", ARG_NONE, 0, 0, T_BOTH, 1 },
 };
 
 struct fault_slot {

@@ -42,6 +42,7 @@ enum dev_fault_id {
 	FAULT_WRONG_COUNT,
 	FAULT_BATCH_LIMIT,
 	FAULT_LAG,
+	FAULT_RESET,
 	FAULT__COUNT
 };
 

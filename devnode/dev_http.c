@@ -144,6 +144,43 @@ sock_port(int fd, struct sockaddr_storage *ss, socklen_t *len)
 	return ntohs(((struct sockaddr_in *)ss)->sin_port);
 }
 
+/*
+ * The reset fault: close with a zero linger, so that the peer gets a TCP
+ * RST (ECONNRESET) rather than an orderly end.
+ */
+void
+dev_sock_reset(int fd)
+{
+	struct linger	lg = { 1, 0 };
+
+	if (setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) == -1)
+		log_warn("SO_LINGER on port %d", main_port);
+}
+
+/* Reset a connection libmicrohttpd holds; the caller then answers MHD_NO. */
+static enum MHD_Result
+conn_reset(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo	*ci;
+
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (ci != NULL)
+		dev_sock_reset(ci->connect_fd);
+	return MHD_NO;
+}
+
+/* A reset on both transports takes a connection before its first byte. */
+static int
+reset_at_accept(void)
+{
+	struct dev_fault_view	http, ws;
+
+	dev_fault_snapshot(TR_HTTP, &http);
+	dev_fault_snapshot(TR_WS, &ws);
+	return dev_fault_on(&ws, FAULT_RESET) &&
+	    dev_fault_hit(&http, FAULT_RESET);
+}
+
 static void
 accept_cb(struct ev_loop *l, ev_io *w, int revents)
 {
@@ -169,6 +206,11 @@ accept_cb(struct ev_loop *l, ev_io *w, int revents)
 		if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
 		    sizeof(one)) == -1)
 			log_warn("TCP_NODELAY on port %d", main_port);
+		if (reset_at_accept()) {
+			dev_sock_reset(fd);
+			close(fd);
+			continue;
+		}
 		/* On failure libmicrohttpd has closed the socket itself. */
 		if (MHD_add_connection(mhd, fd, (struct sockaddr *)&ss, len) !=
 		    MHD_YES)
@@ -381,6 +423,8 @@ answer_upgrade(struct MHD_Connection *conn, struct http_req *r)
 	dev_fault_snapshot(TR_WS, &fv);
 	if (dev_fault_on(&fv, FAULT_REFUSE))
 		return MHD_NO;
+	if (dev_fault_hit(&fv, FAULT_RESET))
+		return conn_reset(conn);
 	if (dev_fault_hit(&fv, FAULT_BLACKHOLE))
 		return hold(conn, r, TR_WS, 0) == 0 ? MHD_YES : MHD_NO;
 	if (!r->slowed && dev_fault_hit(&fv, FAULT_SLOW)) {
@@ -501,6 +545,8 @@ answer_rpc(struct MHD_Connection *conn, struct http_req *r)
 		    (1u << FAULT_SPLIT);
 	if (dev_fault_on(&fv, FAULT_REFUSE))
 		return MHD_NO;
+	if (dev_fault_hit(&fv, FAULT_RESET))
+		return conn_reset(conn);
 	if (dev_fault_hit(&fv, FAULT_BLACKHOLE))
 		return hold(conn, r, TR_HTTP, 0) == 0 ? MHD_YES : MHD_NO;
 	if (!r->slowed && dev_fault_hit(&fv, FAULT_SLOW)) {
@@ -618,6 +664,8 @@ http_access(void *cls, struct MHD_Connection *conn, const char *url,
 		dev_fault_snapshot(TR_HTTP, &fv);
 		if (dev_fault_on(&fv, FAULT_REFUSE))
 			return MHD_NO;
+		if (dev_fault_hit(&fv, FAULT_RESET))
+			return conn_reset(conn);
 		memset(&ctx, 0, sizeof(ctx));
 		dev_view_get(&fv, &ctx.view);
 		buf_init(&out);

@@ -20,6 +20,8 @@ void	dev_http_poll(void);
 /* Stop: quiesce (no new work, held requests let go), then shut down. */
 void	dev_http_quiesce(void);
 void	dev_http_shutdown(void);
+/* Make the socket's close a TCP reset (the reset fault). */
+void	dev_sock_reset(int);
 
 /*
  * The streaming body of the oversized fault: {"jsonrpc":"2.0","id":ID,

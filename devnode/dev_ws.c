@@ -77,6 +77,7 @@ struct ws_conn {
 	struct ws_big			*bigs;
 	uint64_t			 opened_ms;
 	int				 paused;	/* blackhole */
+	int				 reset;		/* closed by the reset fault */
 	int				 closing;
 };
 
@@ -501,7 +502,10 @@ conn_close(struct ws_conn *c, const char *why)
 	ev_io_stop(loop, &c->wio);
 	ev_timer_stop(loop, &c->slow_timer);
 	ev_timer_stop(loop, &c->drop_timer);
-	shutdown(c->fd, SHUT_RDWR);
+	if (c->reset)
+		dev_sock_reset(c->fd);
+	else
+		shutdown(c->fd, SHUT_RDWR);
 	if (c->prev != NULL)
 		c->prev->next = c->next;
 	else
@@ -666,7 +670,7 @@ apply_faults(int force)
 	struct dev_fault_view	 fv;
 	struct ws_conn		*c, *next;
 	uint64_t		 now = now_mono_ms(), left;
-	int			 drop, refuse;
+	int			 drop, refuse, reset;
 
 	conn_faults(&fv);
 	if (!force && fv.generation == seen_generation)
@@ -674,8 +678,14 @@ apply_faults(int force)
 	seen_generation = fv.generation;
 	drop = dev_fault_on(&fv, FAULT_WS_DROP);
 	refuse = dev_fault_on(&fv, FAULT_REFUSE);
+	reset = dev_fault_on(&fv, FAULT_RESET);
 	for (c = conns; c != NULL; c = next) {
 		next = c->next;
+		if (reset && dev_fault_hit(&fv, FAULT_RESET)) {
+			c->reset = 1;
+			conn_close(c, "reset fault");
+			continue;
+		}
 		if (refuse || (drop && fv.arg[FAULT_WS_DROP] == 0)) {
 			conn_close(c, refuse ? "refuse fault" : "ws_drop fault");
 			continue;

@@ -535,6 +535,96 @@ def cmd_same_chain(ports, block_ms_, offsets):
           "%s ms apart" % (ports, heads, sorted(seen)))
 
 
+def raw_request(port, body, extra=b""):
+    """A keep-alive JSON-RPC POST as bytes, for a raw socket."""
+    data = json.dumps(body).encode()
+    return (b"POST / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+            b"Content-Type: application/json\r\nContent-Length: %d\r\n"
+            % (port, len(data)) + extra + b"\r\n" + data)
+
+
+def raw_answer(s):
+    """Read one HTTP answer from a socket: (status line, headers+body)."""
+    got = b""
+    while b"\r\n\r\n" not in got:
+        chunk = s.recv(4096)
+        if not chunk:
+            raise Fail("the connection ended before an answer")
+        got += chunk
+    head, rest = got.split(b"\r\n\r\n", 1)
+    for line in head.split(b"\r\n")[1:]:
+        k, _, v = line.partition(b":")
+        if k.strip().lower() == b"content-length":
+            n = int(v)
+            while len(rest) < n:
+                chunk = s.recv(4096)
+                if not chunk:
+                    raise Fail("the answer was cut")
+                rest += chunk
+    return head.split(b"\r\n")[0], rest
+
+
+def expect_reset(s, what):
+    """The next read on s must fail with ECONNRESET, not an orderly end."""
+    try:
+        while True:
+            chunk = s.recv(4096)
+            check(chunk, "%s: an orderly end, not a reset" % what)
+    except ConnectionResetError:
+        return
+    except socket.timeout:
+        raise Fail("%s: no reset within %.0f s" % (what, TIMEOUT))
+
+
+def cmd_reset(port, cport):
+    """The reset fault: RST at accept, on a kept-alive HTTP connection,
+    on WebSocket handshakes and open WebSocket connections."""
+    clear = {"clear": True}
+    req = raw_request(port, {"jsonrpc": "2.0", "id": 3,
+                             "method": "system_chain"})
+    # A kept-alive connection answered, then reset on its next request.
+    s = socket.create_connection(("127.0.0.1", port), TIMEOUT)
+    s.sendall(req)
+    line, _ = raw_answer(s)
+    check(b" 200 " in line, "before reset: %r" % line)
+    control(cport, {"enable": "reset@http"})
+    s.sendall(req)
+    expect_reset(s, "reset@http on a kept-alive connection")
+    s.close()
+    # On both transports: accepted, then reset before any answer.
+    control(cport, {"clear": True, "enable": "reset"})
+    s = socket.create_connection(("127.0.0.1", port), TIMEOUT)
+    try:
+        s.sendall(req)
+    except (ConnectionResetError, BrokenPipeError):
+        pass
+    else:
+        expect_reset(s, "reset at accept")
+    s.close()
+    # WebSocket only: an open connection is reset, a handshake too, and
+    # HTTP is left alone.
+    control(cport, clear)
+    key = base64.b64encode(os.urandom(16))
+    up = (b"GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
+          b"Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
+          b"Sec-WebSocket-Version: 13\r\n\r\n" % (port, key))
+    s = socket.create_connection(("127.0.0.1", port), TIMEOUT)
+    s.sendall(up)
+    line, _ = raw_answer(s)
+    check(b" 101 " in line, "handshake: %r" % line)
+    control(cport, {"enable": "reset@ws"})
+    expect_reset(s, "reset@ws on an open WebSocket")
+    s.close()
+    s = socket.create_connection(("127.0.0.1", port), TIMEOUT)
+    s.sendall(up)
+    expect_reset(s, "reset@ws on a handshake")
+    s.close()
+    check("result" in http(port, "system_chain"), "reset@ws hit HTTP")
+    control(cport, clear)
+    check("result" in http(port, "system_chain"), "after reset")
+    print("reset: ok")
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     try:
@@ -550,6 +640,8 @@ def main():
         elif cmd == "chain_faults":
             asyncio.run(cmd_chain_faults(int(args[0]), int(args[1]),
                                          int(args[2])))
+        elif cmd == "reset":
+            cmd_reset(int(args[0]), int(args[1]))
         elif cmd == "same_chain":
             cmd_same_chain([int(a) for a in args[2:]], int(args[0]),
                            [int(o) for o in args[1].split(",")])

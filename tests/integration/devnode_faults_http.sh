@@ -1,6 +1,6 @@
 #!/bin/sh
-# HTTP faults, each checked with curl: refuse, blackhole, slow, http_500,
-# http_503, rate_limit, malformed, truncated, oversized; percentages and
+# HTTP faults, each checked with curl: refuse, reset, blackhole, slow,
+# http_500, http_503, rate_limit, malformed, truncated, oversized; percentages and
 # targets; the control path (POST /control on the main port, dev_fault)
 # keeps working under them; --fault at start; a clean stop on SIGTERM
 # with a request held by a fault.
@@ -82,6 +82,15 @@ curl -s -m 2 -o /dev/null -d "$REQ" "http://127.0.0.1:$P/"
 expect "refuse: connection refused" "$?" 7
 ctl $C '{"clear":true}'
 expect "listening again" "$(status)" 200
+
+# reset: accepted, then a TCP RST; curl sees it while connecting (7) or
+# reading (56), and says "reset" either way, never "refused".
+on reset
+curl -sSv -m 2 -o /dev/null -d "$REQ" "http://127.0.0.1:$P/" 2>"$T/err"
+rc=$?
+[ $rc -eq 7 ] || [ $rc -eq 56 ] || fail "reset: curl exit $rc"
+grep -q "reset by peer" "$T/err" || fail "reset: curl said $(tail -3 "$T/err")"
+ctl $C '{"clear":true}'
 
 # Half the answers: exactly every second one fails.
 on 'http_500%50'

@@ -31,7 +31,7 @@ MAN="$top_srcdir/man/chainwatch-devnode.1"
 for o in $(grep -o -e '--[a-z][a-z-]*' "$T/help" | sort -u); do
 	grep -q -F -e ".It Fl \\${o#-}" "$MAN" || fail "option $o is not in $MAN"
 done
-for f in refuse blackhole slow http_500 http_503 rate_limit malformed \
+for f in refuse reset blackhole slow http_500 http_503 rate_limit malformed \
     truncated oversized ws_drop ws_silent stall wrong_genesis; do
 	grep -q "Cm $f" "$MAN" || fail "fault $f is not in $MAN"
 	grep -q "$f" "$T/help" || fail "fault $f is not in --help"
