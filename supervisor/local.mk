@@ -1,23 +1,29 @@
 # supervisor/: chainwatchd, which runs the workers and owns the store.
-# In layers, each file calling only those below it: chainwatchd.c; reload
-# and control; snapshot; spawn and metrics; dispatch; sched; chain and
-# health; standing (miners' standings), queue and forks; child; the pure
-# machines and checks (route, lease, endpoint, breaker, fsm, answer), the
-# control request's parse (ctlreq), chan and backlog; the store.
+# In layers, each file calling only those below it (the order, which
+# tests/integration/layers.py checks): chainwatchd.c; control; reload;
+# metrics; spawn; dispatch; sched and snapshot; primary; health; the chain
+# -- chain (what arrives), claim, choice (fork choice), final, block and
+# window --; child, endpoint, forks, queue and standing; the pure machines
+# and checks (route, lease, breaker, fsm, answer, overdue), the control
+# request's parse (ctlreq), chan and backlog; the store.
 sbin_PROGRAMS += supervisor/chainwatchd
 supervisor_chainwatchd_SOURCES = \
 	supervisor/chainwatchd.c supervisor/chainwatchd.h \
 	supervisor/sup_answer.c supervisor/sup_answer.h \
 	supervisor/sup_backlog.c supervisor/sup_backlog.h \
+	supervisor/sup_block.c supervisor/sup_block.h \
 	supervisor/sup_breaker.c supervisor/sup_breaker.h \
 	supervisor/sup_chain.c supervisor/sup_chain.h \
 	supervisor/sup_chan.c supervisor/sup_chan.h \
 	supervisor/sup_child.c supervisor/sup_child.h \
+	supervisor/sup_choice.c supervisor/sup_choice.h \
+	supervisor/sup_claim.c supervisor/sup_claim.h \
 	supervisor/sup_control.c supervisor/sup_control.h \
 	supervisor/sup_ctlreq.c supervisor/sup_ctlreq.h \
 	supervisor/sup_depth.c supervisor/sup_depth.h \
 	supervisor/sup_dispatch.c supervisor/sup_dispatch.h \
 	supervisor/sup_endpoint.c supervisor/sup_endpoint.h \
+	supervisor/sup_final.c supervisor/sup_final.h \
 	supervisor/sup_forks.c supervisor/sup_forks.h \
 	supervisor/sup_fsm.c supervisor/sup_fsm.h \
 	supervisor/sup_health.c supervisor/sup_health.h \
@@ -33,6 +39,7 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/sup_spawn.c supervisor/sup_spawn.h \
 	supervisor/sup_standing.c supervisor/sup_standing.h \
 	supervisor/sup_stats.c supervisor/sup_stats.h \
+	supervisor/sup_window.c supervisor/sup_window.h \
 	supervisor/sup_subs.c supervisor/sup_subs.h \
 	supervisor/sup_primary.c supervisor/sup_primary.h \
 	supervisor/sup_store.c supervisor/sup_store.h \

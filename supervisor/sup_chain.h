@@ -1,7 +1,9 @@
 /*
- * Chains as the supervisor follows them (sup_chain.c): heads stored once,
- * the canonical chain, reorgs, finality and standings.  This file owns
- * struct chain; holes and owed reads go down into the queue.
+ * Chains as the supervisor follows them: the entry points (sup_chain.c)
+ * and struct chain, whose parts the chain's layers keep: claims
+ * (sup_claim.c), fork choice (sup_choice.c), finality (sup_final.c),
+ * windows (sup_window.c), stored blocks (sup_block.c), standings
+ * (sup_standing.c).  Holes and owed reads go down into the queue.
  */
 #ifndef CW_SUP_CHAIN_H
 #define CW_SUP_CHAIN_H
@@ -34,7 +36,7 @@
  * since the last accepted best; nothing is fetched below it until the
  * endpoints whose claims share a header with it (agree) outnumber those
  * whose heads connected since it was made (against), or it outlasts the
- * claim timeout with no more against it than for it (sup_chain.c).
+ * claim timeout with no more against it than for it (sup_claim.c).
  * Believed, its gap must close faster than the chain itself can grow
  * (the best following the others' heads is no progress towards it), or
  * it is dropped when its patience is out.
@@ -136,8 +138,6 @@ void		 sup_chains_free(void);
 /* After a rollback of the store: read every chain again. */
 void		 sup_chains_reload(void);
 struct chain	*sup_chain_find(const char *);
-uint64_t	 sup_chain_patience(const struct chain *);
-const char	*sup_chain_ep_name(int64_t, char buf[CONF_NAME_MAX + 16]);
 void		 sup_chain_head(struct chain *, int64_t endpoint_id,
 		    const struct proto_head *);
 void		 sup_chain_fetched(struct chain *, int64_t endpoint_id,
@@ -150,8 +150,6 @@ int		 sup_chain_genesis(struct chain *, const uint8_t genesis[32]);
 int		 sup_chain_canonical(struct chain *, const uint8_t hash[32]);
 void		 sup_chains_tick(uint64_t now);
 int		 sup_chains_verdict(struct chain_verdict *);
-int64_t		 sup_chain_reach(const struct chain *, uint64_t now);
-int		 sup_chain_candidate(const struct chain *, uint8_t tip[32]);
 
 struct json_t;
 struct json_t	*sup_chains_json(void);

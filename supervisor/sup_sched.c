@@ -22,7 +22,10 @@
 #include "hex.h"
 #include "log.h"
 #include "sup_answer.h"
+#include "sup_block.h"
 #include "sup_chain.h"
+#include "sup_choice.h"
+#include "sup_claim.h"
 #include "sup_health.h"
 #include "sup_lease.h"
 #include "sup_overdue.h"
@@ -368,7 +371,7 @@ item_send(struct worker *w, struct chain *ch, const struct qitem *it,
 		r->hashes = xcalloc(max, 32);
 		r->numbers = xcalloc(max, sizeof(*r->numbers));
 		r->n = queue_owed_blocks(ch->id, it->from, it->to, quantus,
-		    sup_chain_candidate(ch, cand) ? cand : NULL, r->hashes,
+		    choice_candidate(ch, cand) ? cand : NULL, r->hashes,
 		    r->numbers, max);
 		if (r->n == 0) {
 			request_free(r);
@@ -837,7 +840,7 @@ overdue_chain(struct chain *ch, uint64_t watched, uint64_t now)
 		ws[n++] = o;
 	}
 	/* Everyone inconsistent, nothing fetched: the rule is suspected. */
-	if (health_doubted(es, n, ch->name, sup_chain_patience(ch)) &
+	if (health_doubted(es, n, ch->name, claim_patience(ch)) &
 	    HEALTH_BACK)
 		sched_back(es[0]);
 	/* A breaker that knows speaks first: it outweighs overdue. */
@@ -903,7 +906,7 @@ sched_verdicts(void)
 
 			if (v.kind == CV_CONTRADICTED)
 				log_warnx("%s (gone): contradicted: %s",
-				    sup_chain_ep_name(v.endpoint_id, en),
+				    block_ep_name(v.endpoint_id, en),
 				    v.reason);
 			continue;
 		}

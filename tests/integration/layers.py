@@ -1,17 +1,70 @@
 #!/usr/bin/env python3
-"""The supervisor's files call each other without cycles.
+"""The supervisor's files call each other without cycles, and only down
+the intended order of layers (ORDER).
 
 Reads the symbols of chainwatchd's object files with nm: a file that
 leaves a function undefined which another file defines calls that file.
 (Data is not a call: the daemon's globals in chainwatchd.c, the list of
 workers in sup_spawn.c, are read by files below them.)  Prints the
-layers, lowest first, and exits 1 naming the files of any cycle.
+layers, lowest first, and exits 1 naming the files of any cycle, any
+call that goes up or sideways in ORDER, and any file ORDER does not
+list exactly once.
 Usage: layers.py BUILDDIR
 """
 import glob
 import os
 import subprocess
 import sys
+
+
+# The intended layers, top first: a file calls only files of the layers
+# below its own.  A new file is placed here (supervisor/local.mk says why
+# each layer is where it is).
+ORDER = [
+    ["chainwatchd.c"],
+    ["sup_control.c"],
+    ["sup_reload.c"],
+    ["sup_metrics.c"],
+    ["sup_spawn.c"],
+    ["sup_dispatch.c"],
+    ["sup_sched.c", "sup_snapshot.c"],
+    ["sup_primary.c"],
+    ["sup_health.c"],
+    # The chain module, its entry points first.
+    ["sup_chain.c"],
+    ["sup_claim.c"],
+    ["sup_choice.c"],
+    ["sup_final.c"],
+    ["sup_block.c", "sup_window.c"],
+    ["sup_child.c", "sup_endpoint.c", "sup_forks.c", "sup_queue.c",
+     "sup_standing.c"],
+    # Pure machines and checks, and the channels.
+    ["sup_answer.c", "sup_backlog.c", "sup_breaker.c", "sup_chan.c",
+     "sup_ctlreq.c", "sup_depth.c", "sup_fsm.c", "sup_lease.c",
+     "sup_overdue.c", "sup_reload_result.c", "sup_route.c", "sup_stats.c",
+     "sup_subs.c"],
+    ["sup_store.c"],
+]
+
+
+def order_errors(calls):
+    """Calls that do not go down ORDER, and files not listed once."""
+    level, errs = {}, []
+    for i, layer in enumerate(ORDER):
+        for f in layer:
+            if f in level:
+                errs.append("%s is listed twice in ORDER" % f)
+            level[f] = i
+    for f in sorted(calls):
+        if f not in level:
+            errs.append("%s is not in ORDER" % f)
+    for f in sorted(set(level) - set(calls)):
+        errs.append("%s is in ORDER but not built" % f)
+    for f in sorted(calls):
+        for g in calls[f]:
+            if f in level and g in level and level[g] <= level[f]:
+                errs.append("%s calls %s, which is not below it" % (f, g))
+    return errs
 
 
 def symbols(obj):
@@ -52,6 +105,9 @@ def main():
         left -= set(layer)
     for i, layer in enumerate(layers):
         print("layer %d: %s" % (i, " ".join(layer)))
+    errs = order_errors(calls)
+    for e in errs:
+        print("order: " + e)
     if left:
         # What remains holds at least one cycle: show it.
         start = sorted(left)[0]
@@ -67,7 +123,7 @@ def main():
             print("  %s calls %s" % (f, ", ".join(
                 g for g in calls[f] if g in left)))
         return 1
-    return 0
+    return 1 if errs else 0
 
 
 if __name__ == "__main__":

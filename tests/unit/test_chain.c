@@ -23,6 +23,7 @@
 #include "sup_chain.h"
 #include "sup_queue.h"
 #include "sup_store.h"
+#include "sup_window.h"
 #include "util.h"
 
 static struct chain	*ch;
@@ -970,7 +971,7 @@ test_far_synced(void **state)
 	assert_int_equal(csy->n_claims, 3);
 	for (size_t i = 0; i < csy->n_claims; i++)
 		assert_int_equal(csy->claims[i].far, 0);
-	assert_true(sup_chain_reach(csy, now_wall_ms()) >= 3004 + 100);
+	assert_true(window_reach(csy, now_wall_ms()) >= 3004 + 100);
 	sup_chains_tick(now_wall_ms());
 	assert_true(qf("SELECT count(*) FROM queue WHERE chain_id = %lld AND "
 	    "kind = 'headers' AND range_from > 503", (long long)csy->id) > 0);
@@ -1034,17 +1035,17 @@ test_far_unbelieved(void **state)
 	hd(cf, 51, 1, 500, 1);
 	hd(cf, 51, 1, 501, 1);
 	now = now_wall_ms();
-	reach = sup_chain_reach(cf, now);
+	reach = window_reach(cf, now);
 	assert_true(reach < 5000);
 	hd(cf, 51, 1, 5000, 1);
 	assert_int_equal(cf->claims[0].far, 1);
 	sup_chains_tick(now + 11000);
 	assert_int_equal(cf->claims[0].far, 0);
-	assert_true(sup_chain_reach(cf, now + 11000) >= 5000);
+	assert_true(window_reach(cf, now + 11000) >= 5000);
 	sup_chains_tick(now + 22000);
 	assert_int_equal(verdicts(51, CV_CONTRADICTED), 1);
 	assert_int_equal(cf->n_claims, 0);
-	assert_true(sup_chain_reach(cf, now + 22000) < 5000);
+	assert_true(window_reach(cf, now + 22000) < 5000);
 	drain();
 }
 
@@ -1059,7 +1060,7 @@ far_dropped(struct chain *c, int64_t ep, uint64_t at, int64_t far)
 	assert_int_equal(verdicts(ep, CV_CONTRADICTED), 1);
 	assert_non_null(strstr(reason, "never connected"));
 	assert_int_equal(c->n_claims, 0);
-	assert_true(sup_chain_reach(c, at) < far);
+	assert_true(window_reach(c, at) < far);
 	drain();
 }
 
@@ -1116,7 +1117,7 @@ test_far_pair_forged(void **state)
 	assert_int_equal(cpair->n_claims, 2);
 	assert_int_equal(cpair->claims[0].believed, 1);
 	assert_int_equal(cpair->claims[1].believed, 1);
-	assert_true(sup_chain_reach(cpair, now) >= 5000);
+	assert_true(window_reach(cpair, now) >= 5000);
 	/* A block a second from p3, as the chain makes them. */
 	for (int64_t k = 1; k <= 9; k++) {
 		hd(cpair, 73, 1, 500 + k, 1);

@@ -1,0 +1,282 @@
+/*
+ * A chain's stored blocks: read, stored once, flagged canonical and final
+ * with the standings that follow the flags; a header's number checked
+ * against its parent's; and the verdicts the chain posts on endpoints.
+ */
+#include "config.h"
+
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hex.h"
+#include "log.h"
+#include "sup_block.h"
+#include "sup_chain.h"
+#include "sup_choice.h"
+#include "sup_claim.h"
+#include "sup_final.h"
+#include "sup_queue.h"
+#include "sup_standing.h"
+#include "sup_store.h"
+#include "sup_window.h"
+#include "u512.h"
+#include "util.h"
+
+static struct store_stmt s_block_get = { "SELECT hash, parent, number, "
+    "miner, difficulty, canonical, final, runtime_updated FROM blocks "
+    "WHERE chain_id = ? AND hash = ?", NULL, NULL };
+
+static struct store_stmt s_block_at = { "SELECT hash, parent, number, "
+    "miner, difficulty, canonical, final, runtime_updated FROM blocks "
+    "WHERE chain_id = ? AND number = ? AND canonical = 1", NULL, NULL };
+
+static struct store_stmt s_block_insert = { "INSERT OR IGNORE INTO blocks "
+    "(chain_id, hash, number, parent, miner, runtime_updated, "
+    "first_endpoint_id, first_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    NULL, NULL };
+
+static struct store_stmt s_block_seen = { "SELECT first_seen FROM blocks "
+    "WHERE chain_id = ? AND hash = ?", NULL, NULL };
+
+static struct store_stmt s_block_flags = { "UPDATE blocks SET canonical = ?, "
+    "final = ? WHERE chain_id = ? AND hash = ?", NULL, NULL };
+
+static struct store_stmt s_child_at = { "SELECT hash, parent, number, miner, "
+    "difficulty, canonical, final, runtime_updated FROM blocks INDEXED BY "
+    "blocks_number WHERE chain_id = ? AND number = ? AND parent = ? "
+    "ORDER BY first_seen LIMIT 1", NULL, NULL };
+
+static struct store_stmt s_ep_name = { "SELECT name FROM endpoints WHERE "
+    "id = ?", NULL, NULL };
+
+void
+block_row(sqlite3_stmt *st, struct sblock *b)
+{
+	memset(b, 0, sizeof(*b));
+	store_col_blob(st, 0, b->hash, 32);
+	store_col_blob(st, 1, b->parent, 32);
+	b->number = sqlite3_column_int64(st, 2);
+	b->has_miner = store_col_blob(st, 3, b->miner, 32);
+	b->has_diff = store_col_blob(st, 4, b->diff, 64);
+	b->canonical = sqlite3_column_int(st, 5);
+	b->final = sqlite3_column_int(st, 6);
+	b->runtime_updated = sqlite3_column_int(st, 7);
+}
+
+int
+block_get(struct chain *ch, const uint8_t hash[32], struct sblock *b)
+{
+	sqlite3_stmt	*st = store_bind(&s_block_get, "ib", ch->id, hash);
+	int		 found = store_row(st);
+
+	if (found)
+		block_row(st, b);
+	sqlite3_reset(st);
+	return found;
+}
+
+int
+block_at(struct chain *ch, int64_t number, struct sblock *b)
+{
+	sqlite3_stmt	*st = store_bind(&s_block_at, "ii", ch->id, number);
+	int		 found = store_row(st);
+
+	if (found)
+		block_row(st, b);
+	sqlite3_reset(st);
+	return found;
+}
+
+int
+block_child(struct chain *ch, int64_t number, const uint8_t parent[32],
+    struct sblock *b)
+{
+	sqlite3_stmt	*st = store_bind(&s_child_at, "iib", ch->id, number,
+			    parent);
+	int		 found = store_row(st);
+
+	if (found)
+		block_row(st, b);
+	sqlite3_reset(st);
+	return found;
+}
+
+void
+block_flags(struct chain *ch, const struct sblock *b, int canonical, int final)
+{
+	store_run(store_bind(&s_block_flags, "iiib", (int64_t)canonical,
+	    (int64_t)final, ch->id, b->hash));
+}
+
+void
+block_canonical(struct chain *ch, struct sblock *b)
+{
+	struct standing	*s;
+	int		 final = ch->have_best && b->number <= ch->final_number;
+
+	block_flags(ch, b, 1, final);
+	b->canonical = 1;
+	b->final = final;
+	queue_block_canonical(ch->id, &ch->owed, b->hash, b->number,
+	    b->runtime_updated);
+	if (!standing_counts(b))
+		return;
+	s = standing(ch, b);
+	s->blocks++;
+	work_add(&s->work, b, 1);
+	if (final) {
+		s->final_blocks++;
+		work_add(&s->final_work, b, 1);
+	}
+	if (s->first < 0 || b->number < s->first)
+		s->first = b->number;
+	if (b->number > s->last)
+		s->last = b->number;
+	s->dirty = 1;
+}
+
+void
+block_uncanonical(struct chain *ch, struct sblock *b)
+{
+	struct standing	*s;
+	int		 was_final = b->final;
+
+	if (b->final)
+		log_warnx("chain %s: block #%lld leaves the chain although it "
+		    "was final", ch->name, (long long)b->number);
+	block_flags(ch, b, 0, 0);
+	b->canonical = b->final = 0;
+	if (b->runtime_updated)
+		queue_block_left(ch->id, b->hash);
+	if (!standing_counts(b))
+		return;
+	s = standing(ch, b);
+	s->blocks--;
+	work_add(&s->work, b, -1);
+	if (was_final) {
+		s->final_blocks--;
+		work_add(&s->final_work, b, -1);
+	}
+	if (b->number == s->first || b->number == s->last)
+		standing_bounds(ch, s);
+	s->dirty = 1;
+}
+
+/* A short form of a hash for people: 0x1234abcd... */
+const char *
+block_short_hash(const uint8_t h[32], char buf[24])
+{
+	char	full[67];
+
+	hex_encode(h, 32, full);
+	snprintf(buf, 24, "%.10s...", full);
+	return buf;
+}
+
+/* The endpoint's name for a log line, in buf; "endpoint N" if unknown. */
+const char *
+block_ep_name(int64_t id, char buf[CONF_NAME_MAX + 16])
+{
+	sqlite3_stmt	*st = store_bind(&s_ep_name, "i", id);
+	const char	*name;
+
+	snprintf(buf, CONF_NAME_MAX + 16, "endpoint %lld", (long long)id);
+	if (store_row(st) &&
+	    (name = (const char *)sqlite3_column_text(st, 0)) != NULL)
+		snprintf(buf, CONF_NAME_MAX + 16, "%s", name);
+	sqlite3_reset(st);
+	return buf;
+}
+
+/*
+ * A verdict on an endpoint, for the layer above to apply (sup_sched.c
+ * drains them).  If they are not drained, the oldest are kept: a lie
+ * already told does not need telling twice, and an agreement gives way
+ * to a lie.
+ */
+void __attribute__((format(printf, 4, 5)))
+block_verdict(struct chain *ch, int64_t endpoint_id, enum chain_verdict_kind k,
+    const char *fmt, ...)
+{
+	struct chain_verdict	*v;
+	va_list			 ap;
+
+	for (size_t i = 0; k == CV_AGREES && i < ch->n_verdicts; i++)
+		if (ch->verdicts[i].kind == CV_AGREES &&
+		    ch->verdicts[i].endpoint_id == endpoint_id)
+			return;		/* said already */
+	if (ch->n_verdicts == CHAIN_VERDICTS_MAX) {
+		size_t i;
+
+		for (i = 0; i < ch->n_verdicts; i++)
+			if (ch->verdicts[i].kind == CV_AGREES)
+				break;
+		if (k == CV_AGREES || i == ch->n_verdicts)
+			return;
+		memmove(&ch->verdicts[i], &ch->verdicts[i + 1],
+		    (ch->n_verdicts - i - 1) * sizeof(*v));
+		ch->n_verdicts--;
+	}
+	v = &ch->verdicts[ch->n_verdicts++];
+	v->endpoint_id = endpoint_id;
+	v->kind = k;
+	va_start(ap, fmt);
+	vsnprintf(v->reason, sizeof(v->reason), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Store a header once.  Returns 1 if it was new.  *b gets the stored row
+ * and *first_seen when the block was first stored.  The caller checked
+ * its number against its parent's, when the parent is stored.
+ */
+int
+block_store(struct chain *ch, const struct proto_header *h,
+    int64_t endpoint_id, uint64_t seen, struct sblock *b, int64_t *first_seen)
+{
+	sqlite3_stmt	*st;
+	int		 inserted;
+
+	st = store_bind(&s_block_insert, "ibibBiii", ch->id, h->hash,
+	    (int64_t)h->number, h->parent, h->miner, h->has_miner ? 32 : 0,
+	    (int64_t)h->runtime_updated, endpoint_id, (int64_t)seen);
+	if (!h->has_miner)
+		sqlite3_bind_null(st, 5);
+	if (endpoint_id <= 0)
+		sqlite3_bind_null(st, 7);
+	inserted = store_run(st) > 0;
+	if (inserted)
+		ch->blocks_ingested++;
+	if (!block_get(ch, h->hash, b))
+		fatalx(CW_EXIT_INTERNAL, "chain %s: block #%llu vanished",
+		    ch->name, (unsigned long long)h->number);
+	*first_seen = (int64_t)seen;
+	if (!inserted) {
+		st = store_bind(&s_block_seen, "ib", ch->id, h->hash);
+		if (store_row(st))
+			*first_seen = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+	}
+	return inserted;
+}
+
+/*
+ * Every stored header's number is its parent's + 1.  -1, with the
+ * verdict against the endpoint that brought it, if not.
+ */
+int
+block_check_number(struct chain *ch, int64_t endpoint_id,
+    const struct proto_header *h, const struct sblock *parent)
+{
+	char	hb[24];
+
+	if (parent->number + 1 == (int64_t)h->number)
+		return 0;
+	block_verdict(ch, endpoint_id, CV_CONTRADICTED, "header #%llu %s is "
+	    "not its parent's + 1 (#%lld)", (unsigned long long)h->number,
+	    block_short_hash(h->hash, hb), (long long)parent->number);
+	return -1;
+}

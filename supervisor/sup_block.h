@@ -1,0 +1,40 @@
+/*
+ * A chain's stored blocks (sup_block.c): the lowest layer of the chain
+ * module, beside the standings it keeps in step with the canonical flags.
+ */
+#ifndef CW_SUP_BLOCK_H
+#define CW_SUP_BLOCK_H
+
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "conf.h"
+#include "proto.h"
+#include "sup_chain.h"
+#include "sup_standing.h"
+
+void		 block_row(sqlite3_stmt *, struct sblock *);
+/* 1 if found: by hash, the canonical one at a number, a child of parent. */
+int		 block_get(struct chain *, const uint8_t hash[32],
+		    struct sblock *);
+int		 block_at(struct chain *, int64_t number, struct sblock *);
+int		 block_child(struct chain *, int64_t number,
+		    const uint8_t parent[32], struct sblock *);
+/* Stored once: 1 if new; *b the row, *first_seen when first stored. */
+int		 block_store(struct chain *, const struct proto_header *,
+		    int64_t endpoint_id, uint64_t seen, struct sblock *b,
+		    int64_t *first_seen);
+int		 block_check_number(struct chain *, int64_t endpoint_id,
+		    const struct proto_header *, const struct sblock *parent);
+void		 block_flags(struct chain *, const struct sblock *,
+		    int canonical, int final);
+void		 block_canonical(struct chain *, struct sblock *);
+void		 block_uncanonical(struct chain *, struct sblock *);
+const char	*block_short_hash(const uint8_t h[32], char buf[24]);
+const char	*block_ep_name(int64_t, char buf[CONF_NAME_MAX + 16]);
+void		 block_verdict(struct chain *, int64_t endpoint_id,
+		    enum chain_verdict_kind, const char *, ...)
+		    __attribute__((format(printf, 4, 5)));
+
+#endif

@@ -1,0 +1,430 @@
+/*
+ * Fork choice: a stored block becomes the best when its branch links to
+ * the canonical chain through stored blocks, forks above finality and is
+ * better (heavier on Quantus, its work read first when not known; longer
+ * on Substrate); the switch, with its reorg row, is one transaction.
+ */
+#include "config.h"
+
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hex.h"
+#include "log.h"
+#include "sup_block.h"
+#include "sup_chain.h"
+#include "sup_choice.h"
+#include "sup_claim.h"
+#include "sup_final.h"
+#include "sup_queue.h"
+#include "sup_standing.h"
+#include "sup_store.h"
+#include "sup_window.h"
+#include "u512.h"
+#include "util.h"
+
+static struct store_stmt s_reorg = { "INSERT INTO reorgs (chain_id, at, "
+    "depth, ancestor_number, old_tip, new_tip, endpoint_id) VALUES "
+    "(?, ?, ?, ?, ?, ?, ?)", NULL, NULL };
+
+/*
+ * b has just become canonical: make its ancestors canonical down to where
+ * the canonical chain already links, displacing what conflicts.  Returns
+ * the number of blocks that left the chain; *linked_at the number where
+ * it links, -1 if it does not (the bottom of the chain: the ranges below
+ * come from window_down, at the ticks).
+ */
+static unsigned
+link_down(struct chain *ch, struct sblock *b, int64_t *linked_at)
+{
+	struct sblock	cur = *b, c, p;
+	unsigned	displaced = 0;
+
+	*linked_at = -1;
+	for (;;) {
+		int64_t n = cur.number - 1;
+
+		if (cur.number == 0 || n < (int64_t)ch->backfill_from)
+			return displaced;
+		if (block_at(ch, n, &c)) {
+			if (memcmp(c.hash, cur.parent, 32) == 0) {
+				*linked_at = n;
+				return displaced;
+			}
+			block_uncanonical(ch, &c);
+			displaced++;
+		}
+		if (!block_get(ch, cur.parent, &p))
+			return displaced;
+		block_canonical(ch, &p);
+		cur = p;
+	}
+}
+
+static void
+write_reorg(struct chain *ch, unsigned depth, int64_t ancestor,
+    const uint8_t old_tip[32], const struct sblock *tip, int64_t endpoint_id)
+{
+	sqlite3_stmt	*st;
+	char		 ho[24], hn[24], en[CONF_NAME_MAX + 16];
+
+	st = store_bind(&s_reorg, "iiiibbi", ch->id, (int64_t)now_wall_ms(),
+	    (int64_t)depth, ancestor, old_tip, tip->hash, endpoint_id);
+	if (endpoint_id <= 0)
+		sqlite3_bind_null(st, 7);
+	store_run(st);
+	log_info("chain %s: reorg of %u block%s above #%lld: best %s -> #%lld "
+	    "%s (%s)", ch->name, depth, depth == 1 ? "" : "s",
+	    (long long)ancestor, block_short_hash(old_tip, ho),
+	    (long long)tip->number, block_short_hash(tip->hash, hn),
+	    block_ep_name(endpoint_id, en));
+}
+
+/* A stored block that is the parent of a canonical block is canonical. */
+void
+choice_link_up(struct chain *ch, struct sblock *b, int64_t endpoint_id)
+{
+	struct sblock	child, old;
+	unsigned	displaced = 0;
+	int64_t		linked;
+	uint8_t		old_hash[32];
+
+	if (b->canonical || !block_at(ch, b->number + 1, &child) ||
+	    memcmp(child.parent, b->hash, 32) != 0)
+		return;
+	memcpy(old_hash, b->hash, 32);
+	if (block_at(ch, b->number, &old)) {
+		memcpy(old_hash, old.hash, 32);
+		block_uncanonical(ch, &old);
+		displaced++;
+	}
+	block_canonical(ch, b);
+	displaced += link_down(ch, b, &linked);
+	/* One reorg, whatever path found it. */
+	if (displaced > 0)
+		write_reorg(ch, displaced, linked, old_hash, b, endpoint_id);
+}
+
+/*
+ * Where tip's branch meets the canonical chain, looking only at stored
+ * blocks: 0 with *ancestor the number of the common block (-1 below the
+ * chain's start), or -1 with the first missing parent.  The walk stops
+ * below finality: a branch that meets the chain there is reported with
+ * its ancestor as it is.
+ */
+static int
+branch_walk(struct chain *ch, const struct sblock *tip, int64_t *ancestor,
+    uint8_t *missing, int64_t *missing_number)
+{
+	struct sblock	cur = *tip, c;
+
+	for (;;) {
+		int64_t n = cur.number - 1;
+
+		if (cur.number == 0 || n < (int64_t)ch->backfill_from) {
+			*ancestor = n;
+			return 0;
+		}
+		if (block_at(ch, n, &c)) {
+			if (memcmp(c.hash, cur.parent, 32) == 0) {
+				*ancestor = n;
+				return 0;
+			}
+			if (ch->final_number >= 0 && n <= ch->final_number) {
+				*ancestor = n - 1;	/* at most */
+				return 0;
+			}
+		}
+		if (!block_get(ch, cur.parent, &c)) {
+			memcpy(missing, cur.parent, 32);
+			*missing_number = n;
+			return -1;
+		}
+		cur = c;
+	}
+}
+
+/*
+ * Is tip's branch better than the canonical one above their ancestor?
+ * A branch that extends the best is.  Quantus: heavier by summed
+ * difficulty; *unknown is set when a difficulty of either side is not
+ * known yet (the caller asks for it and waits, then falls back to the
+ * longer).  Substrate: longer.  Ties keep the first seen, the canonical
+ * one.
+ */
+static int
+better(struct chain *ch, const struct sblock *tip, int64_t ancestor,
+    int *unknown)
+{
+	struct u512	wn, wo, d;
+	struct sblock	cur = *tip, c;
+	int		known = ch->format == FORMAT_QUANTUS &&
+			    tip->number - ancestor <= 2 * CHAIN_FINALITY &&
+			    ch->best_number - ancestor <= 2 * CHAIN_FINALITY;
+
+	*unknown = 0;
+	if (ancestor >= ch->best_number)
+		return 1;
+	if (!known)
+		return tip->number > ch->best_number;
+	u512_zero(&wn);
+	u512_zero(&wo);
+	for (;;) {
+		if (!cur.has_diff) {
+			known = 0;
+			break;
+		}
+		u512_from_le(&d, cur.diff);
+		(void)u512_add(&wn, &d);
+		if (cur.number - 1 <= ancestor)
+			break;
+		if (!block_get(ch, cur.parent, &c)) {
+			known = 0;
+			break;
+		}
+		cur = c;
+	}
+	for (int64_t n = ancestor + 1; known && n <= ch->best_number; n++) {
+		if (!block_at(ch, n, &c) || !c.has_diff)
+			known = 0;
+		else {
+			u512_from_le(&d, c.diff);
+			(void)u512_add(&wo, &d);
+		}
+	}
+	if (known)
+		return u512_cmp(&wn, &wo) > 0;
+	*unknown = 1;
+	return tip->number > ch->best_number;
+}
+
+/* How long a branch waits for its difficulties: 2 block times, >= 2 s. */
+uint64_t
+choice_work_wait(const struct chain *ch)
+{
+	return 2 * ch->block_time > 2000 ? 2 * ch->block_time : 2000;
+}
+
+/* Is the block hash at number an ancestor of tip (a few blocks down)? */
+static int
+descends(struct chain *ch, const struct sblock *tip, const uint8_t hash[32],
+    int64_t number)
+{
+	struct sblock	cur = *tip;
+
+	if (number >= tip->number || tip->number - number > CHAIN_FINALITY)
+		return 0;
+	while (cur.number > number + 1)
+		if (!block_get(ch, cur.parent, &cur))
+			return 0;
+	return memcmp(cur.parent, hash, 32) == 0;
+}
+
+/*
+ * The work of tip's branch or of the canonical one is not known: the
+ * difficulties of both above the ancestor are asked for (a state item;
+ * the scheduler reads the candidate's blocks with the canonical ones,
+ * choice_candidate).  1 once the wait is over: the longer wins.
+ */
+static int
+work_waited(struct chain *ch, const struct sblock *tip, int64_t ancestor,
+    int64_t endpoint_id)
+{
+	uint64_t	now = now_wall_ms();
+	int64_t		top = tip->number > ch->best_number ? tip->number :
+			    ch->best_number;
+
+	if (ch->have_cand && memcmp(ch->cand_tip, tip->hash, 32) == 0)
+		return ch->cand_over ||
+		    now >= ch->cand_since + choice_work_wait(ch);
+	/*
+	 * A child of the branch waiting: that one is decided first (its
+	 * reads are out), this one when it comes again.
+	 */
+	if (ch->have_cand && descends(ch, tip, ch->cand_tip, ch->cand_number)) {
+		queue_state(ch->id, ancestor + 1, top);
+		return 0;
+	}
+	ch->have_cand = 1;
+	ch->cand_number = tip->number;
+	ch->cand_over = 0;
+	ch->cand_ep = endpoint_id;
+	memcpy(ch->cand_tip, tip->hash, 32);
+	ch->cand_from = ancestor + 1;
+	ch->cand_since = now;
+	queue_state(ch->id, ancestor + 1, top);
+	log_debug("chain %s: branch of #%lld forks at #%lld; its work is not "
+	    "known yet: difficulties asked for", ch->name,
+	    (long long)tip->number, (long long)ancestor);
+	return 0;
+}
+
+/* Is hash the branch waiting for its work?  The scheduler asks. */
+int
+choice_candidate(const struct chain *ch, uint8_t tip[32])
+{
+	if (!ch->have_cand)
+		return 0;
+	memcpy(tip, ch->cand_tip, 32);
+	return 1;
+}
+
+/*
+ * The new best and its ancestry become the canonical chain, the old
+ * branch leaves it, in the current transaction: one reorg row for the
+ * whole switch.
+ */
+static void
+switch_to(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
+{
+	struct sblock	 old;
+	uint8_t		 old_tip[32];
+	int		 had_best = ch->have_best;
+	unsigned	 depth = 0;
+	int64_t		 linked;
+
+	memcpy(old_tip, ch->best_hash, 32);
+	/* The old branch above the new tip (a shorter, heavier branch). */
+	for (int64_t n = ch->best_number; had_best && n > tip->number; n--)
+		if (block_at(ch, n, &old)) {
+			block_uncanonical(ch, &old);
+			depth++;
+		}
+	if (block_at(ch, tip->number, &old)) {
+		block_uncanonical(ch, &old);
+		depth++;
+	}
+	block_canonical(ch, tip);
+	ch->have_best = 1;
+	ch->best_number = tip->number;
+	memcpy(ch->best_hash, tip->hash, 32);
+	ch->best_at = now_wall_ms();
+	/*
+	 * The claims held without a best (none was far then) are judged
+	 * against the first, as any claim, whichever way it came.
+	 */
+	for (size_t k = 0; !had_best && k < ch->n_claims; k++) {
+		struct claim *c = &ch->claims[k];
+
+		c->far = (int64_t)c->h[0].number > window_reach(ch,
+		    ch->best_at);
+		c->gap_seen = (int64_t)c->h[c->n - 1].number - 1 -
+		    ch->best_number;
+	}
+	depth += link_down(ch, tip, &linked);
+	if (depth > 0 && had_best)
+		write_reorg(ch, depth, linked, old_tip, tip, endpoint_id);
+	if (ch->have_pending && tip->number >= ch->pending_number)
+		ch->have_pending = 0;
+	final_check(ch);
+	final_advance(ch);
+	final_save_best(ch);
+}
+
+/*
+ * A stored block that may become the best: its branch must link to the
+ * canonical chain through stored blocks, fork above finality and be
+ * better.  A branch that lacks a block waits for it (one parent fetched
+ * by hash, the ranges below by window_down), so that a reorg is one
+ * transaction and readers never see half of it.
+ */
+void
+choice_adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
+{
+	uint8_t		missing[32];
+	int64_t		missing_number, ancestor;
+	char		hb[24];
+	int		is_better, unknown, was_cand = 0;
+	struct sblock	child;
+
+	if (!ch->have_best) {
+		switch_to(ch, tip, endpoint_id);	/* nothing to link to */
+		return;
+	}
+	if (tip->canonical)
+		return;
+	if (branch_walk(ch, tip, &ancestor, missing, &missing_number) == -1) {
+		if (tip->number <= ch->best_number &&
+		    ch->format != FORMAT_QUANTUS)
+			return;
+		if (!ch->have_pending ||
+		    memcmp(ch->pending_tip, tip->hash, 32) != 0)
+			log_info("chain %s: #%lld is on a branch not linked yet; "
+			    "waiting for its block #%lld before switching",
+			    ch->name, (long long)tip->number,
+			    (long long)missing_number);
+		ch->have_pending = 1;
+		memcpy(ch->pending_tip, tip->hash, 32);
+		ch->pending_number = missing_number;
+		queue_missing(ch->id, missing, missing_number);
+		return;
+	}
+	/* Below finality: never; a longer one is a lie. */
+	if (ch->final_number >= 0 && ancestor < ch->final_number) {
+		if (tip->number <= ch->best_number)
+			return;
+		block_verdict(ch, endpoint_id, CV_CONTRADICTED, "branch of "
+		    "#%lld %s would replace final block #%lld", (long long)tip->number,
+		    block_short_hash(tip->hash, hb), (long long)ancestor + 1);
+		log_warnx("chain %s: branch of #%lld %s forks at or below "
+		    "#%lld, below finality #%lld: not applied", ch->name,
+		    (long long)tip->number, hb, (long long)ancestor,
+		    (long long)ch->final_number);
+		return;
+	}
+	is_better = better(ch, tip, ancestor, &unknown);
+	if (unknown && !work_waited(ch, tip, ancestor, endpoint_id))
+		return;
+	if (ch->have_cand && memcmp(ch->cand_tip, tip->hash, 32) == 0) {
+		ch->have_cand = 0;
+		was_cand = 1;
+		if (unknown)
+			log_info("chain %s: work of the branch of #%lld not "
+			    "known after %llu ms; %s", ch->name,
+			    (long long)tip->number,
+			    (unsigned long long)choice_work_wait(ch),
+			    is_better ? "the longer one wins" :
+			    "the canonical one stays");
+	}
+	if (!is_better)
+		return;
+	switch_to(ch, tip, endpoint_id);
+	/* Its children, which came while it waited, extend it now. */
+	if (was_cand && block_child(ch, tip->number + 1, tip->hash, &child))
+		choice_climb(ch, &child, endpoint_id);
+}
+
+/*
+ * A stored block b not canonical, whose parent is: the stored blocks
+ * above it (fetched before it, by number) link now; the highest may
+ * become the best.
+ */
+void
+choice_climb(struct chain *ch, const struct sblock *b, int64_t endpoint_id)
+{
+	struct sblock	cur = *b, c;
+
+	while (block_child(ch, cur.number + 1, cur.hash, &c))
+		cur = c;
+	choice_adopt(ch, &cur, endpoint_id);
+}
+
+/*
+ * The clock: a branch whose work was asked for and did not come in time
+ * is decided without it (the longer wins).
+ */
+void
+choice_tick(struct chain *ch, uint64_t now)
+{
+	struct sblock	tip;
+
+	if (!ch->have_cand || now < ch->cand_since + choice_work_wait(ch))
+		return;
+	ch->cand_over = 1;
+	if (block_get(ch, ch->cand_tip, &tip) && !tip.canonical)
+		choice_adopt(ch, &tip, ch->cand_ep);
+	ch->have_cand = 0;
+}
