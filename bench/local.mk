@@ -6,6 +6,9 @@ include bench/devnode.mk
 include bench/worker.mk
 include bench/failover.mk
 include bench/scale.mk
+# bench/chaos.sh: the chaos matrix at 12 s blocks on default settings,
+# RUNS times: fault to status, to an open breaker, and to ok again.
+EXTRA_DIST += bench/chaos.sh
 # bench/lies.sh: what one lying endpoint costs (CPU, queue rows, RSS).
 EXTRA_DIST += bench/lies.sh
 # bench/ws_rtt.py: one call at a time over the devnode's WebSocket and

@@ -4,18 +4,21 @@
 # endpoint), and one scenario after another breaks something, against the
 # same daemon (hedge_after 500ms, request_timeout 1.5s, breakers that open
 # on 3 failures over 1 s and cool down from 1 s to 4 s):
-#   refuse, blackhole, 503, malformed on d1 (the devnode's faults, through
-#     its control port): status degraded, d1 down for that kind of failure;
+#   refuse, reset, blackhole, 503, malformed on d1 (the devnode's faults,
+#     through its control port; reset accepts then sends a TCP RST):
+#     status degraded, d1 down for that kind of failure;
 #   429, slow (2 s), ws_drop, ws_silent on d1: d1 still answers, so status
 #     may stay ok; it must blame no other endpoint;
 #   wrong_genesis: d1 serves another chain: quarantined, saying why, and
 #     while it is (d2's and d3's subscriptions silent for 4 s meanwhile,
-#     so that a hole is fetched by backfill), no request of any kind
-#     leased or hedged to it, and none of that chain's blocks stored;
+#     or until a block at long blocks, so that a hole is fetched by
+#     backfill), no request of any kind leased or hedged to it, and none
+#     of that chain's blocks stored;
 #   pruned: d1 restarted keeping the state of its best block only, and
-#     every subscription silent for 4 s so that a hole is fetched whose
-#     state d1 has discarded: status stays ok, d1's breaker closed, its
-#     pruning bound recorded, the reads move on at once;
+#     every subscription silent for 4 s (or a block) so that a hole is
+#     fetched whose state d1 has discarded: status stays ok, d1's
+#     breaker closed, its pruning bound recorded, the reads move on at
+#     once;
 #   down: d1 killed, then d2, then d3 (unreachable), then all three back;
 #   sigstop: d1's worker stopped (never continued): it is killed and
 #     replaced, and status says it hung (the endpoint's state while its
@@ -33,8 +36,9 @@
 # product's promise.
 # (The timeout bounds how soon a black-holed endpoint can be judged: its
 # breaker hears of nothing before its first requests time out.)
-# One line of figures per scenario, e.g.
-#   chaos: blackhole     status 2.1 s  max state wait 0.51 s (hedge_after
+# One line of figures per scenario, e.g. (breaker: when d1's breaker
+# first opened while the fault was on, "-" for never)
+#   chaos: blackhole     status 2.1 s  breaker - s  max state wait 0.51 s (hedge_after
 #     0.50 s)  recovered 0.4 s  [9 blocks, head delay max 0.00 s, ...]
 # Every scenario runs even when one fails; the test fails at the end, with
 # the figures of all and the daemon's log lines of each failed one.
@@ -70,6 +74,12 @@ RECOVER_WAIT=$((30 * F))	# s from lifting the fault to ok
 HOLD=5			# s a fault stays on at least
 # At long blocks, a block time and a second more: a block comes meanwhile.
 [ $BLOCK_MS -gt 4000 ] && HOLD=$((BLOCK_MS / 1000 + 1))
+# s to wait for a hole's backfill and what it shows: a hole is found only
+# with the next head, at long blocks a block time or two later.
+EVIDENCE_WAIT=$((10 + 2 * BLOCK_MS / 1000))
+# CHAOS_HOLD (bench/chaos.sh -H): hold each fault longer, to see whether
+# and when d1's breaker opens (the "breaker" figure).
+[ -n "${CHAOS_HOLD:-}" ] && HOLD=$CHAOS_HOLD
 BACKLOG=300
 START=$(date +%s%3N)
 FAILED=
@@ -146,6 +156,7 @@ begin() {
 	SCN_HEDGES=$($CHECK hedges --socket "$T/chainwatchd.sock")
 	T0=$(now_ms)
 	SCN_T0=$T0
+	T1=
 	echo "chaos: $SCN ..."
 }
 
@@ -162,12 +173,47 @@ expect_status() {
 	fi
 }
 
-# hold: keep the fault on HOLD s from T0, and 2 s after the status.
+# hold: keep the fault on HOLD s from T0, and 2 s after the status, and
+# until a block was stored meanwhile (the devnodes' block times vary
+# around BLOCK_MS: at 12 s, 13 s may see none).
 hold() {
 	_end=$((T0 + HOLD * 1000))
 	_now=$(now_ms)
 	[ $((_now + 2000)) -lt $_end ] || _end=$((_now + 2000))
 	sleep "$(secs $((_end - _now)))"
+	block_stored
+}
+
+# block_stored: wait (up to 10 block times) until a block first stored
+# since the scenario began, the evidence its state-wait check needs.
+block_stored() {
+	wait_for $((BLOCK_MS / 100 + 10)) 'test "$(sql "SELECT count(*) FROM blocks WHERE first_seen >= $SCN_T0")" -gt 0' ||
+	    note "no block stored in 10 block times"
+}
+
+# silence N...: the devnodes' subscriptions silent for 4 s, or at long
+# blocks until a new block was made meanwhile (their control status'
+# liveHead, of the first), so that the blocks of that time are a hole.
+silence() {
+	for _s in "$@"; do
+		ctl $_s '{"clear":true,"enable":"ws_silent@ws"}'
+	done
+	if [ $BLOCK_MS -le 4000 ]; then
+		sleep 4
+	else
+		eval "_cp=\$${1}_cport"
+		_h0=$(live_head "$_cp")
+		wait_for $((BLOCK_MS / 100 + 10)) 'test "$(live_head "$_cp")" -gt "$_h0"' ||
+		    note "no block made in 10 block times of silence"
+		sleep 1
+	fi
+	for _s in "$@"; do
+		ctl $_s '{"clear":true}'
+	done
+}
+live_head() {
+	curl -s -m 5 "http://127.0.0.1:$1/control" |
+	    /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["liveHead"])'
 }
 
 # recovered: T1 is when the fault was lifted; status must be ok again
@@ -233,8 +279,17 @@ finish() {
 	else
 		_hedges=
 	fi
-	printf 'chaos: %-13s status %s s  max state wait %s s (hedge_after %s s)  recovered %s s  [%d blocks, head delay max %s s%s; %s]\n' \
-	    "$SCN" "$ST" "$(secs "$_wait")" "$(secs $HEDGE_MS)" \
+	# When d1's breaker first opened after the fault came ("-": never).
+	_open=$(sql "SELECT coalesce(min(v.at), '') FROM endpoint_events v
+	    JOIN endpoints e ON e.id = v.endpoint_id WHERE e.name = 'd1' AND
+	    v.kind = 'open' AND v.at >= $SCN_T0 AND v.at <= ${T1:-$T_END}")
+	if [ -n "$_open" ]; then
+		_open="$(secs $((_open - SCN_T0)))"
+	else
+		_open=-
+	fi
+	printf 'chaos: %-13s status %s s  breaker %s s  max state wait %s s (hedge_after %s s)  recovered %s s  [%d blocks, head delay max %s s%s; %s]\n' \
+	    "$SCN" "$ST" "$_open" "$(secs "$_wait")" "$(secs $HEDGE_MS)" \
 	    "$REC" "$_n" "$(secs "$_head")" \
 	    "$_hedges" "$(cat "$T/store")" | tee -a "$T/figures"
 	if [ -n "$SCN_FAILED" ]; then
@@ -310,6 +365,7 @@ ok "backfilled to #$(sql 'SELECT best_number FROM chains'); status ok"
 
 TRANSPORT='transport|refus|connect'
 fault_d1 refuse refuse "degraded d1:$TRANSPORT"
+fault_d1 reset reset "degraded d1:$TRANSPORT"
 fault_d1 blackhole blackhole "degraded d1:timeout|timed.out|hung|no.answer"
 fault_d1 503 http_503@http "degraded d1:5xx|503"
 # Rate limiting slows an endpoint down, it is no failure; a slow endpoint
@@ -333,19 +389,13 @@ begin wrong_genesis
 ctl d1 '{"clear":true,"enable":"wrong_genesis"}'
 expect_status "degraded d1=quarantined:genesis"
 Q_LOG=$(($(wc -l <"$T/log") + 1))
-for n in d2 d3; do
-	ctl $n '{"clear":true,"enable":"ws_silent@ws"}'
-done
-sleep 4
-for n in d2 d3; do
-	ctl $n '{"clear":true}'
-done
+silence d2 d3
 # Backfill of the hole leased (to d2 or d3) while d1 is quarantined.
 backfill_leased() {
 	sed -n "$Q_LOG,\$p" "$T/log" |
 	    grep -E -q ' sup: w/d[23]: [a-z]+ item [0-9]+ leased'
 }
-wait_for 10 backfill_leased ||
+wait_for $EVIDENCE_WAIT backfill_leased ||
     note "no backfill leased after the subscriptions' silence: no evidence for the no-work check"
 hold
 T1=$(now_ms)
@@ -392,15 +442,9 @@ begin pruned
 dn_stop d1
 dn d1 --state-pruning 1
 expect_status ok
-for n in d1 d2 d3; do
-	ctl $n '{"clear":true,"enable":"ws_silent@ws"}'
-done
-sleep 4
-for n in d1 d2 d3; do
-	ctl $n '{"clear":true}'
-done
+silence d1 d2 d3
 hold
-wait_for 10 'test -n "$(d1_bound)"' ||
+wait_for $EVIDENCE_WAIT 'test -n "$(d1_bound)"' ||
     note "no pruning bound recorded for d1: it was never asked for old state"
 T1=$(now_ms)
 echo "  d1 pruned at #$(d1_bound) and below"
@@ -465,6 +509,7 @@ CW_PIDS="$CW_PIDS $wpid"
 expect_status "ok,degraded d1~hung|hang|heartbeat|silent"
 wait_for 10 'dead $wpid' || note "stopped worker $wpid not killed"
 wait_for 10 'test -s "$T/replaced"' || note "no new worker for d1"
+block_stored
 T1=$(now_ms)
 recovered
 finish

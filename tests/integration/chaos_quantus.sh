@@ -2,7 +2,7 @@
 # The failures of the chaos matrix that an endpoint's health must show,
 # on the default timeouts and breaker settings and at Quantus's own 12 s
 # blocks (issue 29), where the daemon asks an endpoint something only now
-# and then: a refusing, black-holed, 503-answering or malformed preferred
+# and then: a refusing, resetting, black-holed, 503-answering or malformed preferred
 # endpoint must be shown degraded, named with the right class, within
 # 5 s all the same (times CW_WAIT_FACTOR, as chaos.sh's bounds).
 # The state waits are printed, not judged: at 12 s blocks a block's live
@@ -18,7 +18,7 @@ if [ "$CW_SANITIZED" = yes ] && [ -z "$CW_CHAOS_DEFAULTS" ]; then
 fi
 CHAOS_TIMEOUTS=default
 CHAOS_BLOCK_MS=12000
-CHAOS_ONLY=${CHAOS_ONLY:-"refuse blackhole 503 malformed"}
+CHAOS_ONLY=${CHAOS_ONLY:-"refuse reset blackhole 503 malformed"}
 CHAOS_WAIT_BOUND=no
 export CHAOS_TIMEOUTS CHAOS_BLOCK_MS CHAOS_ONLY CHAOS_WAIT_BOUND
 exec /bin/sh "$top_srcdir/tests/integration/chaos.sh"
