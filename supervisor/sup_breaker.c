@@ -165,6 +165,16 @@ breaker_peer_run(const struct breaker *b)
 	    b->run_last - b->run_start >= BRK_PEER_SPAN_MS;
 }
 
+/*
+ * Closed, but no success since its latest failure: the routing passes it
+ * over for live reads while another is not (sup_route.c).
+ */
+int
+breaker_failing(const struct breaker *b)
+{
+	return b->state == BRK_CLOSED && b->run_fails > 0;
+}
+
 static int
 run_holds(const struct breaker *b, uint64_t now)
 {

@@ -267,6 +267,7 @@ int	breaker_restore(struct breaker *, const struct breaker_conf *,
 enum brk_verdict breaker_allow(struct breaker *, uint64_t now);
 /* The same answer without taking a trial or changing anything. */
 enum brk_verdict breaker_peek(const struct breaker *, uint64_t now);
+int		 breaker_failing(const struct breaker *);
 /*
  * The earliest time breaker_allow() may answer BRK_ALLOW or BRK_TRIAL (now if
  * it would now), so that a router can tell which open endpoint comes back

@@ -62,8 +62,13 @@ has_bulk_room(const struct route_ep *e, int preferred, unsigned max_inflight)
 
 /*
  * The chain's preferred endpoint now, or -1: the first healthy one in
- * order with room.  One whose requests all hang fills up before its
- * breaker hears of a timeout; the reads after that go to the next at once.
+ * order with room, one that is not failing before one that is.  One whose
+ * requests all hang fills up before its breaker hears of a timeout; the
+ * reads after that go to the next at once.  One whose latest answer was a
+ * failure is passed over until it answers again: its breaker opens only
+ * after strikes over 2 s, and meanwhile a live read the next endpoint
+ * found not there yet would go back to it, fail a third time and wait
+ * out a 4 s backoff (seen at 12 s blocks under 503 and malformed).
  */
 int
 route_preferred(const struct route_ep *e, size_t n, unsigned max_inflight)
@@ -72,7 +77,9 @@ route_preferred(const struct route_ep *e, size_t n, unsigned max_inflight)
 
 	for (size_t i = 0; i < n; i++)
 		if (has_room(&e[i], max_inflight) && (best == -1 ||
-		    e[i].position < e[best].position))
+		    e[i].failing < e[best].failing ||
+		    (e[i].failing == e[best].failing &&
+		    e[i].position < e[best].position)))
 			best = (int)i;
 	return best;
 }
@@ -116,11 +123,14 @@ route_filter(const struct route_ep *e, size_t n, size_t self,
     int64_t live_from, unsigned max_inflight, struct queue_filter *f)
 {
 	int	pref = route_preferred(e, n, max_inflight);
-	int	other = 0;
+	int	other = 0, other_ok = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (i != self && has_room(&e[i], max_inflight))
+		if (i != self && has_room(&e[i], max_inflight)) {
 			other = 1;
+			if (!e[i].failing)
+				other_ok = 1;
+		}
 	f->pruning_bound = e[self].pruning_bound;
 	/*
 	 * State every endpoint says it dropped is tried anyway: a bound can
@@ -134,6 +144,12 @@ route_filter(const struct route_ep *e, size_t n, size_t self,
 	f->live_from = live_from;
 	f->may_live = pref == -1 || (size_t)pref == self;
 	f->pref_id = pref != -1 ? e[pref].id : -1;
+	/*
+	 * A failing endpoint takes no live read from the preferred one
+	 * while another that is not failing has room for it.
+	 */
+	if (e[self].failing && other_ok && (size_t)pref != self)
+		f->pref_id = -1;
 	/*
 	 * A live read the preferred endpoint just failed is not its again
 	 * while another can take it: a burst of fast failures is one strike

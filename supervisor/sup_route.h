@@ -30,6 +30,8 @@ struct route_ep {
 	unsigned		 live;		/* of them, for live blocks */
 	unsigned		 window;	/* sup_depth.c's, now */
 	enum brk_verdict	 verdict;	/* breaker_peek() now */
+	int			 failing;	/* no success since its latest
+						 * failure (breaker_failing) */
 	int64_t			 pruning_bound;	/* -1: none */
 };
 

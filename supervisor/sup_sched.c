@@ -287,6 +287,7 @@ route_eps(const struct chain *ch, const struct worker *w, uint64_t now,
 			e->live = o->load.live;
 			e->window = depth_window(load_depth(o, ch), mono);
 			e->verdict = breaker_peek(&o->ep->brk, now);
+			e->failing = breaker_failing(&o->ep->brk);
 			e->pruning_bound = o->ep->pruning_bound;
 			o->load.pass = pass;
 			o->load.slot = rp->n;
@@ -295,9 +296,14 @@ route_eps(const struct chain *ch, const struct worker *w, uint64_t now,
 	}
 	*self = w != NULL && w->load.pass == pass && w->load.slot < rp->n &&
 	    rp->ws[w->load.slot] == w ? w->load.slot : SIZE_MAX;
-	/* Its own entry as of now: a trial it took changes its verdict. */
-	if (*self != SIZE_MAX)
+	/*
+	 * Its own entry as of now: a trial it took changes its verdict, an
+	 * answer whether it is failing.
+	 */
+	if (*self != SIZE_MAX) {
 		rp->e[*self].verdict = breaker_peek(&w->ep->brk, now);
+		rp->e[*self].failing = breaker_failing(&w->ep->brk);
+	}
 	*eps = rp->e;
 	*who = rp->ws;
 	return rp->n;

@@ -256,9 +256,12 @@ test_partial_burst(void **state)
 	    OUTCOME_TIMEOUT), 0);
 	assert_int_equal(b.run_fails, 50);
 	assert_int_equal(b.run_strikes, 3);
+	/* Closed and failing: the routing passes it over meanwhile. */
+	assert_int_equal(breaker_failing(&b), 1);
 	assert_int_equal(busy(&b, t + 5 * S, 120, 10, 10, OUTCOME_OK,
 	    OUTCOME_OK), 0);
 	want_state(&b, BRK_CLOSED);
+	assert_int_equal(breaker_failing(&b), 0);
 
 	breaker_init(&b, &c, T0);
 	assert_int_equal(busy(&b, T0, 120, 10, 10, OUTCOME_OK,

@@ -606,6 +606,52 @@ test_failover_back(void **state)
 }
 
 /*
+ * d1 answers 503 (breaker still closed: it is failing) when a block comes:
+ * its live read goes to d2, which has not made the block yet and says it
+ * is absent.  The read must not go back to d1 (a third attempt there, a
+ * failure, backed off 4 s: seen at 12 s blocks), but to d2 and d3, until
+ * d1 answers something again.
+ */
+static void
+test_failover_failing(void **state)
+{
+	struct route_ep		e[3];
+	struct queue_filter	f;
+	int64_t			live_from = route_live_from(1, 300);
+
+	scenario_eps(e);
+	/* Failing: d2 is preferred, d1 is not even the next one. */
+	e[D1].failing = 1;
+	assert_int_equal(route_preferred(e, 3, MAXIN), D2);
+	assert_int_equal(live_takers(e, 3, live_from, MAXIN), 1U << D2);
+	/* The read d2 found absent (its last endpoint now): d3 may take it,
+	 * d1 may not, d2 not at once. */
+	route_filter(e, 3, D3, live_from, MAXIN, &f);
+	assert_int_equal(f.may_live, 0);
+	assert_int_equal(f.pref_id, 102);
+	route_filter(e, 3, D1, live_from, MAXIN, &f);
+	assert_int_equal(f.may_live, 0);
+	assert_int_equal(f.pref_id, -1);
+	route_filter(e, 3, D2, live_from, MAXIN, &f);
+	assert_int_equal(f.may_live, 1);
+	assert_int_equal(f.not_id, 102);
+	/* Only failing endpoints left: the first in order, as before. */
+	e[D2].failing = e[D3].failing = 1;
+	assert_int_equal(route_preferred(e, 3, MAXIN), D1);
+	route_filter(e, 3, D2, live_from, MAXIN, &f);
+	assert_int_equal(f.pref_id, 101);
+	/* d1 answered: preferred again. */
+	e[D1].failing = e[D2].failing = e[D3].failing = 0;
+	assert_int_equal(route_preferred(e, 3, MAXIN), D1);
+	/* A failing d2 with d1 full: d3 first, then d2 when d3 is full. */
+	e[D1].inflight = MAXIN;
+	e[D2].failing = 1;
+	assert_int_equal(route_preferred(e, 3, MAXIN), D3);
+	e[D3].inflight = MAXIN;
+	assert_int_equal(route_preferred(e, 3, MAXIN), D2);
+}
+
+/*
  * The adaptive window (sup_depth.c) below max_inflight: backfill fills
  * the window; live reads neither count against it nor wait for it (it
  * shrinks while the backfill's answers wait in the daemon); the preferred
@@ -699,6 +745,7 @@ main(void)
 		cmocka_unit_test(test_failover_blackhole),
 		cmocka_unit_test(test_failover_open),
 		cmocka_unit_test(test_failover_back),
+		cmocka_unit_test(test_failover_failing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
