@@ -253,7 +253,7 @@ precommit(void)
 static void
 store_rolled_back(void)
 {
-	sup_chains_reload();
+	sup_chains_reload(now_wall_ms());
 	sched_reset();
 }
 
@@ -401,7 +401,7 @@ main(int argc, char *argv[])
 	store_set_precommit(precommit);
 	store_set_hooks(store_rolled_back, store_resumed);
 	store_set_reserve(conf->daemon.store_reserve);
-	sup_chains_load(conf);
+	sup_chains_load(conf, now_wall_ms());
 	health_sync(conf);
 	if (sup_control_init(conf) == -1) {
 		store_close();

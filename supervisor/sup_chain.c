@@ -331,14 +331,69 @@ sup_chain_find(const char *name)
 	return NULL;
 }
 
+/*
+ * What the chain keeps of the store, dropped: after a rollback it may
+ * name rows that are gone.  The best, finality and the genesis are read
+ * again (chain_read); the branch waiting for a block, the branch waiting
+ * for its work, the finalized head waiting for its block, the windows
+ * and the state owed are dropped, and the ticks find what is still
+ * missing.  Kept: the claims (headers held in memory, which the store
+ * never had) and what was believed of them, the verdicts not yet drained
+ * (said of endpoints, not of rows), and the counters for monitoring.
+ */
+static void
+chain_forget(struct chain *ch)
+{
+	ch->have_best = 0;
+	ch->final_number = -1;
+	ch->finalized_reported = -1;
+	ch->have_pending = 0;
+	ch->have_cand = 0;
+	ch->have_final_claim = 0;
+	ch->owed.from = ch->owed.to = -1;
+	ch->queued_up = ch->queued_down = -1;
+	free(ch->st);
+	ch->st = NULL;
+	ch->n_st = 0;
+}
+
+/*
+ * The chain's row, read into it: 0, or -1 when there is none.  The reach
+ * counts from when the best was taken (now, if the row does not say).
+ */
+static int
+chain_read(struct chain *ch, uint64_t now)
+{
+	sqlite3_stmt	*st = store_bind(&s_chain_get, "t", ch->name);
+	int		 found = store_row(st);
+
+	ch->best_at = now;
+	if (found) {
+		ch->id = sqlite3_column_int64(st, 0);
+		ch->have_genesis = store_col_blob(st, 1, ch->genesis, 32);
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
+			ch->have_best = 1;
+			ch->best_number = sqlite3_column_int64(st, 2);
+			store_col_blob(st, 3, ch->best_hash, 32);
+		}
+		if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+			ch->final_number = sqlite3_column_int64(st, 4);
+		if (sqlite3_column_type(st, 5) != SQLITE_NULL)
+			ch->best_at = (uint64_t)sqlite3_column_int64(st, 5);
+	}
+	sqlite3_reset(st);
+	if (found)
+		standings_load(ch);
+	return found ? 0 : -1;
+}
+
 /* Load or create every configured chain; keeps those already loaded. */
 void
-sup_chains_load(const struct conf *conf)
+sup_chains_load(const struct conf *conf, uint64_t now)
 {
 	for (size_t i = 0; i < conf->n_chains; i++) {
 		const struct conf_chain *cc = &conf->chains[i];
 		struct chain	*ch = sup_chain_find(cc->name);
-		sqlite3_stmt	*st;
 		int64_t		 depth = cc->format == FORMAT_QUANTUS ?
 				    CHAIN_FINALITY : 0;
 
@@ -347,40 +402,16 @@ sup_chains_load(const struct conf *conf)
 			    sizeof(*chains));
 			ch = chains[n_chains++] = xcalloc(1, sizeof(*ch));
 			snprintf(ch->name, sizeof(ch->name), "%s", cc->name);
-			ch->final_number = -1;
-			ch->finalized_reported = -1;
-			ch->owed.from = ch->owed.to = -1;
-			ch->queued_up = ch->queued_down = -1;
-			ch->best_at = now_wall_ms();
 			ch->believed_number = -1;
-			st = store_bind(&s_chain_get, "t", cc->name);
-			if (store_row(st)) {
-				ch->id = sqlite3_column_int64(st, 0);
-				ch->have_genesis = store_col_blob(st, 1,
-				    ch->genesis, 32);
-				if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
-					ch->have_best = 1;
-					ch->best_number =
-					    sqlite3_column_int64(st, 2);
-					store_col_blob(st, 3, ch->best_hash, 32);
-				}
-				if (sqlite3_column_type(st, 4) != SQLITE_NULL)
-					ch->final_number =
-					    sqlite3_column_int64(st, 4);
-				/* Reach counts from when the best was taken. */
-				if (sqlite3_column_type(st, 5) != SQLITE_NULL)
-					ch->best_at = (uint64_t)
-					    sqlite3_column_int64(st, 5);
-				sqlite3_reset(st);
-			} else {
-				sqlite3_reset(st);
+			chain_forget(ch);
+			if (chain_read(ch, now) == -1) {
 				store_run(store_bind(&s_chain_insert, "ttiii",
 				    cc->name, chain_format_name(cc->format),
 				    (int64_t)cc->block_time,
 				    (int64_t)cc->backfill_from, depth));
 				ch->id = store_last_id();
+				standings_load(ch);
 			}
-			standings_load(ch);
 		}
 		ch->format = (enum chain_format)cc->format;
 		ch->n_endpoints = cc->n_endpoints;
@@ -399,40 +430,13 @@ sup_chains_load(const struct conf *conf)
 	store_flush();
 }
 
-/*
- * After a rollback: what each chain keeps in memory is read again from
- * the store, as at start (blocks ingested and hedging are counters for
- * monitoring, not the store's, and stay).
- */
+/* After a rollback: each chain as the store has it now (chain_forget). */
 void
-sup_chains_reload(void)
+sup_chains_reload(uint64_t now)
 {
 	for (size_t i = 0; i < n_chains; i++) {
-		struct chain	*ch = chains[i];
-		sqlite3_stmt	*st;
-
-		ch->have_best = 0;
-		ch->final_number = -1;
-		ch->finalized_reported = -1;
-		ch->have_pending = 0;
-		ch->owed.from = ch->owed.to = -1;
-		free(ch->st);
-		ch->st = NULL;
-		ch->n_st = 0;
-		st = store_bind(&s_chain_get, "t", ch->name);
-		if (store_row(st)) {
-			ch->have_genesis = store_col_blob(st, 1, ch->genesis,
-			    32);
-			if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
-				ch->have_best = 1;
-				ch->best_number = sqlite3_column_int64(st, 2);
-				store_col_blob(st, 3, ch->best_hash, 32);
-			}
-			if (sqlite3_column_type(st, 4) != SQLITE_NULL)
-				ch->final_number = sqlite3_column_int64(st, 4);
-		}
-		sqlite3_reset(st);
-		standings_load(ch);
+		chain_forget(chains[i]);
+		(void)chain_read(chains[i], now);
 	}
 }
 

@@ -132,11 +132,11 @@ struct chain {
 	uint64_t		 disagree_logged;	/* wall ms */
 };
 
-void		 sup_chains_load(const struct conf *);
+void		 sup_chains_load(const struct conf *, uint64_t now);
 void		 sup_chains_flush(void);
 void		 sup_chains_free(void);
 /* After a rollback of the store: read every chain again. */
-void		 sup_chains_reload(void);
+void		 sup_chains_reload(uint64_t now);
 struct chain	*sup_chain_find(const char *);
 void		 sup_chain_head(struct chain *, int64_t endpoint_id,
 		    const struct proto_head *);

@@ -148,7 +148,7 @@ sup_reload(struct reload_result *r)
 
 	url_secret_words(conf->daemon.secret_params);
 	/* The store learns new chains and endpoints first. */
-	sup_chains_load(conf);
+	sup_chains_load(conf, now_wall_ms());
 	health_sync(conf);
 
 	/* Order: stop the removed, restart the changed, start the new. */

@@ -176,7 +176,7 @@ setup(void **state)
 	assert_int_equal(sqlite3_open_v2("file:chaintest?mode=memory&"
 	    "cache=shared", &ro, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL),
 	    SQLITE_OK);
-	sup_chains_load(conf);
+	sup_chains_load(conf, now_wall_ms());
 	queue_init();
 	ch = sup_chain_find("t");
 	cu = sup_chain_find("u");
@@ -1274,6 +1274,55 @@ test_synchronous(void **state)
 	store_flush();
 }
 
+/*
+ * After a rollback each chain is read again from the store, by one rule
+ * (chain_forget): what names rows is dropped or read again, the claims
+ * and the verdicts stay.
+ */
+static void
+test_reload(void **state)
+{
+	struct claim	*c;
+	size_t		 n_claims;
+	int64_t		 best = cu->best_number, final = cu->final_number;
+
+	store_flush();
+	cu->have_pending = 1;
+	cu->have_cand = 1;
+	cu->have_final_claim = 1;
+	cu->queued_up = cu->best_number + 5;
+	cu->queued_down = 3;
+	cu->owed.from = cu->owed.to = cu->best_number;
+	cu->best_number = best + 1000;		/* as if rolled back */
+	n_claims = cu->n_claims;
+	if (n_claims < CHAIN_CLAIMS_MAX) {
+		c = &cu->claims[cu->n_claims++];
+		memset(c, 0, sizeof(*c));
+		c->endpoint_id = 77;
+		c->h = calloc(1, sizeof(*c->h));
+		c->n = 1;
+		c->h[0].number = (uint64_t)best + 50;
+	}
+	sup_chains_reload(now_wall_ms());
+	assert_int_equal(cu->best_number, best);
+	assert_int_equal(cu->final_number, final);
+	assert_int_equal(cu->have_best, 1);
+	assert_int_equal(cu->have_pending, 0);
+	assert_int_equal(cu->have_cand, 0);
+	assert_int_equal(cu->have_final_claim, 0);
+	assert_int_equal(cu->queued_up, -1);
+	assert_int_equal(cu->queued_down, -1);
+	assert_int_equal(cu->owed.from, -1);
+	assert_int_equal(cu->n_claims, n_claims + 1);
+	assert_int_equal(qf("SELECT sum(blocks) FROM standings WHERE "
+	    "chain_id = %lld", (long long)cu->id),
+	    qf("SELECT count(*) FROM blocks WHERE chain_id = %lld AND "
+	    "canonical = 1", (long long)cu->id));
+	/* The claim goes as any claim would. */
+	free(cu->claims[--cu->n_claims].h);
+	memset(&cu->claims[cu->n_claims], 0, sizeof(cu->claims[0]));
+}
+
 int
 main(void)
 {
@@ -1300,6 +1349,7 @@ main(void)
 		cmocka_unit_test(test_heaviest),
 		cmocka_unit_test(test_substrate),
 		cmocka_unit_test(test_unsealed),
+		cmocka_unit_test(test_reload),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
