@@ -107,19 +107,19 @@ head_seen(struct chain *ch, int64_t endpoint_id, const struct proto_head *hd,
  */
 void
 sup_chain_head(struct chain *ch, int64_t endpoint_id,
-    const struct proto_head *hd)
+    const struct proto_head *hd, uint64_t now)
 {
 	struct sblock	b, p;
 	int64_t		first_seen;
 	int		inserted;
 
 	if (hd->kind == HEAD_FINALIZED) {
-		final_reported(ch, endpoint_id, &hd->h);
+		final_reported(ch, endpoint_id, &hd->h, now);
 		return;
 	}
 	if ((int64_t)hd->h.number < (int64_t)ch->backfill_from)
 		return;
-	if (!ch->have_best && claim_first_wait(ch, endpoint_id, hd))
+	if (!ch->have_best && claim_first_wait(ch, endpoint_id, hd, now))
 		return;
 	if (ch->have_best && memcmp(hd->h.parent, ch->best_hash, 32) == 0) {
 		/* The usual head: on the best, whose number we know. */
@@ -135,7 +135,7 @@ sup_chain_head(struct chain *ch, int64_t endpoint_id,
 			return;
 		if (!parent && ch->have_best && hd->h.number > 0 &&
 		    (int64_t)hd->h.number - 1 >= (int64_t)ch->backfill_from) {
-			claim_hold(ch, endpoint_id, &hd->h, hd->seen_ms);
+			claim_hold(ch, endpoint_id, &hd->h, hd->seen_ms, now);
 			return;
 		}
 	}
@@ -150,16 +150,16 @@ sup_chain_head(struct chain *ch, int64_t endpoint_id,
 	if (claim_index(ch, endpoint_id) < 0)
 		block_verdict(ch, endpoint_id, CV_AGREES, "connected");
 	if (!ch->have_best || !b.canonical)
-		choice_adopt(ch, &b, endpoint_id);
-	choice_link_up(ch, &b, endpoint_id);
-	claims_sweep(ch);
+		choice_adopt(ch, &b, endpoint_id, now);
+	choice_link_up(ch, &b, endpoint_id, now);
+	claims_sweep(ch, now);
 	store_maybe_flush();
 }
 
 /* A header fetched as catch-up work: by hash for a claim, or by number. */
 void
 sup_chain_fetched(struct chain *ch, int64_t endpoint_id,
-    const struct proto_header *h)
+    const struct proto_header *h, uint64_t now)
 {
 	struct sblock	b, p;
 	int64_t		first_seen;
@@ -170,7 +170,7 @@ sup_chain_fetched(struct chain *ch, int64_t endpoint_id,
 	/* Asked for by hash too (a range answered first): not any more. */
 	queue_drop_parent(ch->id, h->hash);
 	if (claims_parent(ch, h)) {
-		claims_sweep(ch);
+		claims_sweep(ch, now);
 		return;
 	}
 	/*
@@ -187,26 +187,26 @@ sup_chain_fetched(struct chain *ch, int64_t endpoint_id,
 	if (h->number > 0 && block_get(ch, h->parent, &p) &&
 	    block_check_number(ch, endpoint_id, h, &p) == -1)
 		return;
-	block_store(ch, h, endpoint_id, now_wall_ms(), &b, &first_seen);
+	block_store(ch, h, endpoint_id, now, &b, &first_seen);
 	if (!ch->have_best)
-		choice_adopt(ch, &b, endpoint_id);
+		choice_adopt(ch, &b, endpoint_id, now);
 	else
-		choice_link_up(ch, &b, endpoint_id);
+		choice_link_up(ch, &b, endpoint_id, now);
 	/* Above the best, or beside it: what was fetched above links now. */
 	if (!b.canonical && ch->have_best && block_get(ch, b.hash, &b) &&
 	    !b.canonical && h->number > 0 && block_get(ch, h->parent, &p) &&
 	    p.canonical)
-		choice_climb(ch, &b, endpoint_id);
+		choice_climb(ch, &b, endpoint_id, now);
 	/* A branch waiting for this block may switch now. */
 	if (ch->have_pending) {
 		struct sblock tip;
 
 		if (block_get(ch, ch->pending_tip, &tip) && !tip.canonical)
-			choice_adopt(ch, &tip, endpoint_id);
+			choice_adopt(ch, &tip, endpoint_id, now);
 		else
 			ch->have_pending = 0;
 	}
-	claims_sweep(ch);
+	claims_sweep(ch, now);
 }
 
 /* Every tick of the scheduler: bounded work per chain. */
@@ -226,7 +226,7 @@ sup_chains_tick(uint64_t now)
 
 			final_advance(ch);
 			if (ch->final_number != was)
-				final_save_best(ch);
+				final_save_best(ch, now);
 		}
 	}
 }
@@ -234,7 +234,7 @@ sup_chains_tick(uint64_t now)
 /* Difficulty and time of a block, from a state read. */
 void
 sup_chain_state(struct chain *ch, const uint8_t hash[32],
-    const uint8_t *difficulty, int64_t timestamp)
+    const uint8_t *difficulty, int64_t timestamp, uint64_t now)
 {
 	struct sblock	 b;
 	struct u512	 d;
@@ -254,7 +254,7 @@ sup_chain_state(struct chain *ch, const uint8_t hash[32],
 		sqlite3_bind_int64(st, 3, timestamp);
 	if (timestamp >= 0 && (difficulty != NULL || b.has_diff ||
 	    ch->format != FORMAT_QUANTUS))
-		sqlite3_bind_int64(st, 4, (int64_t)now_wall_ms());
+		sqlite3_bind_int64(st, 4, (int64_t)now);
 	sqlite3_bind_int64(st, 5, ch->id);
 	sqlite3_bind_blob(st, 6, hash, 32, SQLITE_TRANSIENT);
 	store_run(st);
@@ -273,7 +273,7 @@ sup_chain_state(struct chain *ch, const uint8_t hash[32],
 		struct sblock tip;
 
 		if (block_get(ch, ch->cand_tip, &tip) && !tip.canonical)
-			choice_adopt(ch, &tip, ch->cand_ep);
+			choice_adopt(ch, &tip, ch->cand_ep, now);
 		else
 			ch->have_cand = 0;
 	}
@@ -281,12 +281,12 @@ sup_chain_state(struct chain *ch, const uint8_t hash[32],
 
 void
 sup_chain_runtime(struct chain *ch, const char *spec_name,
-    uint64_t spec_version, const uint8_t *at, int64_t number)
+    uint64_t spec_version, const uint8_t *at, int64_t number, uint64_t now)
 {
 	sqlite3_stmt	*st;
 
 	st = store_bind(&s_runtime, "iitiii", ch->id, (int64_t)spec_version,
-	    spec_name, number, (int64_t)0, (int64_t)now_wall_ms());
+	    spec_name, number, (int64_t)0, (int64_t)now);
 	if (at == NULL) {
 		sqlite3_bind_null(st, 4);
 		sqlite3_bind_null(st, 5);

@@ -139,13 +139,14 @@ void		 sup_chains_free(void);
 void		 sup_chains_reload(uint64_t now);
 struct chain	*sup_chain_find(const char *);
 void		 sup_chain_head(struct chain *, int64_t endpoint_id,
-		    const struct proto_head *);
+		    const struct proto_head *, uint64_t now);
 void		 sup_chain_fetched(struct chain *, int64_t endpoint_id,
-		    const struct proto_header *);
+		    const struct proto_header *, uint64_t now);
 void		 sup_chain_state(struct chain *, const uint8_t hash[32],
-		    const uint8_t *difficulty, int64_t timestamp);
+		    const uint8_t *difficulty, int64_t timestamp, uint64_t now);
 void		 sup_chain_runtime(struct chain *, const char *spec_name,
-		    uint64_t spec_version, const uint8_t *at, int64_t number);
+		    uint64_t spec_version, const uint8_t *at, int64_t number,
+		    uint64_t now);
 int		 sup_chain_genesis(struct chain *, const uint8_t genesis[32]);
 int		 sup_chain_canonical(struct chain *, const uint8_t hash[32]);
 void		 sup_chains_tick(uint64_t now);

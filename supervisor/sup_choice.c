@@ -66,12 +66,13 @@ link_down(struct chain *ch, struct sblock *b, int64_t *linked_at)
 
 static void
 write_reorg(struct chain *ch, unsigned depth, int64_t ancestor,
-    const uint8_t old_tip[32], const struct sblock *tip, int64_t endpoint_id)
+    const uint8_t old_tip[32], const struct sblock *tip, int64_t endpoint_id,
+    uint64_t now)
 {
 	sqlite3_stmt	*st;
 	char		 ho[24], hn[24], en[CONF_NAME_MAX + 16];
 
-	st = store_bind(&s_reorg, "iiiibbi", ch->id, (int64_t)now_wall_ms(),
+	st = store_bind(&s_reorg, "iiiibbi", ch->id, (int64_t)now,
 	    (int64_t)depth, ancestor, old_tip, tip->hash, endpoint_id);
 	if (endpoint_id <= 0)
 		sqlite3_bind_null(st, 7);
@@ -85,7 +86,8 @@ write_reorg(struct chain *ch, unsigned depth, int64_t ancestor,
 
 /* A stored block that is the parent of a canonical block is canonical. */
 void
-choice_link_up(struct chain *ch, struct sblock *b, int64_t endpoint_id)
+choice_link_up(struct chain *ch, struct sblock *b, int64_t endpoint_id,
+    uint64_t now)
 {
 	struct sblock	child, old;
 	unsigned	displaced = 0;
@@ -105,7 +107,8 @@ choice_link_up(struct chain *ch, struct sblock *b, int64_t endpoint_id)
 	displaced += link_down(ch, b, &linked);
 	/* One reorg, whatever path found it. */
 	if (displaced > 0)
-		write_reorg(ch, displaced, linked, old_hash, b, endpoint_id);
+		write_reorg(ch, displaced, linked, old_hash, b, endpoint_id,
+		    now);
 }
 
 /*
@@ -231,9 +234,8 @@ descends(struct chain *ch, const struct sblock *tip, const uint8_t hash[32],
  */
 static int
 work_waited(struct chain *ch, const struct sblock *tip, int64_t ancestor,
-    int64_t endpoint_id)
+    int64_t endpoint_id, uint64_t now)
 {
-	uint64_t	now = now_wall_ms();
 	int64_t		top = tip->number > ch->best_number ? tip->number :
 			    ch->best_number;
 
@@ -278,7 +280,8 @@ choice_candidate(const struct chain *ch, uint8_t tip[32])
  * whole switch.
  */
 static void
-switch_to(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
+switch_to(struct chain *ch, struct sblock *tip, int64_t endpoint_id,
+    uint64_t now)
 {
 	struct sblock	 old;
 	uint8_t		 old_tip[32];
@@ -301,7 +304,7 @@ switch_to(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
 	ch->have_best = 1;
 	ch->best_number = tip->number;
 	memcpy(ch->best_hash, tip->hash, 32);
-	ch->best_at = now_wall_ms();
+	ch->best_at = now;
 	/*
 	 * The claims held without a best (none was far then) are judged
 	 * against the first, as any claim, whichever way it came.
@@ -316,12 +319,12 @@ switch_to(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
 	}
 	depth += link_down(ch, tip, &linked);
 	if (depth > 0 && had_best)
-		write_reorg(ch, depth, linked, old_tip, tip, endpoint_id);
+		write_reorg(ch, depth, linked, old_tip, tip, endpoint_id, now);
 	if (ch->have_pending && tip->number >= ch->pending_number)
 		ch->have_pending = 0;
-	final_check(ch);
+	final_check(ch, now);
 	final_advance(ch);
-	final_save_best(ch);
+	final_save_best(ch, now);
 }
 
 /*
@@ -332,7 +335,8 @@ switch_to(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
  * transaction and readers never see half of it.
  */
 void
-choice_adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
+choice_adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id,
+    uint64_t now)
 {
 	uint8_t		missing[32];
 	int64_t		missing_number, ancestor;
@@ -341,7 +345,7 @@ choice_adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
 	struct sblock	child;
 
 	if (!ch->have_best) {
-		switch_to(ch, tip, endpoint_id);	/* nothing to link to */
+		switch_to(ch, tip, endpoint_id, now);	/* nothing to link to */
 		return;
 	}
 	if (tip->canonical)
@@ -367,8 +371,9 @@ choice_adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
 		if (tip->number <= ch->best_number)
 			return;
 		block_verdict(ch, endpoint_id, CV_CONTRADICTED, "branch of "
-		    "#%lld %s would replace final block #%lld", (long long)tip->number,
-		    block_short_hash(tip->hash, hb), (long long)ancestor + 1);
+		    "#%lld %s would replace final block #%lld",
+		    (long long)tip->number, block_short_hash(tip->hash, hb),
+		    (long long)ancestor + 1);
 		log_warnx("chain %s: branch of #%lld %s forks at or below "
 		    "#%lld, below finality #%lld: not applied", ch->name,
 		    (long long)tip->number, hb, (long long)ancestor,
@@ -376,7 +381,7 @@ choice_adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
 		return;
 	}
 	is_better = better(ch, tip, ancestor, &unknown);
-	if (unknown && !work_waited(ch, tip, ancestor, endpoint_id))
+	if (unknown && !work_waited(ch, tip, ancestor, endpoint_id, now))
 		return;
 	if (ch->have_cand && memcmp(ch->cand_tip, tip->hash, 32) == 0) {
 		ch->have_cand = 0;
@@ -391,10 +396,10 @@ choice_adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
 	}
 	if (!is_better)
 		return;
-	switch_to(ch, tip, endpoint_id);
+	switch_to(ch, tip, endpoint_id, now);
 	/* Its children, which came while it waited, extend it now. */
 	if (was_cand && block_child(ch, tip->number + 1, tip->hash, &child))
-		choice_climb(ch, &child, endpoint_id);
+		choice_climb(ch, &child, endpoint_id, now);
 }
 
 /*
@@ -403,13 +408,14 @@ choice_adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id)
  * become the best.
  */
 void
-choice_climb(struct chain *ch, const struct sblock *b, int64_t endpoint_id)
+choice_climb(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
+    uint64_t now)
 {
 	struct sblock	cur = *b, c;
 
 	while (block_child(ch, cur.number + 1, cur.hash, &c))
 		cur = c;
-	choice_adopt(ch, &cur, endpoint_id);
+	choice_adopt(ch, &cur, endpoint_id, now);
 }
 
 /*
@@ -425,6 +431,6 @@ choice_tick(struct chain *ch, uint64_t now)
 		return;
 	ch->cand_over = 1;
 	if (block_get(ch, ch->cand_tip, &tip) && !tip.canonical)
-		choice_adopt(ch, &tip, ch->cand_ep);
+		choice_adopt(ch, &tip, ch->cand_ep, now);
 	ch->have_cand = 0;
 }

@@ -90,13 +90,12 @@ claim_head_seen(const struct claim *c)
  * bottom up, and its head may become the best.  1 if the claim is gone.
  */
 static int
-claim_connect(struct chain *ch, size_t i)
+claim_connect(struct chain *ch, size_t i, uint64_t now)
 {
 	struct claim			*c = &ch->claims[i];
 	const struct proto_header	*low = &c->h[c->n - 1];
 	struct sblock			 p, b;
 	int64_t				 ep = c->endpoint_id, first_seen;
-	uint64_t			 now = now_wall_ms();
 
 	if (!block_get(ch, low->parent, &p))
 		return 0;
@@ -111,16 +110,16 @@ claim_connect(struct chain *ch, size_t i)
 	/* A head that connected late is evidence all the same. */
 	claims_against(ch, ep);
 	block_verdict(ch, ep, CV_AGREES, "connected");
-	choice_adopt(ch, &b, ep);
+	choice_adopt(ch, &b, ep, now);
 	return 1;
 }
 
 /* Claims whose lowest header links now are stored. */
 void
-claims_sweep(struct chain *ch)
+claims_sweep(struct chain *ch, uint64_t now)
 {
 	for (size_t i = 0; i < ch->n_claims; )
-		if (!claim_connect(ch, i))
+		if (!claim_connect(ch, i, now))
 			i++;
 }
 
@@ -263,10 +262,10 @@ claims_against(struct chain *ch, int64_t endpoint_id)
  */
 void
 claim_hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h,
-    uint64_t seen_ms)
+    uint64_t seen_ms, uint64_t now)
 {
 	struct claim	*c;
-	uint64_t	 now = now_wall_ms(), since = now;
+	uint64_t	 since = now;
 	int		 i = claim_index(ch, endpoint_id);
 	int64_t		 against[CHAIN_CLAIMS_MAX + 1];
 	unsigned	 n_against = 0;
@@ -356,7 +355,7 @@ by_number(const void *a, const void *b)
  * the highest is the best, and the chain below comes in ranges.
  */
 static void
-first_best(struct chain *ch, size_t i, int j, const char *why)
+first_best(struct chain *ch, size_t i, int j, const char *why, uint64_t now)
 {
 	const struct claim	*two[2] = { &ch->claims[i],
 				    j >= 0 ? &ch->claims[j] : NULL };
@@ -364,7 +363,6 @@ first_best(struct chain *ch, size_t i, int j, const char *why)
 	struct sblock		 p, b, top;
 	int64_t			 first_seen, eps[2];
 	size_t			 n = 0;
-	uint64_t		 now = now_wall_ms();
 	int			 have_top = 0;
 	char			 hb[24];
 
@@ -404,12 +402,12 @@ first_best(struct chain *ch, size_t i, int j, const char *why)
 	if (have_top) {
 		log_info("chain %s: first head #%lld %s: %s", ch->name,
 		    (long long)top.number, block_short_hash(top.hash, hb), why);
-		choice_adopt(ch, &top, eps[0]);
+		choice_adopt(ch, &top, eps[0], now);
 		/* Its endpoints' heads connected: against the far claims. */
 		claims_against(ch, eps[0]);
 		claims_against(ch, eps[1]);
 	}
-	claims_sweep(ch);
+	claims_sweep(ch, now);
 }
 
 /*
@@ -421,21 +419,21 @@ first_best(struct chain *ch, size_t i, int j, const char *why)
  */
 int
 claim_first_wait(struct chain *ch, int64_t endpoint_id,
-    const struct proto_head *hd)
+    const struct proto_head *hd, uint64_t now)
 {
 	const struct proto_header	*h = &hd->h;
 	int				 i;
 
 	if (ch->n_endpoints < 2)
 		return 0;
-	claim_hold(ch, endpoint_id, h, hd->seen_ms);
+	claim_hold(ch, endpoint_id, h, hd->seen_ms, now);
 	if ((i = claim_index(ch, endpoint_id)) < 0)
 		return 1;
 	for (size_t j = 0; j < ch->n_claims; j++)
 		if (j != (size_t)i && claims_agree(&ch->claims[i],
 		    &ch->claims[j])) {
 			first_best(ch, (size_t)i, (int)j,
-			    "two endpoints agree on it");
+			    "two endpoints agree on it", now);
 			break;
 		}
 	return 1;
@@ -459,7 +457,7 @@ first_tick(struct chain *ch, uint64_t now)
 	char		hb[24], en[CONF_NAME_MAX + 16];
 
 	if (ch->n_claims == 1 && now >= ch->claims[0].since + wait) {
-		first_best(ch, 0, -1, "the only endpoint heard");
+		first_best(ch, 0, -1, "the only endpoint heard", now);
 		return;
 	}
 	if (ch->n_claims < 2)
@@ -489,7 +487,7 @@ first_tick(struct chain *ch, uint64_t now)
 	    block_short_hash(ch->claims[k].h[0].hash, hb),
 	    block_ep_name(ch->claims[k].endpoint_id, en), ch->claims[k].steps,
 	    ch->claims[k].steps == 1 ? "" : "s");
-	first_best(ch, k, -1, "its ancestry resolved furthest");
+	first_best(ch, k, -1, "its ancestry resolved furthest", now);
 }
 
 /* A header fetched by hash for claims: 1 if one waited for it. */

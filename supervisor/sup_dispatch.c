@@ -79,7 +79,8 @@ dispatch_info(struct worker *w, const struct proto_info *in)
 		sched_health(w, act);
 		return;
 	}
-	sup_chain_runtime(ch, in->spec_name, in->spec_version, NULL, 0);
+	sup_chain_runtime(ch, in->spec_name, in->spec_version, NULL, 0,
+	    now_wall_ms());
 	sched_health(w, health_facts(w->ep, in->chain));
 	sched_kick();
 }
@@ -96,6 +97,7 @@ dispatch_answer(struct worker *w, const struct msg *m, char *err,
 	struct sched_answer	a;
 	char			why[EP_REASON_MAX];
 	int			r;
+	uint64_t		now = now_wall_ms();
 
 	if ((r = sched_answer(w, m, &a, err, errlen)) <= 0)
 		return r;
@@ -107,19 +109,20 @@ dispatch_answer(struct worker *w, const struct msg *m, char *err,
 		for (size_t i = 0; i < a.headers->n; i++)
 			if (a.headers->items[i].outcome == OUTCOME_OK)
 				sup_chain_fetched(a.ch, a.endpoint_id,
-				    &a.headers->items[i].h);
+				    &a.headers->items[i].h, now);
 		break;
 	case K_STATE:
 		for (size_t i = 0; i < a.n; i++)
 			sup_chain_state(a.ch, a.hashes[i], a.difficulty[i],
-			    a.timestamp[i]);
+			    a.timestamp[i], now);
 		break;
 	case K_RUNTIME:
 		if (!a.settles)
 			break;
 		if (a.done)
 			sup_chain_runtime(a.ch, a.runtime->spec_name,
-			    a.runtime->spec_version, a.hashes[0], a.number);
+			    a.runtime->spec_version, a.hashes[0], a.number,
+			    now);
 		else if (!sup_chain_canonical(a.ch, a.hashes[0]))
 			a.done = 1;	/* left the chain: nothing owed */
 		break;
@@ -200,7 +203,7 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 		 * scheduler's sched_verdicts. */
 		best = ch->best_number;
 		memcpy(best_hash, ch->best_hash, 32);
-		sup_chain_head(ch, w->ep->id, &u.head);
+		sup_chain_head(ch, w->ep->id, &u.head, now_wall_ms());
 		sup_forks_head(w->ep->id, &u.head);
 		/*
 		 * A new best commits now, not with the batch: its state read

@@ -117,26 +117,26 @@ final_advance(struct chain *ch)
 }
 
 void
-final_save_best(struct chain *ch)
+final_save_best(struct chain *ch, uint64_t now)
 {
 	sqlite3_stmt	*st;
 
 	st = store_bind(&s_chain_best, "ibiii", ch->best_number, ch->best_hash,
-	    ch->final_number, (int64_t)now_wall_ms(), ch->id);
+	    ch->final_number, (int64_t)now, ch->id);
 	if (ch->final_number < 0)
 		sqlite3_bind_null(st, 3);	/* nothing final yet */
 	store_run(st);
 }
 
 static void
-final_accept(struct chain *ch, int64_t number)
+final_accept(struct chain *ch, int64_t number, uint64_t now)
 {
 	if (number > ch->finalized_reported)
 		ch->finalized_reported = number;
 	ch->have_final_claim = 0;
 	if (ch->have_best) {
 		final_advance(ch);
-		final_save_best(ch);
+		final_save_best(ch, now);
 	}
 }
 
@@ -157,7 +157,7 @@ final_contradicted(struct chain *ch, int64_t endpoint_id,
 
 /* A finalized head waiting for its block: is it ours now? */
 void
-final_check(struct chain *ch)
+final_check(struct chain *ch, uint64_t now)
 {
 	struct sblock	b;
 
@@ -165,7 +165,7 @@ final_check(struct chain *ch)
 		return;
 	ch->have_final_claim = 0;
 	if (block_get(ch, ch->final_claim, &b) && b.canonical)
-		final_accept(ch, b.number);
+		final_accept(ch, b.number, now);
 	else if (block_at(ch, ch->final_claim_number, &b))
 		final_contradicted(ch, ch->final_claim_ep, ch->final_claim,
 		    ch->final_claim_number);
@@ -180,7 +180,7 @@ final_check(struct chain *ch)
  */
 void
 final_reported(struct chain *ch, int64_t endpoint_id,
-    const struct proto_header *h)
+    const struct proto_header *h, uint64_t now)
 {
 	struct sblock	b;
 	int64_t		number = (int64_t)h->number;
@@ -189,7 +189,7 @@ final_reported(struct chain *ch, int64_t endpoint_id,
 		return;
 	if (block_get(ch, h->hash, &b) && b.canonical) {
 		if (number > ch->finalized_reported)
-			final_accept(ch, number);
+			final_accept(ch, number, now);
 	} else if (block_at(ch, number, &b) || number <= ch->final_number)
 		final_contradicted(ch, endpoint_id, h->hash, number);
 	else if (number > ch->finalized_reported) {

@@ -11,9 +11,9 @@
 struct chain;
 
 void		 final_advance(struct chain *);
-void		 final_save_best(struct chain *);
-void		 final_check(struct chain *);
+void		 final_save_best(struct chain *, uint64_t now);
+void		 final_check(struct chain *, uint64_t now);
 void		 final_reported(struct chain *, int64_t endpoint_id,
-		    const struct proto_header *);
+		    const struct proto_header *, uint64_t now);
 
 #endif

@@ -34,6 +34,11 @@ static struct chain	*clate;		/* two endpoints: a parent comes late */
 static struct chain	*cn;		/* substrate, for unsealed blocks */
 static struct chain	*csy, *c1, *cf, *cg, *cpair; /* far heads */
 static sqlite3		*ro;	/* a second connection, as the CLI would */
+/*
+ * The tests' clock (wall ms): the chain's policy reads no clock of its
+ * own, so time passes only when a test moves this.
+ */
+static uint64_t		 clk = UINT64_C(1767225600000);	/* 2026-01-01 */
 
 /* Block n of branch b: its hash names both, its parent is (b, n - 1). */
 static void
@@ -66,7 +71,7 @@ head(int branch, int64_t n, int parent_branch, int miner)
 	hd.kind = HEAD_NEW;
 	hd.seen_ms = 1000 + (uint64_t)n;
 	mkheader(&hd.h, branch, n, parent_branch, miner);
-	sup_chain_head(ch, 0, &hd);
+	sup_chain_head(ch, 0, &hd, clk);
 }
 
 /* A header fetched as catch-up work. */
@@ -76,7 +81,7 @@ fetched(int branch, int64_t n, int parent_branch, int miner)
 	struct proto_header	h;
 
 	mkheader(&h, branch, n, parent_branch, miner);
-	sup_chain_fetched(ch, 0, &h);
+	sup_chain_fetched(ch, 0, &h, clk);
 }
 
 static int64_t
@@ -122,7 +127,7 @@ work(int branch, int64_t n, uint64_t diff)
 	mkhash(h, branch, n);
 	memset(d, 0, sizeof(d));
 	memcpy(d, &diff, sizeof(diff));
-	sup_chain_state(ch, h, d, 1700000000000LL + n);
+	sup_chain_state(ch, h, d, 1700000000000LL + n, clk);
 }
 
 static int
@@ -176,7 +181,7 @@ setup(void **state)
 	assert_int_equal(sqlite3_open_v2("file:chaintest?mode=memory&"
 	    "cache=shared", &ro, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL),
 	    SQLITE_OK);
-	sup_chains_load(conf, now_wall_ms());
+	sup_chains_load(conf, clk);
 	queue_init();
 	ch = sup_chain_find("t");
 	cu = sup_chain_find("u");
@@ -388,9 +393,9 @@ hdm(struct chain *c, int64_t ep, int branch, int64_t n, int parent_branch,
 
 	memset(&h, 0, sizeof(h));
 	h.kind = HEAD_NEW;
-	h.seen_ms = now_wall_ms();
+	h.seen_ms = clk;
 	mkheader(&h.h, branch, n, parent_branch, miner);
-	sup_chain_head(c, ep, &h);
+	sup_chain_head(c, ep, &h, clk);
 }
 
 static void
@@ -405,7 +410,7 @@ fx(struct chain *c, int64_t ep, int branch, int64_t n, int parent_branch)
 	struct proto_header	h;
 
 	mkheader(&h, branch, n, parent_branch, 9);
-	sup_chain_fetched(c, ep, &h);
+	sup_chain_fetched(c, ep, &h, clk);
 }
 
 static void
@@ -416,7 +421,7 @@ fwork(struct chain *c, int branch, int64_t n, uint64_t diff)
 	mkhash(h, branch, n);
 	memset(d, 0, sizeof(d));
 	memcpy(d, &diff, sizeof(diff));
-	sup_chain_state(c, h, d, 1700000000000LL + n);
+	sup_chain_state(c, h, d, 1700000000000LL + n, clk);
 }
 
 /* Is the canonical set of c one chain, from its lowest block to best? */
@@ -455,7 +460,7 @@ serve_parents(struct chain *c, int64_t ep, int branch, int64_t fork,
 		    (long long)id);
 		assert_int_equal(qf("SELECT substr(block_hash, 1, 1) = x'%02x' "
 		    "FROM queue WHERE id = %lld", branch, (long long)id), 1);
-		queue_lease(id, ep, now_wall_ms() + 1000);	/* as asked */
+		queue_lease(id, ep, clk + 1000);	/* as asked */
 		fx(c, ep, branch, n, n - 1 == fork ? base : branch);
 		queue_done(id);
 		assert_chain(c);
@@ -481,7 +486,7 @@ serve_ranges(struct chain *c, int64_t ep, int branch)
 		    (long long)id);
 		to = qf("SELECT range_to FROM queue WHERE id = %lld",
 		    (long long)id);
-		queue_lease(id, ep, now_wall_ms() + 1000);
+		queue_lease(id, ep, clk + 1000);
 		for (int64_t n = from; n <= to; n++, served++)
 			fx(c, ep, branch, n, branch);
 		queue_done(id);		/* after, as the scheduler settles */
@@ -505,7 +510,7 @@ test_hole(void **state)
 	    0);
 	assert_int_equal(q("SELECT count(*) FROM queue WHERE kind = 'parent' "
 	    "AND block_number = 199"), 1);
-	sup_chains_tick(now_wall_ms());
+	sup_chains_tick(clk);
 	assert_int_equal(q("SELECT min(range_from) FROM queue WHERE "
 	    "kind = 'headers'"), 132);
 	assert_int_equal(q("SELECT max(range_to) FROM queue WHERE "
@@ -514,7 +519,7 @@ test_hole(void **state)
 	    "WHERE kind = 'headers'"), 68);
 	/* The same head again, and the clock again, add nothing. */
 	head(5, 200, 5, 6);
-	sup_chains_tick(now_wall_ms());
+	sup_chains_tick(clk);
 	assert_int_equal(q("SELECT count(*) FROM queue WHERE kind IN "
 	    "('parent', 'headers') AND coalesce(block_number, range_to) > 131"),
 	    2);
@@ -546,7 +551,7 @@ test_far_head(void **state)
 	store_run(store_bind(&s_ep_add, "iit", (int64_t)2, cu->id, "a2"));
 	hd(cu, 1, 1, 1000, 1);
 	assert_int_equal(cu->best_number, 1000);
-	sup_chains_tick(now_wall_ms());
+	sup_chains_tick(clk);
 	assert_int_equal(qf("SELECT sum(range_to - range_from + 1) FROM queue "
 	    "WHERE chain_id = %lld AND kind = 'headers'", (long long)cu->id),
 	    100);	/* backfill_from = 900 */
@@ -566,7 +571,7 @@ test_far_head(void **state)
 	 * first.
 	 */
 	hd(cu, 2, 7, 1010 + 1000000000LL, 7);
-	now = now_wall_ms();
+	now = clk;
 	sup_chains_tick(now);
 	sup_chains_tick(now + 5000);
 	hd(cu, 2, 1, 1010, 1);
@@ -604,13 +609,13 @@ test_unresolvable_parent(void **state)
 	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld "
 	    "AND substr(hash, 1, 1) = x'08'", (long long)cu->id), 0);
 	assert_int_equal(verdicts(2, CV_CONTRADICTED), 0);
-	sup_chains_tick(now_wall_ms() + 11000);
+	sup_chains_tick(clk + 11000);
 	assert_int_equal(verdicts(2, CV_CONTRADICTED), 1);
 	assert_non_null(strstr(reason, "head #1110 0x08000000"));
 	assert_int_equal(cu->n_claims, 0);
 	assert_int_equal(cu->best_number, 1010);
 	/* The queue is left with nothing for it either. */
-	sup_chains_tick(now_wall_ms());
+	sup_chains_tick(clk);
 	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld "
 	    "AND kind IN ('headers', 'parent')", (long long)cu->id), 0);
 }
@@ -625,10 +630,10 @@ test_bad_number(void **state)
 	/* A head on the best, fifty ahead. */
 	memset(&h, 0, sizeof(h));
 	h.kind = HEAD_NEW;
-	h.seen_ms = now_wall_ms();
+	h.seen_ms = clk;
 	mkheader(&h.h, 3, 1061, 3, 9);
 	mkhash(h.h.parent, 1, 1010);
-	sup_chain_head(cu, 2, &h);
+	sup_chain_head(cu, 2, &h, clk);
 	assert_int_equal(verdicts(2, CV_CONTRADICTED), 1);
 	assert_string_equal(reason, "header #1061 0x03000000... is not its "
 	    "parent's + 1 (#1010)");
@@ -640,7 +645,7 @@ test_bad_number(void **state)
 	hd(cu, 2, 3, 1013, 3);
 	mkheader(&p, 3, 1005, 1, 9);
 	mkhash(p.hash, 3, 1012);	/* the hash asked for */
-	sup_chain_fetched(cu, 2, &p);
+	sup_chain_fetched(cu, 2, &p, clk);
 	assert_int_equal(verdicts(2, CV_CONTRADICTED), 1);
 	assert_non_null(strstr(reason, "is not its parent's + 1 (#1005)"));
 	assert_int_equal(cu->n_claims, 0);
@@ -654,28 +659,28 @@ test_bad_number(void **state)
 static void
 test_gap_windows(void **state)
 {
-	cu->best_at = now_wall_ms() - 2000 * 1000;	/* 2000 s ago */
+	clk += 2000 * 1000;	/* 2000 s pass: the best is that old */
 	hd(cu, 1, 1, 6010, 1);
 	assert_int_equal(cu->n_claims, 1);
-	sup_chains_tick(now_wall_ms());
+	sup_chains_tick(clk);
 	assert_int_equal(qf("SELECT max(range_to) FROM queue WHERE chain_id = "
 	    "%lld AND kind = 'headers'", (long long)cu->id), 3010);
 	assert_int_equal(qf("SELECT sum(range_to - range_from + 1) FROM queue "
 	    "WHERE chain_id = %lld AND kind = 'headers'", (long long)cu->id),
 	    CHAIN_WINDOW);
-	sup_chains_tick(now_wall_ms());		/* nothing more */
+	sup_chains_tick(clk);		/* nothing more */
 	assert_int_equal(qf("SELECT sum(range_to - range_from + 1) FROM queue "
 	    "WHERE chain_id = %lld AND kind = 'headers'", (long long)cu->id),
 	    CHAIN_WINDOW);
 	assert_int_equal(serve_ranges(cu, 1, 1), CHAIN_WINDOW);
 	assert_int_equal(cu->best_number, 3010);
 	assert_chain(cu);
-	sup_chains_tick(now_wall_ms());
+	sup_chains_tick(clk);
 	assert_int_equal(qf("SELECT max(range_to) FROM queue WHERE chain_id = "
 	    "%lld AND kind = 'headers'", (long long)cu->id), 5010);
 	assert_int_equal(serve_ranges(cu, 1, 1), CHAIN_WINDOW);
 	assert_int_equal(cu->best_number, 5010);
-	sup_chains_tick(now_wall_ms());
+	sup_chains_tick(clk);
 	assert_int_equal(qf("SELECT max(range_to) FROM queue WHERE chain_id = "
 	    "%lld AND kind = 'headers'", (long long)cu->id), 6009);
 	/* The last range holds the claim's parent: it connects. */
@@ -708,9 +713,9 @@ test_deep_reorg(void **state)
 	assert_int_equal(qf("SELECT count(*) > 0 FROM queue WHERE chain_id = "
 	    "%lld AND kind = 'state' AND 6011 BETWEEN range_from AND range_to",
 	    (long long)cu->id), 1);
-	sup_chains_tick(now_wall_ms() + 1000);
+	sup_chains_tick(clk + 1000);
 	assert_int_equal(cu->best_number, 6010);
-	sup_chains_tick(now_wall_ms() + 2500);
+	sup_chains_tick(clk + 2500);
 	assert_int_equal(cu->best_number, 6011);
 	assert_int_equal(qf("SELECT substr(hash, 1, 1) = x'02' FROM blocks "
 	    "WHERE chain_id = %lld AND number = 6011 AND canonical = 1",
@@ -770,7 +775,7 @@ test_first_head_reorged(void **state)
 	hd(cr, 1, 2, 301, 2);
 	assert_int_equal(serve_parents(cr, 1, 2, 297, 1, 3), 3);
 	assert_int_equal(cr->best_number, 300);
-	sup_chains_tick(now_wall_ms());
+	sup_chains_tick(clk);
 	/* The gap, from an endpoint on branch 2. */
 	while ((id = qf("SELECT id FROM queue WHERE chain_id = %lld AND kind = "
 	    "'headers' ORDER BY range_to DESC", (long long)cr->id)) >= 0) {
@@ -778,7 +783,7 @@ test_first_head_reorged(void **state)
 		    (long long)id);
 		to = qf("SELECT range_to FROM queue WHERE id = %lld",
 		    (long long)id);
-		queue_lease(id, 1, now_wall_ms() + 1000);
+		queue_lease(id, 1, clk + 1000);
 		for (int64_t n = from; n <= to; n++)
 			fx(cr, 1, n <= 297 ? 1 : 2, n, n <= 298 ? 1 : 2);
 		queue_done(id);
@@ -809,7 +814,7 @@ test_first_head_agreed(void **state)
 {
 	hd(c2, 1, 9, 1000000000, 9);		/* a forgery, first */
 	hd(c2, 2, 1, 300, 1);
-	sup_chains_tick(now_wall_ms() + 5000);
+	sup_chains_tick(clk + 5000);
 	assert_int_equal(c2->have_best, 0);
 	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld",
 	    (long long)c2->id), 0);
@@ -832,9 +837,9 @@ test_first_head_agreed(void **state)
 	assert_chain(c2);
 	/* Alone: believed after 2 block times (1 s blocks: 2 s). */
 	hd(cl, 1, 1, 50, 1);
-	sup_chains_tick(now_wall_ms() + 1000);
+	sup_chains_tick(clk + 1000);
 	assert_int_equal(cl->have_best, 0);
-	sup_chains_tick(now_wall_ms() + 2500);
+	sup_chains_tick(clk + 2500);
 	assert_int_equal(cl->have_best, 1);
 	assert_int_equal(cl->best_number, 50);
 	drain();
@@ -848,14 +853,14 @@ test_first_head_agreed(void **state)
 	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld "
 	    "AND kind = 'parent'", (long long)cd->id), 2);
 	fx(cd, 2, 1, 299, 1);			/* 300's parent, by hash */
-	sup_chains_tick(now_wall_ms() + 9000);
+	sup_chains_tick(clk + 9000);
 	assert_int_equal(cd->have_best, 0);
-	sup_chains_tick(now_wall_ms() + 10500);
+	sup_chains_tick(clk + 10500);
 	assert_int_equal(cd->have_best, 1);
 	assert_int_equal(cd->best_number, 300);
 	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld "
 	    "AND canonical = 1", (long long)cd->id), 2);
-	sup_chains_tick(now_wall_ms() + 30000);
+	sup_chains_tick(clk + 30000);
 	assert_int_equal(verdicts(1, CV_CONTRADICTED), 1);
 	assert_non_null(strstr(reason, "never connected"));
 	assert_int_equal(cd->best_number, 300);
@@ -891,7 +896,7 @@ test_first_parent_late(void **state)
 	assert_int_equal(clate->n_claims, 1);
 	assert_int_equal(clate->claims[0].far, 1);
 	/* The best moves on; nothing is queued up to the forgery. */
-	now = now_wall_ms();
+	now = clk;
 	for (int64_t n = 303; n <= 320; n++) {
 		hd(clate, 1, 3, n, 3);
 		sup_chains_tick(now + (uint64_t)(n - 302) * 1000);
@@ -918,7 +923,7 @@ serve_all(struct chain *c, int64_t ep, uint64_t now)
 			int64_t n = qf("SELECT block_number FROM queue WHERE "
 			    "id = %lld", (long long)id);
 
-			queue_lease(id, ep, now_wall_ms() + 1000);
+			queue_lease(id, ep, clk + 1000);
 			fx(c, ep, 1, n, 1);
 			queue_done(id);
 		}
@@ -955,7 +960,7 @@ test_far_synced(void **state)
 	hd(csy, 31, 1, 3001, 1);
 	hd(csy, 31, 1, 3002, 1);
 	/* Against it so far: the two, whose heads connect. */
-	now = now_wall_ms();
+	now = clk;
 	sup_chains_tick(now + 11000);
 	assert_int_equal(verdicts(31, CV_CONTRADICTED), 1);
 	assert_non_null(strstr(reason, "never connected"));
@@ -971,11 +976,11 @@ test_far_synced(void **state)
 	assert_int_equal(csy->n_claims, 3);
 	for (size_t i = 0; i < csy->n_claims; i++)
 		assert_int_equal(csy->claims[i].far, 0);
-	assert_true(window_reach(csy, now_wall_ms()) >= 3004 + 100);
-	sup_chains_tick(now_wall_ms());
+	assert_true(window_reach(csy, clk) >= 3004 + 100);
+	sup_chains_tick(clk);
 	assert_true(qf("SELECT count(*) FROM queue WHERE chain_id = %lld AND "
 	    "kind = 'headers' AND range_from > 503", (long long)csy->id) > 0);
-	serve_all(csy, 32, now_wall_ms());
+	serve_all(csy, 32, clk);
 	assert_int_equal(csy->best_number, 3005);
 	assert_int_equal(csy->n_claims, 0);
 	assert_int_equal(verdicts(31, CV_CONTRADICTED) +
@@ -1006,7 +1011,7 @@ test_far_outlasted(void **state)
 	hd(c1, 41, 1, 4000, 1);
 	hd(c1, 41, 1, 4001, 1);
 	assert_int_equal(c1->claims[0].far, 1);
-	now = now_wall_ms();
+	now = clk;
 	sup_chains_tick(now + 5000);
 	assert_int_equal(c1->claims[0].far, 1);
 	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld "
@@ -1034,7 +1039,7 @@ test_far_unbelieved(void **state)
 	store_run(store_bind(&s_ep_add, "iit", (int64_t)51, cf->id, "f1"));
 	hd(cf, 51, 1, 500, 1);
 	hd(cf, 51, 1, 501, 1);
-	now = now_wall_ms();
+	now = clk;
 	reach = window_reach(cf, now);
 	assert_true(reach < 5000);
 	hd(cf, 51, 1, 5000, 1);
@@ -1085,7 +1090,7 @@ test_far_against_late(void **state)
 	hd(cg, 61, 1, 505, 1);
 	hd(cg, 62, 1, 505, 1);
 	assert_int_equal(cg->n_claims, 3);
-	now = now_wall_ms();
+	now = clk;
 	sup_chains_tick(now);
 	serve_ranges(cg, 61, 1);
 	assert_int_equal(cg->best_number, 505);
@@ -1111,7 +1116,7 @@ test_far_pair_forged(void **state)
 	for (int64_t ep = 71; ep <= 73; ep++)
 		hd(cpair, ep, 1, 500, 1);
 	assert_int_equal(cpair->best_number, 500);
-	now = now_wall_ms();
+	now = clk;
 	hd(cpair, 71, 7, 5000, 7);
 	hd(cpair, 72, 7, 5000, 7);
 	assert_int_equal(cpair->n_claims, 2);
@@ -1188,25 +1193,25 @@ test_substrate(void **state)
 	memset(&f, 0, sizeof(f));
 	f.kind = HEAD_FINALIZED;
 	mkheader(&f.h, 1, 5, 1, 9);
-	sup_chain_head(cs, 1, &f);
+	sup_chain_head(cs, 1, &f, clk);
 	assert_int_equal(cs->final_number, 5);
 	/* Off the chain: a block at 7 that is not ours. */
 	mkheader(&f.h, 2, 7, 2, 9);
-	sup_chain_head(cs, 2, &f);
+	sup_chain_head(cs, 2, &f, clk);
 	assert_int_equal(verdicts(2, CV_CONTRADICTED), 1);
 	assert_string_equal(reason, "finalized #7 0x02000000... is not on the "
 	    "canonical chain");
 	assert_int_equal(cs->final_number, 5);
 	/* Above our best: it waits for its block. */
 	mkheader(&f.h, 1, 12, 1, 9);
-	sup_chain_head(cs, 1, &f);
+	sup_chain_head(cs, 1, &f, clk);
 	assert_int_equal(cs->final_number, 5);
 	hd(cs, 1, 1, 11, 1);
 	hd(cs, 1, 1, 12, 1);
 	assert_int_equal(cs->final_number, 12);
 	/* Below what is final, a sibling is still a contradiction. */
 	mkheader(&f.h, 4, 9, 1, 9);
-	sup_chain_head(cs, 2, &f);
+	sup_chain_head(cs, 2, &f, clk);
 	assert_int_equal(verdicts(2, CV_CONTRADICTED), 1);
 	assert_int_equal(cs->final_number, 12);
 	/* Longest: a branch after 12, one block longer, wins. */
@@ -1303,7 +1308,7 @@ test_reload(void **state)
 		c->n = 1;
 		c->h[0].number = (uint64_t)best + 50;
 	}
-	sup_chains_reload(now_wall_ms());
+	sup_chains_reload(clk);
 	assert_int_equal(cu->best_number, best);
 	assert_int_equal(cu->final_number, final);
 	assert_int_equal(cu->have_best, 1);
