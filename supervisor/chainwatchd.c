@@ -260,7 +260,7 @@ store_rolled_back(void)
 static void
 store_resumed(void)
 {
-	sup_backlog_resume();
+	sup_spawn_resume();
 	sched_kick();
 }
 
@@ -397,7 +397,7 @@ main(int argc, char *argv[])
 		pidfile_remove();
 		exit(CW_EXIT_SYSTEM);
 	}
-	sup_synchronous(conf->daemon.synchronous);
+	sup_reload_synchronous(conf->daemon.synchronous);
 	store_set_precommit(precommit);
 	store_set_hooks(store_rolled_back, store_resumed);
 	store_set_reserve(conf->daemon.store_reserve);

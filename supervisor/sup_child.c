@@ -153,7 +153,7 @@ child_event(struct child *c, enum cevent ev)
 		log_warnx("%s: %s", c->tag, c->ops->parked);
 	}
 	if (act & CA_SCHEDULE) {
-		uint64_t delay = sup_spawn_delay(&c->fsm, now);
+		uint64_t delay = sup_fsm_delay(&c->fsm, now);
 
 		/* At shutdown nothing is respawned: CE_STOP frees it. */
 		if (sup_stopping)

@@ -31,7 +31,7 @@
  *   last_spawn served a while: fails := 0 first, so that its backoff starts
  *   afresh.  Then fails++ and restarts++.  A clock that steps back stands
  *   still: the child lived no time.
- *   The respawn delay (sup_spawn_delay) is the backoff of fails, but never
+ *   The respawn delay (sup_fsm_delay) is the backoff of fails, but never
  *   two spawns within SPAWN_MIN_GAP_MS.
  */
 #include "config.h"
@@ -198,7 +198,7 @@ sup_backoff_ms(unsigned fails)
 
 /* Never two spawns of one child within SPAWN_MIN_GAP_MS (s6's rule). */
 uint64_t
-sup_spawn_delay(const struct cfsm *f, uint64_t now)
+sup_fsm_delay(const struct cfsm *f, uint64_t now)
 {
 	uint64_t	delay = sup_backoff_ms(f->fails);
 	uint64_t	lived = fsm_lived(f, now);

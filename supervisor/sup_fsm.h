@@ -35,7 +35,7 @@ enum cevent {
 
 /* Actions a transition asks of its driver. */
 #define CA_SPAWN	0x01
-#define CA_SCHEDULE	0x02	/* arm the spawn timer: sup_spawn_delay() */
+#define CA_SCHEDULE	0x02	/* arm the spawn timer: sup_fsm_delay() */
 #define CA_TERM		0x04	/* SIGTERM, arm the grace timer */
 #define CA_KILL		0x08	/* SIGKILL */
 #define CA_FREE		0x10
@@ -60,6 +60,6 @@ const char	*sup_cevent_name(enum cevent);
 #define HEARTBEATS_MISSED	3
 
 uint64_t	sup_backoff_ms(unsigned fails);
-uint64_t	sup_spawn_delay(const struct cfsm *, uint64_t now);
+uint64_t	sup_fsm_delay(const struct cfsm *, uint64_t now);
 
 #endif

@@ -89,7 +89,7 @@ mproc_args(struct mproc *m, const struct conf *conf)
 static void __attribute__((noreturn))
 mproc_exec(struct mproc *m)
 {
-	sup_child_reset(STDERR_FILENO);
+	sup_spawn_child_fds(STDERR_FILENO);
 	execv(m->argv[0], m->argv);
 	log_warn("metrics: exec %s", m->argv[0]);
 	_exit(CW_EXIT_SETUP);

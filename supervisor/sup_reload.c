@@ -76,7 +76,7 @@ restart_key(struct reload_result *r, const char *key, char *new,
  * say what the connection reads back: a live change, no restart needed.
  */
 void
-sup_synchronous(unsigned full)
+sup_reload_synchronous(unsigned full)
 {
 	static const char *const names[] = { "off", "normal", "full",
 	    "extra" };
@@ -139,7 +139,7 @@ sup_reload(struct reload_result *r)
 	if (conf->daemon.synchronous != sup_conf->daemon.synchronous) {
 		log_info("synchronous changed to %s: applied to the open "
 		    "database", conf->daemon.synchronous ? "full" : "normal");
-		sup_synchronous(conf->daemon.synchronous);
+		sup_reload_synchronous(conf->daemon.synchronous);
 	}
 	level = (enum log_level)conf->daemon.log_level;
 	if (!sup_verbose)

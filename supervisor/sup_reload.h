@@ -18,6 +18,6 @@ struct reload_result {
 void		 sup_reload(struct reload_result *);
 void		 sup_reload_result_free(struct reload_result *);
 /* `synchronous` (0 normal, 1 full) on the open store, read back. */
-void		 sup_synchronous(unsigned);
+void		 sup_reload_synchronous(unsigned);
 
 #endif

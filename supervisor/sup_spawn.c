@@ -168,7 +168,7 @@ timer_arm(struct worker *w, uint64_t ms)
  * daemon's sockets and files open, nor inherit its blocked signals.
  */
 void
-sup_child_reset(int last)
+sup_spawn_child_fds(int last)
 {
 	sigset_t	 set;
 
@@ -205,7 +205,7 @@ worker_exec(struct worker *w, int fd)
 			_exit(CW_EXIT_SYSTEM);
 	} else if (dup2(fd, MSG_FD) == -1)
 		_exit(CW_EXIT_SYSTEM);
-	sup_child_reset(MSG_FD);
+	sup_spawn_child_fds(MSG_FD);
 	argv[0] = "chainwatch-worker";
 	argv[1] = w->name;
 	argv[2] = NULL;
@@ -357,7 +357,7 @@ drain_cb(struct ev_loop *loop, ev_timer *t, int revents)
 	for (int i = 0; i < DRAIN_SLICE && !backlog_empty() &&
 	    now_mono_ms() - t0 < DRAIN_SLICE_MS; i++) {
 		if (!store_ready())
-			return;		/* sup_backlog_resume() comes again */
+			return;		/* sup_spawn_resume() comes again */
 		m = backlog_pop();
 		(void)worker_msg((struct worker *)m->owner, m->data,
 		    (long)m->len);
@@ -386,7 +386,7 @@ drain_soon(void)
 
 /* The store can be written again: what waited goes in first. */
 void
-sup_backlog_resume(void)
+sup_spawn_resume(void)
 {
 	if (backlog_empty()) {
 		reading_set(0);

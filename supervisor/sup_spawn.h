@@ -48,11 +48,11 @@ void		 sup_worker_config(const struct conf *,
 		    void **, size_t *);
 void		 sup_stop_all(void);
 /* The store takes writes again: the backlog is dispatched, in slices. */
-void		 sup_backlog_resume(void);
+void		 sup_spawn_resume(void);
 /*
  * In a child between fork and exec: close every descriptor above last,
  * and give the program a clean signal state.
  */
-void		 sup_child_reset(int last);
+void		 sup_spawn_child_fds(int last);
 
 #endif

@@ -112,7 +112,7 @@ test_life(void **state)
 	uint64_t	t = T0;
 
 	step(&f, CE_START, t, CS_IDLE, CA_SCHEDULE);
-	assert_int_equal(sup_spawn_delay(&f, t), 0);
+	assert_int_equal(sup_fsm_delay(&f, t), 0);
 	step(&f, CE_SPAWN_DUE, t, CS_STARTING, CA_SPAWN);
 	assert_int_equal(f.last_spawn, t);
 	step(&f, CE_HELLO, t += 100, CS_RUNNING, 0);
@@ -147,10 +147,10 @@ test_spawn_failed(void **state)
 	step(&f, CE_SPAWN_FAILED, t, CS_IDLE, CA_SCHEDULE);
 	assert_int_equal(f.fails, 1);
 	assert_int_equal(f.restarts, 1);
-	assert_int_equal(sup_spawn_delay(&f, t), 1000);
+	assert_int_equal(sup_fsm_delay(&f, t), 1000);
 	step(&f, CE_SPAWN_DUE, t += 1000, CS_STARTING, CA_SPAWN);
 	step(&f, CE_SPAWN_FAILED, t, CS_IDLE, CA_SCHEDULE);
-	assert_int_equal(sup_spawn_delay(&f, t), 2000);
+	assert_int_equal(sup_fsm_delay(&f, t), 2000);
 	/* Only a spawn that was asked for can fail. */
 	step(&f, CE_SPAWN_DUE, t += 2000, CS_STARTING, CA_SPAWN);
 	step(&f, CE_HELLO, t, CS_RUNNING, 0);
@@ -188,7 +188,7 @@ test_stop_and_restart(void **state)
 	step(&f, CE_GRACE_OVER, T0 + 110000, CS_STOPPING, CA_KILL);
 	step(&f, CE_EXIT, T0 + 110000, CS_IDLE, CA_SCHEDULE);
 	assert_int_equal(f.restarts, 3);
-	assert_int_equal(sup_spawn_delay(&f, T0 + 110000), 0);
+	assert_int_equal(sup_fsm_delay(&f, T0 + 110000), 0);
 	/* A restart while it stops for a hang: its backoff starts afresh. */
 	f = (struct cfsm){ CS_RUNNING, T0, 3, 3 };
 	step(&f, CE_HANG, T0 + 10, CS_STOPPING, CA_KILL);
@@ -216,7 +216,7 @@ test_stop_and_restart(void **state)
 	f = (struct cfsm){ CS_IDLE, T0, 4, 4 };
 	step(&f, CE_RESTART, T0 + 10, CS_IDLE, CA_SCHEDULE);
 	assert_int_equal(f.fails, 0);
-	assert_int_equal(sup_spawn_delay(&f, T0 + 10), 990);
+	assert_int_equal(sup_fsm_delay(&f, T0 + 10), 990);
 }
 
 /*
@@ -234,7 +234,7 @@ test_fails_reset(void **state)
 		step(&f, CE_SPAWN_DUE, t, CS_STARTING, CA_SPAWN);
 		step(&f, CE_EXIT, t += 500, CS_IDLE, CA_SCHEDULE);
 		assert_int_equal(f.fails, i);
-		assert_int_equal(sup_spawn_delay(&f, t), 1000U << (i - 1));
+		assert_int_equal(sup_fsm_delay(&f, t), 1000U << (i - 1));
 		t += 1000U << (i - 1);
 	}
 	/* Lived a millisecond short of the rule: the backoff doubles. */
@@ -242,27 +242,27 @@ test_fails_reset(void **state)
 	step(&f, CE_HELLO, t, CS_RUNNING, 0);
 	step(&f, CE_EXIT, t += FAILS_RESET_MS - 1, CS_IDLE, CA_SCHEDULE);
 	assert_int_equal(f.fails, 4);
-	assert_int_equal(sup_spawn_delay(&f, t), 8000);
+	assert_int_equal(sup_fsm_delay(&f, t), 8000);
 	/* Lived FAILS_RESET_MS: the first backoff again. */
 	step(&f, CE_SPAWN_DUE, t += 8000, CS_STARTING, CA_SPAWN);
 	step(&f, CE_HELLO, t, CS_RUNNING, 0);
 	step(&f, CE_EXIT, t += FAILS_RESET_MS, CS_IDLE, CA_SCHEDULE);
 	assert_int_equal(f.fails, 1);
 	assert_int_equal(f.restarts, 5);
-	assert_int_equal(sup_spawn_delay(&f, t), 1000);
+	assert_int_equal(sup_fsm_delay(&f, t), 1000);
 	/* The same for a hang: killed, counted as the first. */
 	f = (struct cfsm){ CS_RUNNING, T0, 6, 6 };
 	step(&f, CE_HANG, T0 + FAILS_RESET_MS + 30000, CS_STOPPING, CA_KILL);
 	assert_int_equal(f.fails, 1);
 	step(&f, CE_EXIT, T0 + FAILS_RESET_MS + 30010, CS_IDLE, CA_SCHEDULE);
 	assert_int_equal(f.fails, 1);
-	assert_int_equal(sup_spawn_delay(&f, T0 + FAILS_RESET_MS + 30010),
+	assert_int_equal(sup_fsm_delay(&f, T0 + FAILS_RESET_MS + 30010),
 	    1000);
 	/* A clock that stepped back: it lived no time, the backoff grows. */
 	f = (struct cfsm){ CS_RUNNING, T0, 2, 2 };
 	step(&f, CE_EXIT, T0 - 1000, CS_IDLE, CA_SCHEDULE);
 	assert_int_equal(f.fails, 3);
-	assert_int_equal(sup_spawn_delay(&f, T0 - 1000), 4000);
+	assert_int_equal(sup_fsm_delay(&f, T0 - 1000), 4000);
 }
 
 static void
@@ -284,25 +284,25 @@ test_spawn_gap(void **state)
 	struct cfsm	f = { 0 };
 
 	/* First start: at once. */
-	assert_int_equal(sup_spawn_delay(&f, 5000), 0);
+	assert_int_equal(sup_fsm_delay(&f, 5000), 0);
 	/* A config restart 300 ms after a spawn waits out the second. */
 	f = (struct cfsm){ CS_RUNNING, 10000, 0, 0 };
 	step(&f, CE_RESTART, 10200, CS_STOPPING, CA_TERM);
 	step(&f, CE_EXIT, 10300, CS_IDLE, CA_SCHEDULE);
-	assert_int_equal(sup_spawn_delay(&f, 10300), 700);
-	assert_int_equal(sup_spawn_delay(&f, 11000), 0);
-	assert_int_equal(sup_spawn_delay(&f, 12000), 0);
+	assert_int_equal(sup_fsm_delay(&f, 10300), 700);
+	assert_int_equal(sup_fsm_delay(&f, 11000), 0);
+	assert_int_equal(sup_fsm_delay(&f, 12000), 0);
 	/* A crash right after a spawn: the backoff, at least a second. */
 	f = (struct cfsm){ CS_IDLE, 10000, 1, 1 };
-	assert_int_equal(sup_spawn_delay(&f, 10010), 1000);
+	assert_int_equal(sup_fsm_delay(&f, 10010), 1000);
 	f.fails = 3;
-	assert_int_equal(sup_spawn_delay(&f, 10010), 4000);
+	assert_int_equal(sup_fsm_delay(&f, 10010), 4000);
 	/* Long after: the backoff alone. */
 	f.fails = 2;
-	assert_int_equal(sup_spawn_delay(&f, 99000), 2000);
+	assert_int_equal(sup_fsm_delay(&f, 99000), 2000);
 	/* A clock that stepped back waits the whole gap, no more. */
 	f.fails = 0;
-	assert_int_equal(sup_spawn_delay(&f, 9000), 1000);
+	assert_int_equal(sup_fsm_delay(&f, 9000), 1000);
 }
 
 int
