@@ -4,7 +4,7 @@
 # metrics; spawn; dispatch; sched and snapshot; primary; health; the chain
 # -- chain (what arrives), claim, choice (fork choice), final, block and
 # window --; child, endpoint, forks, queue and standing; the pure machines
-# and checks (route, lease, breaker, fsm, answer, overdue), the control
+# and checks (route, lease, breaker, fsm, answer, overdue, fork), the control
 # request's parse (ctlreq), chan and backlog; the store.
 sbin_PROGRAMS += supervisor/chainwatchd
 supervisor_chainwatchd_SOURCES = \
@@ -24,6 +24,7 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/sup_dispatch.c supervisor/sup_dispatch.h \
 	supervisor/sup_endpoint.c supervisor/sup_endpoint.h \
 	supervisor/sup_final.c supervisor/sup_final.h \
+	supervisor/sup_fork.c supervisor/sup_fork.h \
 	supervisor/sup_forks.c supervisor/sup_forks.h \
 	supervisor/sup_fsm.c supervisor/sup_fsm.h \
 	supervisor/sup_health.c supervisor/sup_health.h \

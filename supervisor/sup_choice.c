@@ -1,8 +1,10 @@
 /*
- * Fork choice: a stored block becomes the best when its branch links to
- * the canonical chain through stored blocks, forks above finality and is
- * better (heavier on Quantus, its work read first when not known; longer
- * on Substrate); the switch, with its reorg row, is one transaction.
+ * Fork choice applied: a stored block becomes the best when its branch
+ * links to the canonical chain through stored blocks, forks above
+ * finality and is better (heavier on Quantus, its work read first when
+ * not known; longer on Substrate); the switch, with its reorg row, is one
+ * transaction.  The rules are sup_fork.c's, pure; this file gathers what
+ * they need from the store and does what they decide.
  */
 #include "config.h"
 
@@ -19,6 +21,7 @@
 #include "sup_choice.h"
 #include "sup_claim.h"
 #include "sup_final.h"
+#include "sup_fork.h"
 #include "sup_queue.h"
 #include "sup_standing.h"
 #include "sup_store.h"
@@ -111,157 +114,11 @@ choice_link_up(struct chain *ch, struct sblock *b, int64_t endpoint_id,
 		    now);
 }
 
-/*
- * Where tip's branch meets the canonical chain, looking only at stored
- * blocks: 0 with *ancestor the number of the common block (-1 below the
- * chain's start), or -1 with the first missing parent.  The walk stops
- * below finality: a branch that meets the chain there is reported with
- * its ancestor as it is.
- */
-static int
-branch_walk(struct chain *ch, const struct sblock *tip, int64_t *ancestor,
-    uint8_t *missing, int64_t *missing_number)
-{
-	struct sblock	cur = *tip, c;
-
-	for (;;) {
-		int64_t n = cur.number - 1;
-
-		if (cur.number == 0 || n < (int64_t)ch->backfill_from) {
-			*ancestor = n;
-			return 0;
-		}
-		if (block_at(ch, n, &c)) {
-			if (memcmp(c.hash, cur.parent, 32) == 0) {
-				*ancestor = n;
-				return 0;
-			}
-			if (ch->final_number >= 0 && n <= ch->final_number) {
-				*ancestor = n - 1;	/* at most */
-				return 0;
-			}
-		}
-		if (!block_get(ch, cur.parent, &c)) {
-			memcpy(missing, cur.parent, 32);
-			*missing_number = n;
-			return -1;
-		}
-		cur = c;
-	}
-}
-
-/*
- * Is tip's branch better than the canonical one above their ancestor?
- * A branch that extends the best is.  Quantus: heavier by summed
- * difficulty; *unknown is set when a difficulty of either side is not
- * known yet (the caller asks for it and waits, then falls back to the
- * longer).  Substrate: longer.  Ties keep the first seen, the canonical
- * one.
- */
-static int
-better(struct chain *ch, const struct sblock *tip, int64_t ancestor,
-    int *unknown)
-{
-	struct u512	wn, wo, d;
-	struct sblock	cur = *tip, c;
-	int		known = ch->format == FORMAT_QUANTUS &&
-			    tip->number - ancestor <= 2 * CHAIN_FINALITY &&
-			    ch->best_number - ancestor <= 2 * CHAIN_FINALITY;
-
-	*unknown = 0;
-	if (ancestor >= ch->best_number)
-		return 1;
-	if (!known)
-		return tip->number > ch->best_number;
-	u512_zero(&wn);
-	u512_zero(&wo);
-	for (;;) {
-		if (!cur.has_diff) {
-			known = 0;
-			break;
-		}
-		u512_from_le(&d, cur.diff);
-		(void)u512_add(&wn, &d);
-		if (cur.number - 1 <= ancestor)
-			break;
-		if (!block_get(ch, cur.parent, &c)) {
-			known = 0;
-			break;
-		}
-		cur = c;
-	}
-	for (int64_t n = ancestor + 1; known && n <= ch->best_number; n++) {
-		if (!block_at(ch, n, &c) || !c.has_diff)
-			known = 0;
-		else {
-			u512_from_le(&d, c.diff);
-			(void)u512_add(&wo, &d);
-		}
-	}
-	if (known)
-		return u512_cmp(&wn, &wo) > 0;
-	*unknown = 1;
-	return tip->number > ch->best_number;
-}
-
 /* How long a branch waits for its difficulties: 2 block times, >= 2 s. */
 uint64_t
 choice_work_wait(const struct chain *ch)
 {
 	return 2 * ch->block_time > 2000 ? 2 * ch->block_time : 2000;
-}
-
-/* Is the block hash at number an ancestor of tip (a few blocks down)? */
-static int
-descends(struct chain *ch, const struct sblock *tip, const uint8_t hash[32],
-    int64_t number)
-{
-	struct sblock	cur = *tip;
-
-	if (number >= tip->number || tip->number - number > CHAIN_FINALITY)
-		return 0;
-	while (cur.number > number + 1)
-		if (!block_get(ch, cur.parent, &cur))
-			return 0;
-	return memcmp(cur.parent, hash, 32) == 0;
-}
-
-/*
- * The work of tip's branch or of the canonical one is not known: the
- * difficulties of both above the ancestor are asked for (a state item;
- * the scheduler reads the candidate's blocks with the canonical ones,
- * choice_candidate).  1 once the wait is over: the longer wins.
- */
-static int
-work_waited(struct chain *ch, const struct sblock *tip, int64_t ancestor,
-    int64_t endpoint_id, uint64_t now)
-{
-	int64_t		top = tip->number > ch->best_number ? tip->number :
-			    ch->best_number;
-
-	if (ch->have_cand && memcmp(ch->cand_tip, tip->hash, 32) == 0)
-		return ch->cand_over ||
-		    now >= ch->cand_since + choice_work_wait(ch);
-	/*
-	 * A child of the branch waiting: that one is decided first (its
-	 * reads are out), this one when it comes again.
-	 */
-	if (ch->have_cand && descends(ch, tip, ch->cand_tip, ch->cand_number)) {
-		queue_state(ch->id, ancestor + 1, top);
-		return 0;
-	}
-	ch->have_cand = 1;
-	ch->cand_number = tip->number;
-	ch->cand_over = 0;
-	ch->cand_ep = endpoint_id;
-	memcpy(ch->cand_tip, tip->hash, 32);
-	ch->cand_from = ancestor + 1;
-	ch->cand_since = now;
-	queue_state(ch->id, ancestor + 1, top);
-	log_debug("chain %s: branch of #%lld forks at #%lld; its work is not "
-	    "known yet: difficulties asked for", ch->name,
-	    (long long)tip->number, (long long)ancestor);
-	return 0;
 }
 
 /* Is hash the branch waiting for its work?  The scheduler asks. */
@@ -327,37 +184,101 @@ switch_to(struct chain *ch, struct sblock *tip, int64_t endpoint_id,
 	final_save_best(ch, now);
 }
 
+/* The store as fork choice reads it. */
+static int
+view_by_hash(void *ctx, const uint8_t hash[32], struct sblock *b)
+{
+	return block_get(ctx, hash, b);
+}
+
+static int
+view_canonical_at(void *ctx, int64_t number, struct sblock *b)
+{
+	return block_at(ctx, number, b);
+}
+
+static void
+fork_of(struct chain *ch, struct fork_view *v, struct fork_chain *c)
+{
+	v->ctx = ch;
+	v->by_hash = view_by_hash;
+	v->canonical_at = view_canonical_at;
+	c->quantus = ch->format == FORMAT_QUANTUS;
+	c->have_best = ch->have_best;
+	c->best_number = ch->best_number;
+	c->final_number = ch->final_number;
+	c->backfill_from = (int64_t)ch->backfill_from;
+	c->finality = CHAIN_FINALITY;
+}
+
+/* What fork_step needs to know of tip; the missing block if unlinked. */
+static void
+facts(struct chain *ch, const struct sblock *tip, uint64_t now,
+    struct fork_facts *f, uint8_t missing[32], int64_t *missing_number)
+{
+	struct fork_view	v;
+	struct fork_chain	c;
+
+	fork_of(ch, &v, &c);
+	memset(f, 0, sizeof(*f));
+	f->have_best = ch->have_best;
+	f->canonical = tip->canonical;
+	f->quantus = c.quantus;
+	f->tip_number = tip->number;
+	f->best_number = ch->best_number;
+	f->final_number = ch->final_number;
+	if (!f->have_best || f->canonical)
+		return;
+	f->linked = fork_walk(&v, &c, tip, &f->ancestor, missing,
+	    missing_number) == 0;
+	if (!f->linked)
+		return;
+	f->better = fork_better(&v, &c, tip, f->ancestor, &f->unknown);
+	f->is_cand = ch->have_cand && memcmp(ch->cand_tip, tip->hash, 32) == 0;
+	f->cand_over = f->is_cand && (ch->cand_over ||
+	    now >= ch->cand_since + choice_work_wait(ch));
+	f->under_cand = ch->have_cand && !f->is_cand && fork_descends(&v, tip,
+	    ch->cand_tip, ch->cand_number, CHAIN_FINALITY);
+}
+
+/* The difficulties of both sides above the ancestor are asked for. */
+static void
+ask_work(struct chain *ch, const struct sblock *tip, int64_t ancestor)
+{
+	int64_t	top = tip->number > ch->best_number ? tip->number :
+		    ch->best_number;
+
+	queue_state(ch->id, ancestor + 1, top);
+}
+
 /*
- * A stored block that may become the best: its branch must link to the
- * canonical chain through stored blocks, fork above finality and be
- * better.  A branch that lacks a block waits for it (one parent fetched
- * by hash, the ranges below by window_down), so that a reorg is one
- * transaction and readers never see half of it.
+ * A stored block that may become the best: what fork_step decides is
+ * done.  A branch that lacks a block waits for it (one parent fetched by
+ * hash, the ranges below by window_down), so that a reorg is one
+ * transaction and readers never see half of it; one whose work is not
+ * known waits for its difficulties (the scheduler reads the candidate's
+ * blocks with the canonical ones, choice_candidate), then the longer
+ * wins.
  */
 void
 choice_adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id,
     uint64_t now)
 {
-	uint8_t		missing[32];
-	int64_t		missing_number, ancestor;
-	char		hb[24];
-	int		is_better, unknown, was_cand = 0;
-	struct sblock	child;
+	struct fork_facts	f;
+	uint8_t			missing[32];
+	int64_t			missing_number = -1;
+	char			hb[24];
+	struct sblock		child;
 
-	if (!ch->have_best) {
-		switch_to(ch, tip, endpoint_id, now);	/* nothing to link to */
+	facts(ch, tip, now, &f, missing, &missing_number);
+	switch (fork_step(&f)) {
+	case FA_NOTHING:
 		return;
-	}
-	if (tip->canonical)
-		return;
-	if (branch_walk(ch, tip, &ancestor, missing, &missing_number) == -1) {
-		if (tip->number <= ch->best_number &&
-		    ch->format != FORMAT_QUANTUS)
-			return;
+	case FA_WAIT_PARENT:
 		if (!ch->have_pending ||
 		    memcmp(ch->pending_tip, tip->hash, 32) != 0)
-			log_info("chain %s: #%lld is on a branch not linked yet; "
-			    "waiting for its block #%lld before switching",
+			log_info("chain %s: #%lld is on a branch not linked "
+			    "yet; waiting for its block #%lld before switching",
 			    ch->name, (long long)tip->number,
 			    (long long)missing_number);
 		ch->have_pending = 1;
@@ -365,41 +286,55 @@ choice_adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id,
 		ch->pending_number = missing_number;
 		queue_missing(ch->id, missing, missing_number);
 		return;
-	}
-	/* Below finality: never; a longer one is a lie. */
-	if (ch->final_number >= 0 && ancestor < ch->final_number) {
-		if (tip->number <= ch->best_number)
-			return;
+	case FA_CONTRADICT:
 		block_verdict(ch, endpoint_id, CV_CONTRADICTED, "branch of "
 		    "#%lld %s would replace final block #%lld",
 		    (long long)tip->number, block_short_hash(tip->hash, hb),
-		    (long long)ancestor + 1);
+		    (long long)f.ancestor + 1);
 		log_warnx("chain %s: branch of #%lld %s forks at or below "
 		    "#%lld, below finality #%lld: not applied", ch->name,
-		    (long long)tip->number, hb, (long long)ancestor,
+		    (long long)tip->number, hb, (long long)f.ancestor,
 		    (long long)ch->final_number);
 		return;
-	}
-	is_better = better(ch, tip, ancestor, &unknown);
-	if (unknown && !work_waited(ch, tip, ancestor, endpoint_id, now))
+	case FA_ASK_WORK:
+		/* That one is decided first (its reads are out), this one
+		 * when it comes again. */
+		ask_work(ch, tip, f.ancestor);
 		return;
-	if (ch->have_cand && memcmp(ch->cand_tip, tip->hash, 32) == 0) {
+	case FA_WAIT_WORK:
+		ch->have_cand = 1;
+		ch->cand_number = tip->number;
+		ch->cand_over = 0;
+		ch->cand_ep = endpoint_id;
+		memcpy(ch->cand_tip, tip->hash, 32);
+		ch->cand_from = f.ancestor + 1;
+		ch->cand_since = now;
+		ask_work(ch, tip, f.ancestor);
+		log_debug("chain %s: branch of #%lld forks at #%lld; its work "
+		    "is not known yet: difficulties asked for", ch->name,
+		    (long long)tip->number, (long long)f.ancestor);
+		return;
+	case FA_DROP_CAND:
+	case FA_SWITCH_CAND:
 		ch->have_cand = 0;
-		was_cand = 1;
-		if (unknown)
+		if (f.unknown)
 			log_info("chain %s: work of the branch of #%lld not "
 			    "known after %llu ms; %s", ch->name,
 			    (long long)tip->number,
 			    (unsigned long long)choice_work_wait(ch),
-			    is_better ? "the longer one wins" :
+			    f.better ? "the longer one wins" :
 			    "the canonical one stays");
-	}
-	if (!is_better)
+		if (!f.better)
+			return;
+		switch_to(ch, tip, endpoint_id, now);
+		/* Its children, which came while it waited, extend it now. */
+		if (block_child(ch, tip->number + 1, tip->hash, &child))
+			choice_climb(ch, &child, endpoint_id, now);
 		return;
-	switch_to(ch, tip, endpoint_id, now);
-	/* Its children, which came while it waited, extend it now. */
-	if (was_cand && block_child(ch, tip->number + 1, tip->hash, &child))
-		choice_climb(ch, &child, endpoint_id, now);
+	case FA_SWITCH:
+		switch_to(ch, tip, endpoint_id, now);
+		return;
+	}
 }
 
 /*

@@ -69,6 +69,7 @@ tests_unit_test_chain_CFLAGS = $(UNIT_CFLAGS) $(SQLITE_CFLAGS) \
 tests_unit_test_chain_LDFLAGS = -pthread
 tests_unit_test_chain_SOURCES = tests/unit/test_chain.c \
 	supervisor/sup_chain.c supervisor/sup_block.c supervisor/sup_choice.c \
+	supervisor/sup_fork.c \
 	supervisor/sup_claim.c supervisor/sup_final.c supervisor/sup_window.c \
 	supervisor/sup_standing.c supervisor/sup_queue.c \
 	supervisor/sup_route.c supervisor/sup_store.c src/u512_sql.c
@@ -178,3 +179,9 @@ clean-local: clean-guard
 clean-guard:
 	rm -rf tests/guard
 .PHONY: clean-guard
+# Fork choice's pure rules: its table row by row, walks over arrays.
+check_PROGRAMS += tests/unit/test_fork
+tests_unit_test_fork_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
+tests_unit_test_fork_SOURCES = tests/unit/test_fork.c supervisor/sup_fork.c
+tests_unit_test_fork_LDADD = $(UNIT_LIBS)
+TESTS += tests/unit/test_fork

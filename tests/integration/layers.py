@@ -40,7 +40,7 @@ ORDER = [
      "sup_standing.c"],
     # Pure machines and checks, and the channels.
     ["sup_answer.c", "sup_backlog.c", "sup_breaker.c", "sup_chan.c",
-     "sup_ctlreq.c", "sup_depth.c", "sup_fsm.c", "sup_lease.c",
+     "sup_ctlreq.c", "sup_depth.c", "sup_fork.c", "sup_fsm.c", "sup_lease.c",
      "sup_overdue.c", "sup_reload_result.c", "sup_route.c", "sup_stats.c",
      "sup_subs.c"],
     ["sup_store.c"],

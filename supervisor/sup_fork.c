@@ -1,0 +1,154 @@
+/*
+ * Fork choice's rules, pure: the walk of a branch down to the canonical
+ * chain, the comparison of two branches' work, and the step that decides
+ * what becomes of a block that may be the best (its table: sup_fork.h).
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "sup_fork.h"
+#include "u512.h"
+
+/*
+ * Where tip's branch meets the canonical chain, looking only at stored
+ * blocks: 0 with *ancestor the number of the common block (-1 below the
+ * chain's start), or -1 with the first missing parent.  The walk stops
+ * below finality: a branch that meets the chain there is reported with
+ * its ancestor as it is.
+ */
+int
+fork_walk(const struct fork_view *v, const struct fork_chain *c,
+    const struct sblock *tip, int64_t *ancestor, uint8_t missing[32],
+    int64_t *missing_number)
+{
+	struct sblock	cur = *tip, b;
+
+	for (;;) {
+		int64_t n = cur.number - 1;
+
+		if (cur.number == 0 || n < c->backfill_from) {
+			*ancestor = n;
+			return 0;
+		}
+		if (v->canonical_at(v->ctx, n, &b)) {
+			if (memcmp(b.hash, cur.parent, 32) == 0) {
+				*ancestor = n;
+				return 0;
+			}
+			if (c->final_number >= 0 && n <= c->final_number) {
+				*ancestor = n - 1;	/* at most */
+				return 0;
+			}
+		}
+		if (!v->by_hash(v->ctx, cur.parent, &b)) {
+			memcpy(missing, cur.parent, 32);
+			*missing_number = n;
+			return -1;
+		}
+		cur = b;
+	}
+}
+
+/*
+ * Is tip's branch better than the canonical one above their ancestor?
+ * A branch that extends the best is.  Quantus: heavier by summed
+ * difficulty; *unknown is set when a difficulty of either side is not
+ * known yet (the caller asks for it and waits, then falls back to the
+ * longer).  Substrate: longer.  Ties keep the first seen, the canonical
+ * one.
+ */
+int
+fork_better(const struct fork_view *v, const struct fork_chain *c,
+    const struct sblock *tip, int64_t ancestor, int *unknown)
+{
+	struct u512	wn, wo, d;
+	struct sblock	cur = *tip, b;
+	int		known = c->quantus &&
+			    tip->number - ancestor <= 2 * c->finality &&
+			    c->best_number - ancestor <= 2 * c->finality;
+
+	*unknown = 0;
+	if (ancestor >= c->best_number)
+		return 1;
+	if (!known)
+		return tip->number > c->best_number;
+	u512_zero(&wn);
+	u512_zero(&wo);
+	for (;;) {
+		if (!cur.has_diff) {
+			known = 0;
+			break;
+		}
+		u512_from_le(&d, cur.diff);
+		(void)u512_add(&wn, &d);
+		if (cur.number - 1 <= ancestor)
+			break;
+		if (!v->by_hash(v->ctx, cur.parent, &b)) {
+			known = 0;
+			break;
+		}
+		cur = b;
+	}
+	for (int64_t n = ancestor + 1; known && n <= c->best_number; n++) {
+		if (!v->canonical_at(v->ctx, n, &b) || !b.has_diff)
+			known = 0;
+		else {
+			u512_from_le(&d, b.diff);
+			(void)u512_add(&wo, &d);
+		}
+	}
+	if (known)
+		return u512_cmp(&wn, &wo) > 0;
+	*unknown = 1;
+	return tip->number > c->best_number;
+}
+
+/* Is the block hash at number an ancestor of tip, within blocks down? */
+int
+fork_descends(const struct fork_view *v, const struct sblock *tip,
+    const uint8_t hash[32], int64_t number, int64_t within)
+{
+	struct sblock	cur = *tip;
+
+	if (number >= tip->number || tip->number - number > within)
+		return 0;
+	while (cur.number > number + 1)
+		if (!v->by_hash(v->ctx, cur.parent, &cur))
+			return 0;
+	return memcmp(cur.parent, hash, 32) == 0;
+}
+
+/* One row of sup_fork.h's table after another: the first that holds. */
+enum fork_action
+fork_step(const struct fork_facts *f)
+{
+	int	ahead = f->tip_number > f->best_number;
+
+	if (!f->have_best)
+		return FA_SWITCH;
+	if (f->canonical)
+		return FA_NOTHING;
+	if (!f->linked)
+		return !f->quantus && !ahead ? FA_NOTHING : FA_WAIT_PARENT;
+	if (f->final_number >= 0 && f->ancestor < f->final_number)
+		return ahead ? FA_CONTRADICT : FA_NOTHING;
+	if (f->unknown && f->is_cand && !f->cand_over)
+		return FA_NOTHING;
+	if (f->unknown && !f->is_cand)
+		return f->under_cand ? FA_ASK_WORK : FA_WAIT_WORK;
+	if (f->is_cand)
+		return f->better ? FA_SWITCH_CAND : FA_DROP_CAND;
+	return f->better ? FA_SWITCH : FA_NOTHING;
+}
+
+const char *
+fork_action_name(enum fork_action a)
+{
+	static const char *const names[] = { "nothing", "switch",
+	    "wait_parent", "contradict", "wait_work", "ask_work",
+	    "switch_cand", "drop_cand" };
+
+	return (unsigned)a < sizeof(names) / sizeof(names[0]) ? names[a] :
+	    "?";
+}

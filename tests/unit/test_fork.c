@@ -1,0 +1,328 @@
+/*
+ * Fork choice's pure rules (sup_fork.c): every row of fork_step's table
+ * (sup_fork.h), and the walk, the work comparison and the descent over a
+ * small chain kept in an array instead of the store.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sup_fork.h"
+
+/* ---- fork_step, row by row ---- */
+
+/* A tip above the best, linked above finality, work known, better. */
+static struct fork_facts
+base(void)
+{
+	struct fork_facts	f;
+
+	memset(&f, 0, sizeof(f));
+	f.have_best = 1;
+	f.linked = 1;
+	f.quantus = 1;
+	f.tip_number = 110;
+	f.best_number = 109;
+	f.ancestor = 105;
+	f.final_number = 9;
+	f.better = 1;
+	return f;
+}
+
+static void
+test_step_rows(void **state)
+{
+	struct fork_facts	f;
+
+	/* no best yet: whatever else is true */
+	f = base(); f.have_best = 0; f.canonical = 1; f.linked = 0;
+	assert_int_equal(fork_step(&f), FA_SWITCH);
+	/* tip already canonical */
+	f = base(); f.canonical = 1;
+	assert_int_equal(fork_step(&f), FA_NOTHING);
+	/* not linked, Substrate, not ahead */
+	f = base(); f.linked = 0; f.quantus = 0; f.tip_number = 109;
+	assert_int_equal(fork_step(&f), FA_NOTHING);
+	/* not linked: Substrate ahead, Quantus ahead or not (a shorter,
+	 * heavier branch can win) */
+	f = base(); f.linked = 0; f.quantus = 0;
+	assert_int_equal(fork_step(&f), FA_WAIT_PARENT);
+	f = base(); f.linked = 0; f.tip_number = 100;
+	assert_int_equal(fork_step(&f), FA_WAIT_PARENT);
+	/* forks below finality, not ahead */
+	f = base(); f.final_number = 106; f.tip_number = 109;
+	assert_int_equal(fork_step(&f), FA_NOTHING);
+	/* forks below finality, ahead: a lie, better or not */
+	f = base(); f.final_number = 106;
+	assert_int_equal(fork_step(&f), FA_CONTRADICT);
+	f = base(); f.final_number = 106; f.better = 0; f.unknown = 1;
+	assert_int_equal(fork_step(&f), FA_CONTRADICT);
+	/* at finality is above it */
+	f = base(); f.final_number = 105;
+	assert_int_equal(fork_step(&f), FA_SWITCH);
+	/* work unknown, tip is cand, not over: wait on */
+	f = base(); f.unknown = 1; f.is_cand = 1;
+	assert_int_equal(fork_step(&f), FA_NOTHING);
+	/* work unknown, a child of the cand */
+	f = base(); f.unknown = 1; f.under_cand = 1;
+	assert_int_equal(fork_step(&f), FA_ASK_WORK);
+	/* work unknown, not the cand: it becomes the cand */
+	f = base(); f.unknown = 1;
+	assert_int_equal(fork_step(&f), FA_WAIT_WORK);
+	f = base(); f.unknown = 1; f.better = 0;
+	assert_int_equal(fork_step(&f), FA_WAIT_WORK);
+	/* the cand, its wait over, work still unknown: the longer wins */
+	f = base(); f.unknown = 1; f.is_cand = 1; f.cand_over = 1;
+	assert_int_equal(fork_step(&f), FA_SWITCH_CAND);
+	f = base(); f.unknown = 1; f.is_cand = 1; f.cand_over = 1;
+	f.better = 0;
+	assert_int_equal(fork_step(&f), FA_DROP_CAND);
+	/* the cand, its work known before its wait was over */
+	f = base(); f.is_cand = 1;
+	assert_int_equal(fork_step(&f), FA_SWITCH_CAND);
+	f = base(); f.is_cand = 1; f.better = 0;
+	assert_int_equal(fork_step(&f), FA_DROP_CAND);
+	/* better, or not */
+	f = base();
+	assert_int_equal(fork_step(&f), FA_SWITCH);
+	f = base(); f.better = 0;
+	assert_int_equal(fork_step(&f), FA_NOTHING);
+	/* known work: a child of the cand is judged as any branch */
+	f = base(); f.under_cand = 1;
+	assert_int_equal(fork_step(&f), FA_SWITCH);
+	assert_string_equal(fork_action_name(FA_DROP_CAND), "drop_cand");
+	assert_string_equal(fork_action_name((enum fork_action)99), "?");
+}
+
+/* ---- a chain in an array ---- */
+
+/*
+ * Canonical: A0..A10.  Branch B forks at 7: B8..B11.  Difficulty 10 on
+ * A, b_diff on B; a block can be left out of the array, or its
+ * difficulty unknown.
+ */
+#define NB	32
+static struct sblock	blocks[NB];
+static size_t		nblocks;
+
+static void
+mkhash(uint8_t h[32], int branch, int64_t n)
+{
+	memset(h, 0, 32);
+	h[0] = (uint8_t)branch;
+	memcpy(h + 1, &n, sizeof(n));
+}
+
+static struct sblock *
+add(int branch, int64_t n, int parent_branch, uint64_t diff, int canonical)
+{
+	struct sblock	*b = &blocks[nblocks++];
+
+	memset(b, 0, sizeof(*b));
+	mkhash(b->hash, branch, n);
+	if (n > 0)
+		mkhash(b->parent, parent_branch, n - 1);
+	b->number = n;
+	b->canonical = canonical;
+	if (diff > 0) {
+		b->has_diff = 1;
+		memcpy(b->diff, &diff, sizeof(diff));	/* little-endian */
+	}
+	return b;
+}
+
+static void
+build(uint64_t b_diff)
+{
+	nblocks = 0;
+	for (int64_t n = 0; n <= 10; n++)
+		add('A', n, 'A', 10, 1);
+	for (int64_t n = 8; n <= 11; n++)
+		add('B', n, n == 8 ? 'A' : 'B', b_diff, 0);
+}
+
+static struct sblock *
+find(int branch, int64_t n)
+{
+	uint8_t	h[32];
+
+	mkhash(h, branch, n);
+	for (size_t i = 0; i < nblocks; i++)
+		if (memcmp(blocks[i].hash, h, 32) == 0)
+			return &blocks[i];
+	return NULL;
+}
+
+static void
+drop(int branch, int64_t n)
+{
+	struct sblock	*b = find(branch, n);
+
+	*b = blocks[--nblocks];
+}
+
+static int
+by_hash(void *ctx, const uint8_t hash[32], struct sblock *out)
+{
+	for (size_t i = 0; i < nblocks; i++)
+		if (memcmp(blocks[i].hash, hash, 32) == 0) {
+			*out = blocks[i];
+			return 1;
+		}
+	return 0;
+}
+
+static int
+canonical_at(void *ctx, int64_t number, struct sblock *out)
+{
+	for (size_t i = 0; i < nblocks; i++)
+		if (blocks[i].canonical && blocks[i].number == number) {
+			*out = blocks[i];
+			return 1;
+		}
+	return 0;
+}
+
+static const struct fork_view	view = { NULL, by_hash, canonical_at };
+
+static struct fork_chain
+chain(int quantus, int64_t final)
+{
+	struct fork_chain	c = { quantus, 1, 10, final, 0, 100 };
+
+	return c;
+}
+
+static void
+test_walk(void **state)
+{
+	struct fork_chain	c = chain(1, -1);
+	uint8_t			missing[32], want[32];
+	int64_t			anc = -2, mn = -2;
+
+	build(10);
+	assert_int_equal(fork_walk(&view, &c, find('B', 11), &anc, missing,
+	    &mn), 0);
+	assert_int_equal(anc, 7);
+	/* A canonical block's walk ends at its parent. */
+	assert_int_equal(fork_walk(&view, &c, find('A', 10), &anc, missing,
+	    &mn), 0);
+	assert_int_equal(anc, 9);
+	/* B9 not stored: the walk stops there and names it. */
+	drop('B', 9);
+	assert_int_equal(fork_walk(&view, &c, find('B', 11), &anc, missing,
+	    &mn), -1);
+	mkhash(want, 'B', 9);
+	assert_memory_equal(missing, want, 32);
+	assert_int_equal(mn, 9);
+	/* Below finality the walk stops: the ancestor is "at most". */
+	build(10);
+	c = chain(1, 8);
+	assert_int_equal(fork_walk(&view, &c, find('B', 11), &anc, missing,
+	    &mn), 0);
+	assert_int_equal(anc, 7);
+	/* The chain's start (backfill_from) ends a walk too. */
+	c = chain(1, -1);
+	c.backfill_from = 9;
+	assert_int_equal(fork_walk(&view, &c, find('B', 11), &anc, missing,
+	    &mn), 0);
+	assert_int_equal(anc, 8);
+}
+
+static void
+test_better(void **state)
+{
+	struct fork_chain	c = chain(1, -1);
+	int			unknown = -1;
+
+	/* Quantus: 4 x 10 against 3 x 10 above #7: heavier. */
+	build(10);
+	assert_int_equal(fork_better(&view, &c, find('B', 11), 7, &unknown),
+	    1);
+	assert_int_equal(unknown, 0);
+	/* 4 x 7 against 30: longer but lighter. */
+	build(7);
+	assert_int_equal(fork_better(&view, &c, find('B', 11), 7, &unknown),
+	    0);
+	assert_int_equal(unknown, 0);
+	/* Shorter but heavier: B8..B10 at 11 against A8..A10 at 10. */
+	build(11);
+	assert_int_equal(fork_better(&view, &c, find('B', 10), 7, &unknown),
+	    1);
+	/* Equal work: the canonical one stays. */
+	build(10);
+	assert_int_equal(fork_better(&view, &c, find('B', 10), 7, &unknown),
+	    0);
+	/* A difficulty of the branch unknown: the longer, and said so. */
+	build(7);
+	find('B', 9)->has_diff = 0;
+	assert_int_equal(fork_better(&view, &c, find('B', 11), 7, &unknown),
+	    1);
+	assert_int_equal(unknown, 1);
+	/* ... or of the canonical side. */
+	build(7);
+	find('A', 9)->has_diff = 0;
+	assert_int_equal(fork_better(&view, &c, find('B', 10), 7, &unknown),
+	    0);
+	assert_int_equal(unknown, 1);
+	/* Extending the best is better, whatever the work. */
+	build(1);
+	assert_int_equal(fork_better(&view, &c, find('B', 11), 10, &unknown),
+	    1);
+	assert_int_equal(unknown, 0);
+	/* Substrate: the longer, never unknown. */
+	c = chain(0, -1);
+	build(0);
+	assert_int_equal(fork_better(&view, &c, find('B', 11), 7, &unknown),
+	    1);
+	assert_int_equal(unknown, 0);
+	assert_int_equal(fork_better(&view, &c, find('B', 10), 7, &unknown),
+	    0);
+	/* Quantus beyond twice the finality depth: by length too. */
+	c = chain(1, -1);
+	c.finality = 1;
+	build(1);
+	assert_int_equal(fork_better(&view, &c, find('B', 11), 7, &unknown),
+	    1);
+	assert_int_equal(unknown, 0);
+}
+
+static void
+test_descends(void **state)
+{
+	uint8_t	h[32];
+
+	build(10);
+	mkhash(h, 'B', 9);
+	assert_int_equal(fork_descends(&view, find('B', 11), h, 9, 100), 1);
+	mkhash(h, 'A', 9);
+	assert_int_equal(fork_descends(&view, find('B', 11), h, 9, 100), 0);
+	mkhash(h, 'A', 7);
+	assert_int_equal(fork_descends(&view, find('B', 11), h, 7, 100), 1);
+	/* Not further down than asked, nor at or above the tip. */
+	assert_int_equal(fork_descends(&view, find('B', 11), h, 7, 3), 0);
+	mkhash(h, 'B', 11);
+	assert_int_equal(fork_descends(&view, find('B', 11), h, 11, 100), 0);
+	/* A gap on the way: not known to descend. */
+	drop('B', 9);
+	mkhash(h, 'A', 7);
+	assert_int_equal(fork_descends(&view, find('B', 11), h, 7, 100), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_step_rows),
+		cmocka_unit_test(test_walk),
+		cmocka_unit_test(test_better),
+		cmocka_unit_test(test_descends),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
