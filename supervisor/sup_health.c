@@ -18,6 +18,7 @@
 #include "sup_chain.h"
 #include "sup_health.h"
 #include "sup_lease.h"
+#include "sup_overdue.h"
 #include "sup_store.h"
 #include "util.h"
 
@@ -291,6 +292,19 @@ health_polled(struct endpoint *e, enum outcome o, uint64_t latency)
 	uint64_t	now = now_mono_ms();
 	uint64_t	sent = now > latency ? now - latency : 0;
 
+	/*
+	 * A transport failure that came back at once (a refused or reset
+	 * connection) is no silence: the host says no, and its breaker
+	 * judges that (transport, in some 2 s).  Counted as a probe lost,
+	 * the unresponsive rule would call a refusing host "no answer for
+	 * 2 s" first, now and then (once in four runs at 12 s blocks).  Nor
+	 * is it a latency for the others' judgement.
+	 */
+	if (o == OUTCOME_TRANSPORT && latency < OVERDUE_MIN_MS) {
+		e->poll_lost = 0;
+		e->poll_ok = now;
+		return;
+	}
 	if (o == OUTCOME_TIMEOUT || o == OUTCOME_TRANSPORT) {
 		if (e->poll_lost == 0)
 			e->poll_lost = sent != 0 ? sent : 1;

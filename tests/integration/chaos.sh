@@ -310,13 +310,15 @@ wanted() {
 	return 1
 }
 
-# A fault of devnode d1 switched on at T0 and lifted after the hold.
+# A fault of devnode d1 switched on at T0 and lifted after the hold;
+# CHECK (optional) is run before it is lifted.
 fault_d1() {
 	wanted "$1" || return 0
 	begin "$1"
 	ctl d1 "{\"clear\":true,\"enable\":\"$2\"}"
 	expect_status "$3"
 	hold
+	[ -z "${4:-}" ] || $4
 	T1=$(now_ms)
 	ctl d1 '{"clear":true}'
 	recovered
@@ -364,8 +366,16 @@ status_wait "$(now_ms)" ok 10 >/dev/null ||
 ok "backfilled to #$(sql 'SELECT best_number FROM chains'); status ok"
 
 TRANSPORT='transport|refus|connect'
-fault_d1 refuse refuse "degraded d1:$TRANSPORT"
-fault_d1 reset reset "degraded d1:$TRANSPORT"
+# A refusal is an answer: judged transport by its breaker, never shown
+# unresponsive ("no answer for N s") first.
+no_unresponsive() {
+	_n=$(sql "SELECT count(*) FROM endpoint_events v JOIN endpoints e ON
+	    e.id = v.endpoint_id WHERE e.name = 'd1' AND v.kind =
+	    'unresponsive' AND v.at >= $SCN_T0")
+	[ "$_n" = 0 ] || note "d1 shown unresponsive while it refused"
+}
+fault_d1 refuse refuse "degraded d1:$TRANSPORT" no_unresponsive
+fault_d1 reset reset "degraded d1:$TRANSPORT" no_unresponsive
 fault_d1 blackhole blackhole "degraded d1:timeout|timed.out|hung|no.answer"
 fault_d1 503 http_503@http "degraded d1:5xx|503"
 # Rate limiting slows an endpoint down, it is no failure; a slow endpoint
