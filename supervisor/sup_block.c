@@ -66,11 +66,11 @@ block_row(sqlite3_stmt *st, struct sblock *b)
 	b->runtime_updated = sqlite3_column_int(st, 7);
 }
 
-int
-block_get(struct chain *ch, const uint8_t hash[32], struct sblock *b)
+/* The first row of a bound statement into b: 1, or 0 if none. */
+static int
+block_one(sqlite3_stmt *st, struct sblock *b)
 {
-	sqlite3_stmt	*st = store_bind(&s_block_get, "ib", ch->id, hash);
-	int		 found = store_row(st);
+	int	found = store_row(st);
 
 	if (found)
 		block_row(st, b);
@@ -79,29 +79,23 @@ block_get(struct chain *ch, const uint8_t hash[32], struct sblock *b)
 }
 
 int
+block_get(struct chain *ch, const uint8_t hash[32], struct sblock *b)
+{
+	return block_one(store_bind(&s_block_get, "ib", ch->id, hash), b);
+}
+
+int
 block_at(struct chain *ch, int64_t number, struct sblock *b)
 {
-	sqlite3_stmt	*st = store_bind(&s_block_at, "ii", ch->id, number);
-	int		 found = store_row(st);
-
-	if (found)
-		block_row(st, b);
-	sqlite3_reset(st);
-	return found;
+	return block_one(store_bind(&s_block_at, "ii", ch->id, number), b);
 }
 
 int
 block_child(struct chain *ch, int64_t number, const uint8_t parent[32],
     struct sblock *b)
 {
-	sqlite3_stmt	*st = store_bind(&s_child_at, "iib", ch->id, number,
-			    parent);
-	int		 found = store_row(st);
-
-	if (found)
-		block_row(st, b);
-	sqlite3_reset(st);
-	return found;
+	return block_one(store_bind(&s_child_at, "iib", ch->id, number,
+	    parent), b);
 }
 
 void
