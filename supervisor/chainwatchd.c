@@ -30,6 +30,7 @@
 #include "sup_metrics.h"
 #include "sup_reload.h"
 #include "sup_sched.h"
+#include "sup_tick.h"
 #include "sup_spawn.h"
 #include "sup_store.h"
 #include "util.h"
@@ -422,7 +423,7 @@ main(int argc, char *argv[])
 	log_info("chainwatchd %s starting: %s, %zu chain%s", PACKAGE_VERSION,
 	    conf->path, conf->n_chains, conf->n_chains == 1 ? "" : "s");
 	fd_room(conf);
-	sched_init();
+	tick_init();
 	sup_forks_init();
 	for (size_t i = 0; i < conf->n_chains; i++)
 		for (size_t j = 0; j < conf->chains[i].n_endpoints; j++)

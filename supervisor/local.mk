@@ -1,7 +1,9 @@
 # supervisor/: chainwatchd, which runs the workers and owns the store.
 # In layers, each file calling only those below it (the order, which
 # tests/integration/layers.py checks): chainwatchd.c; control; reload;
-# metrics; spawn; dispatch; sched and snapshot; primary; health; the chain
+# metrics; spawn; dispatch; the scheduler -- reply (answers), tick and
+# snapshot; judge (endpoint judging); sched (requests and leases); load
+# (the workers' load and route pass) --; primary; health; the chain
 # -- chain (what arrives), claim, choice (fork choice), final, block and
 # window --; child, endpoint, forks, queue and standing; the pure machines
 # and checks (route, lease, breaker, fsm, answer, overdue, fork), the control
@@ -28,18 +30,23 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/sup_forks.c supervisor/sup_forks.h \
 	supervisor/sup_fsm.c supervisor/sup_fsm.h \
 	supervisor/sup_health.c supervisor/sup_health.h \
+	supervisor/sup_judge.c supervisor/sup_judge.h \
 	supervisor/sup_lease.c supervisor/sup_lease.h \
+	supervisor/sup_load.c supervisor/sup_load.h \
 	supervisor/sup_metrics.c supervisor/sup_metrics.h \
 	supervisor/sup_overdue.c supervisor/sup_overdue.h \
 	supervisor/sup_queue.c supervisor/sup_queue.h \
 	supervisor/sup_reload.c supervisor/sup_reload.h \
 	supervisor/sup_reload_result.c \
+	supervisor/sup_reply.c supervisor/sup_reply.h \
 	supervisor/sup_route.c supervisor/sup_route.h \
 	supervisor/sup_sched.c supervisor/sup_sched.h \
+	supervisor/sup_sched_int.h \
 	supervisor/sup_snapshot.c supervisor/sup_snapshot.h \
 	supervisor/sup_spawn.c supervisor/sup_spawn.h \
 	supervisor/sup_standing.c supervisor/sup_standing.h \
 	supervisor/sup_stats.c supervisor/sup_stats.h \
+	supervisor/sup_tick.c supervisor/sup_tick.h \
 	supervisor/sup_window.c supervisor/sup_window.h \
 	supervisor/sup_subs.c supervisor/sup_subs.h \
 	supervisor/sup_primary.c supervisor/sup_primary.h \

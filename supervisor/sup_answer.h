@@ -3,7 +3,7 @@
  * header or storage answer must answer what the supervisor asked, item
  * for item, whatever the worker checked itself.  (A storage answer does
  * not name its block: its values are checked by count and size.)  Pure:
- * no store, no clock, no I/O; sup_sched.c asks and acts.
+ * no store, no clock, no I/O; sup_reply.c asks and acts.
  */
 #ifndef CW_SUP_ANSWER_H
 #define CW_SUP_ANSWER_H

@@ -186,7 +186,7 @@ block_ep_name(int64_t id, char buf[CONF_NAME_MAX + 16])
 }
 
 /*
- * A verdict on an endpoint, for the layer above to apply (sup_sched.c
+ * A verdict on an endpoint, for the layer above to apply (sup_judge.c
  * drains them).  If they are not drained, the oldest are kept: a lie
  * already told does not need telling twice, and an agreement gives way
  * to a lie.

@@ -63,7 +63,7 @@ struct claim {
 
 /*
  * What the chain concluded about an endpoint; drained by the layer above
- * (sup_sched.c), which tells sup_health.c.
+ * (sup_judge.c), which tells sup_health.c.
  */
 enum chain_verdict_kind {
 	CV_AGREES,		/* its head connected, no claim of it held */

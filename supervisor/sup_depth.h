@@ -2,7 +2,7 @@
  * How many requests one endpoint may have out at once (sup_depth.c): a
  * window that adapts to the endpoint's measured latency and answers, up
  * to the chain's max_inflight.  A pure controller over a plain struct,
- * the clock passed in, no I/O; sup_sched.c feeds it every answer and
+ * the clock passed in, no I/O; sup_reply.c feeds it every answer and
  * asks it for the window.
  *
  * Latency.  Requests come in classes of different cost (a header range

@@ -20,6 +20,7 @@
 #include "sup_health.h"
 #include "sup_primary.h"
 #include "sup_queue.h"
+#include "sup_reply.h"
 #include "sup_sched.h"
 #include "sup_store.h"
 #include "sup_spawn.h"
@@ -87,19 +88,19 @@ dispatch_info(struct worker *w, const struct proto_info *in)
 
 /*
  * An answer to a request: what it says goes into the chain first.  One
- * that does not answer what was asked (sched_answer checked) applies
+ * that does not answer what was asked (reply_answer checked) applies
  * nothing; one whose range does not link contradicts the chain.
  */
 static int
 dispatch_answer(struct worker *w, const struct msg *m, char *err,
     size_t errlen)
 {
-	struct sched_answer	a;
+	struct reply		a;
 	char			why[EP_REASON_MAX];
 	int			r;
 	uint64_t		now = now_wall_ms();
 
-	if ((r = sched_answer(w, m, &a, err, errlen)) <= 0)
+	if ((r = reply_answer(w, m, &a, err, errlen)) <= 0)
 		return r;
 	switch (a.kind) {
 	case K_HEADERS:
@@ -129,7 +130,7 @@ dispatch_answer(struct worker *w, const struct msg *m, char *err,
 	}
 	if (a.contradicts)
 		snprintf(why, sizeof(why), "%s", a.why);
-	sched_settle(&a);
+	reply_settle(&a);
 	/* After the settling: it may give back this endpoint's leases. */
 	if (a.contradicts)
 		sup_health_contradicted(w->ep, why);
@@ -200,7 +201,7 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 		    (ch = sup_chain_find(w->ep->chain)) == NULL)
 			return 0;
 		/* Its verdicts (agrees, contradicted) go out through the
-		 * scheduler's sched_verdicts. */
+		 * tick's judge_verdicts (sup_judge.c). */
 		best = ch->best_number;
 		memcpy(best_hash, ch->best_hash, 32);
 		sup_chain_head(ch, w->ep->id, &u.head, now_wall_ms());
@@ -332,7 +333,7 @@ sup_dispatch_class(struct worker *w, const void *buf, long len)
 	case MSG_RES_STORAGE:
 		if (msg_check_gen(m.gen, w->gen) == MSG_GEN_OK &&
 		    msg_get_uint(&m, "id", &id) == 0 &&
-		    sched_answer_arrived(w, id))
+		    reply_arrived(w, id))
 			c = DC_BULK;
 		break;
 	default:

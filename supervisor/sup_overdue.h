@@ -2,7 +2,7 @@
  * Overdue endpoints as one pure judgement (sup_overdue.c): which endpoint
  * of a chain has waited too long for an answer while another answered,
  * before any breaker can know, and when the whole chain is merely slow.
- * No clock of its own, no store, no I/O: sup_sched.c asks and
+ * No clock of its own, no store, no I/O: sup_judge.c asks and
  * sup_health.c carries out the verdict.
  */
 #ifndef CW_SUP_OVERDUE_H

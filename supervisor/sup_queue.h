@@ -2,7 +2,7 @@
  * The durable catch-up queue (sup_queue.c): header ranges (backfill,
  * holes), missing parents by hash, state reads owed (difficulty, time)
  * and runtime versions, as rows of the store.  SQL only: which endpoint
- * takes an item and when is decided above it (sup_route.c, sup_sched.c).
+ * takes an item and when is decided above it (sup_route.c, sup_tick.c).
  */
 #ifndef CW_SUP_QUEUE_H
 #define CW_SUP_QUEUE_H

@@ -2,7 +2,7 @@
  * Routing and hedging as pure decisions (sup_route.c): given the
  * endpoints of a chain as they are at one instant, which may take which
  * work, which is preferred, where a hedge goes and after how long.  No
- * clock of its own, no store, no I/O: sup_sched.c asks and acts.
+ * clock of its own, no store, no I/O: sup_load.c and sup_tick.c ask and act.
  */
 #ifndef CW_SUP_ROUTE_H
 #define CW_SUP_ROUTE_H

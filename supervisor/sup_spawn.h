@@ -17,7 +17,7 @@
 #include "sup_child.h"
 #include "sup_fsm.h"
 #include "sup_primary.h"
-#include "sup_sched.h"
+#include "sup_load.h"
 
 struct endpoint;
 
@@ -32,7 +32,7 @@ struct worker {
 	uint64_t	 last_msg;
 	uint64_t	 rss_kb;	/* from its last heartbeat */
 	struct endpoint	*ep;		/* sup_health.c's */
-	struct load	 load;		/* sup_sched.c's */
+	struct load	 load;		/* sup_load.h */
 	struct sub_hold	 sub;		/* sup_primary.c's */
 	ev_timer	 timer;		/* the heartbeat watchdog */
 	int		 sandbox_nr;	/* the call its sandbox stopped; -1 */

@@ -27,7 +27,12 @@ ORDER = [
     ["sup_metrics.c"],
     ["sup_spawn.c"],
     ["sup_dispatch.c"],
-    ["sup_sched.c", "sup_snapshot.c"],
+    # The scheduler: answers and the tick over endpoint judging, over
+    # requests and leases, over the workers' load.
+    ["sup_reply.c", "sup_snapshot.c", "sup_tick.c"],
+    ["sup_judge.c"],
+    ["sup_sched.c"],
+    ["sup_load.c"],
     ["sup_primary.c"],
     ["sup_health.c"],
     # The chain module, its entry points first.

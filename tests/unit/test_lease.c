@@ -539,7 +539,7 @@ sim_check(const struct lease *l, const struct sim_req *q, unsigned hedges)
 }
 
 /*
- * Many leases driven as sup_sched.c does, every 50 ms for a day of the
+ * Many leases driven as sup_tick.c does, every 50 ms for a day of the
  * fake clock: answers at random times, hedges when allowed, expiry, and the
  * stragglers of settled leases arriving after.  After every call the lease
  * agrees with what is really out, and its actions with what happened.

@@ -1,0 +1,229 @@
+/*
+ * Endpoint judging, once a tick: who of a chain's endpoints is overdue
+ * while the others answer, who fails against what its peers show,
+ * whether the whole chain is slow (stored when it changes), and what the
+ * chains concluded about endpoints; all of it goes to their health.
+ */
+#include "config.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "sup_block.h"
+#include "sup_chain.h"
+#include "sup_claim.h"
+#include "sup_health.h"
+#include "sup_judge.h"
+#include "sup_overdue.h"
+#include "sup_route.h"
+#include "sup_sched.h"
+#include "sup_sched_int.h"
+#include "sup_spawn.h"
+#include "sup_store.h"
+#include "util.h"
+
+static struct store_stmt s_slow = { "UPDATE chains SET slow_reason = ?1, "
+    "slow_since = coalesce(slow_since, ?2) WHERE id = ?3", NULL, NULL };
+static struct store_stmt s_fast = { "UPDATE chains SET slow_reason = NULL, "
+    "slow_since = NULL WHERE id = ? AND slow_reason IS NOT NULL", NULL,
+    NULL };
+
+/*
+ * The chain's slowness, stored when it changes: what was stored is kept
+ * here, by chain id, so that a steady state writes nothing.
+ */
+static void
+slow_store(const struct chain *ch, int slow, const char *why)
+{
+	static struct {
+		int64_t	 id;
+		char	 why[64];
+	}		*seen;
+	static size_t	 n_seen;
+	size_t		 i;
+
+	for (i = 0; i < n_seen && seen[i].id != ch->id; i++)
+		;
+	if (i == n_seen) {
+		seen = xrealloc(seen, ++n_seen * sizeof(*seen));
+		seen[i].id = ch->id;
+		seen[i].why[0] = '\0';
+		if (!slow) {
+			/* Whatever an earlier run left behind. */
+			store_run(store_bind(&s_fast, "i", ch->id));
+			return;
+		}
+	}
+	if (!slow) {
+		if (seen[i].why[0] != '\0') {
+			log_info("chain %s: answers in time again", ch->name);
+			store_run(store_bind(&s_fast, "i", ch->id));
+		}
+		seen[i].why[0] = '\0';
+		return;
+	}
+	/* Changes of its figure only once they are whole seconds. */
+	if (strcmp(seen[i].why, why) == 0)
+		return;
+	if (seen[i].why[0] == '\0')
+		log_warnx("chain %s: slow: %s (no endpoint singled out)",
+		    ch->name, why);
+	store_run(store_bind(&s_slow, "tii", why, (int64_t)now_wall_ms(),
+	    ch->id));
+	snprintf(seen[i].why, sizeof(seen[i].why), "%s", why);
+}
+
+/*
+ * The peer rule (sup_breaker.h) for each of the n endpoints ws[]: its
+ * run of failures against what the others show.  Its leases go back in
+ * sched_release_unusable() if it opens; what it has out answers on.
+ */
+static void
+peers_chain(struct worker **ws, size_t n)
+{
+	static struct brk_peer	*all, *others;
+	static size_t		 cap;
+
+	if (n < 2)
+		return;
+	if (n > cap) {
+		cap = n;
+		all = xrealloc(all, cap * sizeof(*all));
+		others = xrealloc(others, cap * sizeof(*others));
+	}
+	for (size_t i = 0; i < n; i++)
+		health_peer(ws[i]->ep, &all[i]);
+	for (size_t i = 0; i < n; i++) {
+		size_t	k = 0;
+
+		/* Most are in no run: the others would be copied for
+		 * nothing, n * n a tick. */
+		if (!breaker_peer_run(&ws[i]->ep->brk))
+			continue;
+		for (size_t j = 0; j < n; j++)
+			if (j != i)
+				others[k++] = all[j];
+		(void)health_peers(ws[i]->ep, others, k);
+		/* It may count as out for those judged after it. */
+		health_peer(ws[i]->ep, &all[i]);
+	}
+}
+
+/*
+ * Who of ch's endpoints is overdue while others answer (sup_overdue.c):
+ * unresponsive; whether the whole chain is slow instead; and who fails
+ * while the others answer, or with them (the peer rule).
+ */
+static void
+overdue_chain(struct chain *ch, uint64_t watched, uint64_t now)
+{
+	static struct overdue_ep *eps;
+	static struct worker	**ws;
+	static struct endpoint	**es;
+	static size_t		  cap;
+	size_t			  n = 0;
+	uint64_t		  bound, latency, age;
+	char			  why[64];
+
+	for (struct worker *o = sup_workers; o != NULL; o = o->next) {
+		if (o->proc.fsm.state != CS_RUNNING ||
+		    strcmp(o->ep->chain, ch->name) != 0)
+			continue;
+		if (n == cap) {
+			cap = cap == 0 ? 16 : cap * 2;
+			eps = xrealloc(eps, cap * sizeof(*eps));
+			ws = xrealloc(ws, cap * sizeof(*ws));
+			es = xrealloc(es, cap * sizeof(*es));
+		}
+		eps[n].waiting = sched_waiting(o);
+		if (o->load.answered > o->ep->answered) {
+			eps[n].answered = o->load.answered;
+			eps[n].answered_in = o->load.answered_in;
+		} else {
+			eps[n].answered = o->ep->answered;
+			eps[n].answered_in = o->ep->answered_in;
+		}
+		es[n] = o->ep;
+		ws[n++] = o;
+	}
+	/* Everyone inconsistent, nothing fetched: the rule is suspected. */
+	if (health_doubted(es, n, ch->name, claim_patience(ch)) &
+	    HEALTH_BACK)
+		sched_back(es[0]);
+	/* A breaker that knows speaks first: it outweighs overdue. */
+	peers_chain(ws, n);
+	latency = route_latency_quantile(&ch->hedging, OVERDUE_QUANTILE, now);
+	/* Quiet: the endpoints' latest answers tell instead (sup_overdue.c). */
+	bound = overdue_chain_bound(latency != 0 ? latency :
+	    overdue_answers_median(eps, n), ch->hedging.after);
+	for (size_t i = 0; i < n; i++) {
+		/* Its leases go back in sched_release_unusable(); what it has
+		 * out answers on, for its health. */
+		if (overdue_judge(eps, n, i, bound, watched, now, &age) ==
+		    OV_OVERDUE)
+			(void)health_overdue(ws[i]->ep, eps[i].waiting, age);
+		else
+			(void)health_overdue(ws[i]->ep, 0, 0);
+	}
+	slow_store(ch, overdue_chain_slow(eps, n, bound, watched, now,
+	    latency, why, sizeof(why)), why);
+}
+
+/* Every chain once a tick, in the order of their first workers. */
+void
+judge_overdue(void)
+{
+	static uint64_t	last, watched;
+	uint64_t	now = now_mono_ms();
+
+	watched = overdue_watched(watched, last, now);
+	last = now;
+	for (struct worker *w = sup_workers; w != NULL; w = w->next) {
+		struct worker	*o;
+		struct chain	*ch;
+
+		for (o = sup_workers; o != w; o = o->next)
+			if (strcmp(o->ep->chain, w->ep->chain) == 0)
+				break;
+		if (o != w || (ch = sup_chain_find(w->ep->chain)) == NULL)
+			continue;
+		overdue_chain(ch, watched, now);
+	}
+}
+
+/*
+ * What the chains concluded about endpoints goes to their health: a lie
+ * (a head that never connected, a header whose number is not its
+ * parent's + 1, a branch below finality, a finalized head off the chain)
+ * or an agreement.
+ */
+void
+judge_verdicts(void)
+{
+	struct chain_verdict	v;
+
+	while (sup_chains_verdict(&v)) {
+		struct worker *w;
+
+		for (w = sup_workers; w != NULL; w = w->next)
+			if (w->ep->id == v.endpoint_id)
+				break;
+		if (w == NULL) {
+			char	en[CONF_NAME_MAX + 16];
+
+			if (v.kind == CV_CONTRADICTED)
+				log_warnx("%s (gone): contradicted: %s",
+				    block_ep_name(v.endpoint_id, en),
+				    v.reason);
+			continue;
+		}
+		if (v.kind == CV_CONTRADICTED)
+			sup_health_contradicted(w->ep, v.reason);
+		else
+			sup_health_agrees(w->ep);
+	}
+}
+

@@ -1,0 +1,63 @@
+/*
+ * A worker's load (sup_load.c): its requests out, its adaptive window
+ * and its place in the route pass; written by the scheduler's files
+ * (sup_sched.c, sup_tick.c, sup_reply.c) through this one.
+ */
+#ifndef CW_SUP_LOAD_H
+#define CW_SUP_LOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sup_depth.h"
+
+struct chain;
+struct route_ep;
+struct worker;
+
+/*
+ * A worker's share of the requests out, and how many it may have out
+ * (its endpoint's adaptive window; cap 0 until its first scheduling);
+ * only the scheduler writes it.
+ */
+struct load {
+	unsigned	 inflight;
+	unsigned	 live;		/* of them, reads of live blocks */
+	struct depth	 depth;
+	uint64_t	 answered;	/* monotonic ms: the latest sent of the
+					 * requests it answered */
+	uint64_t	 answered_in;	/* ms that one took */
+	unsigned	 pass;		/* the scheduler pass of slot */
+	size_t		 slot;		/* its place in that pass's route */
+};
+
+/*
+ * The usable endpoints of a chain as the router sees them, built once a
+ * pass of the scheduler (schedule, hedge) and kept exact through it: a
+ * worker's requests out are written back as they change (load_changed).
+ * Built for every worker that asked, it cost E * E a tick: at 2000
+ * endpoints a fifth of the supervisor's time.  Whether the chain has
+ * work due is kept the same way, asked again after each lease.
+ */
+struct route_pass {
+	const struct chain	*ch;
+	unsigned		 pass;
+	size_t			 n, cap;
+	struct route_ep		*e;
+	struct worker		**ws;
+	int			 due;		/* -1: ask the queue */
+};
+
+/* The scheduler's pass, a new one for each of schedule and hedge. */
+extern unsigned	 load_pass;
+
+struct depth	*load_depth(struct worker *, const struct chain *);
+void		 load_changed(struct worker *);
+struct route_pass *load_pass_of(const struct chain *);
+size_t		 load_route_eps(const struct chain *, const struct worker *,
+		    uint64_t now, struct route_ep **, struct worker ***who,
+		    size_t *self);
+int		 load_has_due(struct chain *);
+void		 load_forget(void);
+
+#endif
