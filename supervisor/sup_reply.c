@@ -181,7 +181,6 @@ static void
 reject(struct request *r, enum answer_verdict v, const char *what_differed,
     struct reply *a)
 {
-	static char	why[ANSWER_WHY_MAX + 160];
 	char		what[96];
 
 	count(r, OUTCOME_MALFORMED, 0, 0);
@@ -190,9 +189,10 @@ reject(struct request *r, enum answer_verdict v, const char *what_differed,
 	    "counted malformed, %s", r->w->name, (unsigned long long)r->id,
 	    what, what_differed, r->held != NULL ? "its item goes back to the "
 	    "queue" : "nothing of it is used");
-	snprintf(why, sizeof(why), "%s: %s", what, what_differed);
+	snprintf(a->why_buf, sizeof(a->why_buf), "%s: %s", what,
+	    what_differed);
 	a->worst = OUTCOME_MALFORMED;
-	a->why = why;
+	a->why = a->why_buf;
 	a->rejected = 1;
 	a->contradicts = v == ANSWER_UNLINKED;
 	/* Backoff as for any failure: another endpoint may take it before
@@ -337,28 +337,28 @@ int
 reply_answer(struct worker *w, const struct msg *m, struct reply *a,
     char *err, size_t errlen)
 {
-	static struct proto_res_headers rh;
-	static struct proto_res_storage rs;
-	static struct proto_res_runtime rr;
+	struct proto_res_headers	*rh = &a->res.headers;
+	struct proto_res_storage	*rs = &a->res.storage;
+	struct proto_res_runtime	*rr = &a->res.runtime;
 	struct request			*r;
 	uint64_t			 id;
 	enum item_kind			 want;
 
 	switch (m->type) {
 	case MSG_RES_HEADERS:
-		if (proto_unpack_res_headers(m, &rh, err, errlen) == -1)
+		if (proto_unpack_res_headers(m, rh, err, errlen) == -1)
 			return -1;
-		id = rh.id;
+		id = rh->id;
 		break;
 	case MSG_RES_STORAGE:
-		if (proto_unpack_res_storage(m, &rs, err, errlen) == -1)
+		if (proto_unpack_res_storage(m, rs, err, errlen) == -1)
 			return -1;
-		id = rs.id;
+		id = rs->id;
 		break;
 	case MSG_RES_RUNTIME:
-		if (proto_unpack_res_runtime(m, &rr, err, errlen) == -1)
+		if (proto_unpack_res_runtime(m, rr, err, errlen) == -1)
 			return -1;
-		id = rr.id;
+		id = rr->id;
 		break;
 	default:
 		snprintf(err, errlen, "unexpected %s message",
@@ -382,7 +382,9 @@ reply_answer(struct worker *w, const struct msg *m, struct reply *a,
 		    msg_type_name(m->type), (unsigned long long)id);
 		return -1;
 	}
-	memset(a, 0, sizeof(*a));
+	/* Everything but the decoded answer, which the reply keeps. */
+	memset(a, 0, offsetof(struct reply, res));
+	a->why_buf[0] = '\0';
 	a->req = r;
 	a->ch = r->ch;
 	a->endpoint_id = w->ep->id;
@@ -393,18 +395,18 @@ reply_answer(struct worker *w, const struct msg *m, struct reply *a,
 	switch (r->kind) {
 	case K_HEADERS:
 	case K_PARENT:
-		answer_headers(r, &rh, a);
+		answer_headers(r, rh, a);
 		break;
 	case K_STATE:
-		answer_storage(r, &rs, a);
+		answer_storage(r, rs, a);
 		break;
 	case K_RUNTIME:
-		count(r, rr.outcome, rr.latency_ms, 0);
-		a->runtime = &rr;
+		count(r, rr->outcome, rr->latency_ms, 0);
+		a->runtime = rr;
 		a->hashes = (const uint8_t (*)[32])r->hashes;
 		a->number = r->number;
-		a->worst = rr.outcome;
-		a->why = rr.why;
+		a->worst = rr->outcome;
+		a->why = rr->why;
 		break;
 	}
 	a->done = a->worst == OUTCOME_OK;

@@ -11,6 +11,7 @@
 
 #include "msg.h"
 #include "proto.h"
+#include "sup_answer.h"
 #include "sup_queue.h"
 
 struct chain;
@@ -41,6 +42,17 @@ struct reply {
 	int64_t			 timestamp[PROTO_READS_MAX];	/* or -1 */
 	const struct proto_res_runtime *runtime;
 	int64_t			 number;	/* runtime: the block's */
+	/*
+	 * What the pointers above name: the decoded answer and the reason
+	 * a rejected one gets, the reply's own (nothing shared between
+	 * calls; ~65 KB, on the caller's stack).
+	 */
+	union {
+		struct proto_res_headers headers;
+		struct proto_res_storage storage;
+		struct proto_res_runtime runtime;
+	} res;
+	char			 why_buf[ANSWER_WHY_MAX + 160];
 };
 
 int	reply_answer(struct worker *, const struct msg *, struct reply *,
