@@ -31,7 +31,14 @@ static const int64_t window_ms[VIEW_NWINDOWS] = {
 	[VIEW_WINDOW_7D] = 7 * 86400 * 1000LL,
 };
 
-/* Every query yields: miner, ss58, blocks, final_blocks, work, first, last. */
+/*
+ * Every query yields: miner, ss58, blocks, final_blocks, work, first, last.
+ * The genesis is left out by +number > 0: the unary + keeps SQLite from
+ * taking it for a range of blocks_number, which it did (without STAT4,
+ * any range looks as narrow as another) and then read every block of the
+ * chain, sorted, for a window of a few hours.  Blocks are read in the
+ * order of the window index instead (see chainwatch.db(5)).
+ */
 static const char q_all[] =
     "SELECT s.miner, m.ss58, s.blocks, s.final_blocks, s.work,"
     "  s.first_number, s.last_number"
@@ -44,18 +51,18 @@ static const char q_blocks[] =
     " FROM (SELECT coalesce(miner, x'') AS miner, count(*) AS blocks,"
     "    sum(final) AS final_blocks, u512_sum(difficulty) AS work,"
     "    min(number) AS first_number, max(number) AS last_number"
-    "  FROM blocks WHERE chain_id = ?1 AND canonical = 1 AND number > 0%s%s"
+    "  FROM blocks WHERE chain_id = ?1 AND canonical = 1 AND +number > 0%s%s"
     "  GROUP BY 1) g"
     " LEFT JOIN miners m ON m.account = g.miner";
 /* The window's earliest mined block, and its latest time. */
 static const char q_first[] =
     "SELECT timestamp, miner, difficulty FROM blocks"
-    " WHERE chain_id = ?1 AND canonical = 1 AND number > 0 AND"
+    " WHERE chain_id = ?1 AND canonical = 1 AND +number > 0 AND"
     " miner IS NOT NULL AND timestamp IS NOT NULL%s%s"
     " ORDER BY timestamp, number LIMIT 1";
 static const char q_last[] =
     "SELECT max(timestamp) FROM blocks"
-    " WHERE chain_id = ?1 AND canonical = 1 AND number > 0 AND"
+    " WHERE chain_id = ?1 AND canonical = 1 AND +number > 0 AND"
     " miner IS NOT NULL%s%s";
 
 char *
