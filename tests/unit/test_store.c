@@ -303,22 +303,38 @@ assert_text(const char *sql, const char *want)
 #define Z55	Z32 Z8 Z8 "00000000000000"
 #define Z63	Z32 Z31
 
+/*
+ * A store that an older daemon left at schema version v, with rows, in a
+ * new temporary directory; then opened by the store module (which
+ * migrates it) and by the operator's connection.
+ */
 static void
-test_migrate_genesis(void **state)
+store_from_version(size_t v, const char *rows)
 {
-	sqlite3	*v4;
+	sqlite3	*old;
+	char	 sql[64];
 	size_t	 i;
 
 	snprintf(dir, sizeof(dir), "/tmp/cw-test-store.XXXXXX");
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/chainwatch.db", dir);
-	assert_int_equal(sqlite3_open(path, &v4), SQLITE_OK);
-	for (i = 0; i < 4; i++)
-		assert_int_equal(sqlite3_exec(v4, schema_migrations[i], NULL,
+	assert_int_equal(sqlite3_open(path, &old), SQLITE_OK);
+	for (i = 0; i < v; i++)
+		assert_int_equal(sqlite3_exec(old, schema_migrations[i], NULL,
 		    NULL, NULL), SQLITE_OK);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %zu", v);
+	assert_int_equal(sqlite3_exec(old, sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(old, rows, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(old);
+	assert_int_equal(store_open(path, 0, ev_default_loop(0)), 0);
+	assert_int_equal(sqlite3_open(path, &op), SQLITE_OK);
+}
+
+static void
+test_migrate_genesis(void **state)
+{
 	/* Difficulties 5 (genesis), 7, 2^64 + 11 and 13: sums past 64 bits. */
-	assert_int_equal(sqlite3_exec(v4,
-	    "PRAGMA user_version = 4;"
+	store_from_version(4,
 	    "INSERT INTO chains (id, name, format, block_time,"
 	    "  finality_depth) VALUES (1, 'p', 'quantus', 1000, 1),"
 	    "  (2, 'q', 'quantus', 1000, 1);"
@@ -339,12 +355,7 @@ test_migrate_genesis(void **state)
 	    "  (1, x'', 3, 2, '18446744073709551645', 1.8e19,"
 	    "    '18446744073709551632', 0, 3),"
 	    "  (1, x'" Z32 "', 1, 1, '7', 7.0, '7', 1, 1),"
-	    "  (2, x'', 1, 0, '5', 5.0, '0', 0, 0);",
-	    NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(v4);
-
-	assert_int_equal(store_open(path, 0, ev_default_loop(0)), 0);
-	assert_int_equal(sqlite3_open(path, &op), SQLITE_OK);
+	    "  (2, x'', 1, 0, '5', 5.0, '0', 0, 0);");
 	assert_text("PRAGMA user_version", "6");
 	assert_text("SELECT blocks || ' ' || final_blocks || ' ' || work ||"
 	    " ' ' || final_work || ' ' || first_number || ' ' || last_number"
@@ -389,18 +400,7 @@ plan_says(const char *sql, const char *what)
 static void
 test_migrate_window(void **state)
 {
-	sqlite3	*v5;
-	size_t	 i;
-
-	snprintf(dir, sizeof(dir), "/tmp/cw-test-store.XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/chainwatch.db", dir);
-	assert_int_equal(sqlite3_open(path, &v5), SQLITE_OK);
-	for (i = 0; i < 5; i++)
-		assert_int_equal(sqlite3_exec(v5, schema_migrations[i], NULL,
-		    NULL, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(v5,
-	    "PRAGMA user_version = 5;"
+	store_from_version(5,
 	    "INSERT INTO chains (id, name, format, block_time,"
 	    "  finality_depth) VALUES (1, 'p', 'quantus', 1000, 1);"
 	    "INSERT INTO blocks (chain_id, hash, number, parent, miner,"
@@ -410,12 +410,7 @@ test_migrate_window(void **state)
 	    "  (1, x'02" Z31 "', 2, x'01" Z31 "', x'" Z32 "',"
 	    "    x'07" Z63 "', 2000, 1, 0, 1),"
 	    "  (1, x'03" Z31 "', 2, x'01" Z31 "', x'" Z32 "',"
-	    "    x'07" Z63 "', 2100, 0, 0, 1);",
-	    NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(v5);
-
-	assert_int_equal(store_open(path, 0, ev_default_loop(0)), 0);
-	assert_int_equal(sqlite3_open(path, &op), SQLITE_OK);
+	    "    x'07" Z63 "', 2100, 0, 0, 1);");
 	assert_text("PRAGMA user_version", "6");
 	assert_text("SELECT group_concat(name) FROM sqlite_schema WHERE"
 	    " name IN ('blocks_time', 'blocks_window')", "blocks_window");
