@@ -44,6 +44,22 @@ static const char q_all[] =
     "  s.first_number, s.last_number"
     " FROM standings s LEFT JOIN miners m ON m.account = s.miner"
     " WHERE s.chain_id = ?1 AND s.blocks > 0";
+/*
+ * Final blocks only, of all time: the standings' final counts, and the
+ * numbers of each miner's first and last final block through
+ * blocks_miner (x'' stands for the blocks without a miner), not a scan
+ * of every block (3 s on 1.65 M blocks).
+ */
+static const char q_all_final[] =
+    "SELECT s.miner, m.ss58, s.final_blocks, s.final_blocks, s.final_work,"
+    "  (SELECT min(number) FROM blocks WHERE chain_id = ?1 AND"
+    "   miner IS nullif(s.miner, x'') AND canonical = 1 AND final = 1 AND"
+    "   +number > 0),"
+    "  (SELECT max(number) FROM blocks WHERE chain_id = ?1 AND"
+    "   miner IS nullif(s.miner, x'') AND canonical = 1 AND final = 1 AND"
+    "   +number > 0)"
+    " FROM standings s LEFT JOIN miners m ON m.account = s.miner"
+    " WHERE s.chain_id = ?1 AND s.final_blocks > 0";
 /* %s%s: further conditions on the canonical blocks. */
 static const char q_blocks[] =
     "SELECT g.miner, m.ss58, g.blocks, g.final_blocks, g.work,"
@@ -134,8 +150,9 @@ rows_load(struct view_db *c, const struct view_chain *ch, enum view_window w,
 	const char	*work;
 	int		 rc;
 
-	if (w == VIEW_WINDOW_ALL && !final_only) {
-		if (view_db_prepare(c, "reading standings", q_all, &st) == -1)
+	if (w == VIEW_WINDOW_ALL) {
+		if (view_db_prepare(c, "reading standings", final_only ?
+		    q_all_final : q_all, &st) == -1)
 			return CW_EXIT_SYSTEM;
 		sqlite3_bind_int64(st, 1, ch->id);
 	} else if (prepare_window(c, ch, q_blocks, w, final_only, now,
