@@ -4,7 +4,9 @@
 # (N blocks, 1.65 M by default, 12 s apart; 20 miners; a reorged sibling
 # every 500 heights, with its reorgs row), measured by ab (apache2-utils)
 # with C concurrent clients (16), each route with and without
-# If-None-Match.  Run from a build directory (or with top_builddir set):
+# If-None-Match; before that, the time to build an answer not asked
+# before (standings all and 7d, each miner's record), one at a time.
+# Run from a build directory (or with top_builddir set):
 #   sh ../../bench/api.sh            N=200000 REQS=2000 sh ../../bench/api.sh
 # The store is made by tests/integration/bigstore.sh (the schema of
 # src/schema.c, filled in SQL), as metrics_large_store.sh's is: the
@@ -62,15 +64,44 @@ run() {
 	    END { printf "%-34s %8.1f req/s  p50 %4d ms  p99 %4d ms  failed %d  non-2xx %d\n",
 	        name, rps, p50, p99, failed, non2xx }' "$T/ab"
 }
+# cold NAME PATH...: each path once, one after another, none asked
+# before (chainwatch-metrics keeps answers per request: a repeated one is
+# not built again); prints NAME, the count, p50 and the slowest.
+cold() {
+	name=$1
+	shift
+	for p in "$@"; do
+		curl -s -o /dev/null -w '%{time_total}\n' "$U$p"
+	done | sort -n | awk -v name="$name" '
+	    { t[NR] = $1 * 1000 }
+	    END { printf "%-34s %8d built   p50 %4d ms  max %4d ms\n",
+	        name, NR, t[int((NR + 1) / 2)], t[NR] }'
+}
 etag() {
 	curl -s -o /dev/null -D - "$U$1" | tr -d '\r' |
 	    sed -n 's/^[Ee][Tt][Aa][Gg]: //p'
 }
+# Built, not kept: distinct requests, one at a time (20 each).
+i=0 sa= s7=
+while [ $i -lt 20 ]; do
+	i=$((i + 1))
+	sa="$sa /api/v1/chains/planck/standings?window=all&limit=$i"
+	s7="$s7 /api/v1/chains/planck/standings?window=7d&limit=$i"
+done
+echo "built once each, one client:"
+# shellcheck disable=SC2086
+cold "standings?window=all" $sa
+# shellcheck disable=SC2086
+cold "standings?window=7d" $s7
+# shellcheck disable=SC2086
+cold "miner (each of $MINERS)" $(sqlite3 -readonly "$DB" \
+    "SELECT '/api/v1/chains/planck/miners/0x' || lower(hex(miner)) FROM standings")
 echo "ab: $REQS requests, $C concurrent, keep-alive; $(nproc) CPUs"
 S=/api/v1/chains/planck/standings?window=all
 B=/api/v1/chains/planck/blocks?last=100
 M=/api/v1/chains/planck/miners/$MINER
 for r in "/ /" "standings?window=all $S" "standings?window=24h /api/v1/chains/planck/standings?window=24h" \
+    "standings?window=7d /api/v1/chains/planck/standings?window=7d" \
     "blocks?last=100 $B" "miner $M" "reorgs /api/v1/chains/planck/reorgs" \
     "chains /api/v1/chains"; do
 	name=${r% *}

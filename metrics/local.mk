@@ -9,6 +9,8 @@ metrics_chainwatch_metrics_SOURCES = metrics/mtr.h \
 	metrics/mtr_health.c \
 	metrics/mtr_page.c \
 	metrics/mtr_api.c \
+	metrics/mtr_apicache.h \
+	metrics/mtr_apicache.c \
 	metrics/mtr_http.c
 metrics_chainwatch_metrics_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) \
 	$(SQLITE_CFLAGS) $(JANSSON_CFLAGS) $(MSGPACK_CFLAGS) $(SECCOMP_CFLAGS)

@@ -149,6 +149,12 @@ struct mtr_api_answer {
 unsigned mtr_api(struct view_db *, struct mtr_api_answer *);
 /* mtr_gather.c: the same through the snapshot's store connection. */
 unsigned mtr_gather_api(struct mtr_api_answer *);
+/*
+ * Which store mtr_gather_api would read now (mtr_apicache.h), opening
+ * it if need be.  Returns 0, or -1 when it cannot tell.
+ */
+struct mtr_store_version;
+int	mtr_gather_store_version(struct mtr_store_version *);
 
 /* mtr_http.c */
 /* cors_origin: the Access-Control-Allow-Origin of /api/, or NULL. */

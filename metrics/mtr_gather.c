@@ -18,6 +18,7 @@
 
 #include "log.h"
 #include "mtr.h"
+#include "mtr_apicache.h"
 #include "util.h"
 #include "view.h"
 #include "view_ctl.h"
@@ -45,6 +46,7 @@ const char *const mtr_chain_statuses[] = {
 static struct mtr_source src;
 static struct view_db	 db;
 static int		 db_open;
+static uint64_t		 db_opens;	/* connections opened so far */
 /* Say a source failed once, and again only after it came back. */
 static int		 store_failing, sup_failing;
 
@@ -79,6 +81,7 @@ mtr_gather_open_store(void)
 	if (view_db_open(&db, src.database, VIEW_TEMP_MEMORY) != CW_EXIT_OK)
 		return -1;
 	db_open = 1;
+	db_opens++;
 	return 0;
 }
 
@@ -368,6 +371,19 @@ mtr_gather_api(struct mtr_api_answer *a)
 	if (code == 503)
 		mtr_gather_close();	/* reopen next time */
 	return code;
+}
+
+int
+mtr_gather_store_version(struct mtr_store_version *v)
+{
+	if (mtr_gather_open_store() == -1)
+		return -1;
+	if (view_db_data_version(&db, &v->data) == -1) {
+		mtr_gather_close();	/* reopen next time */
+		return -1;
+	}
+	v->conn = db_opens;
+	return 0;
 }
 
 static int

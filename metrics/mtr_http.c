@@ -3,7 +3,8 @@
  * connections and an idle timeout, so that a scraper that stalls holds
  * one thread for at most MTR_CONN_TIMEOUT and nobody else waits for it.
  * Scrapes share one snapshot at a time: a burst of scrapes asks
- * chainwatchd at most once per MTR_CACHE_MS.
+ * chainwatchd at most once per MTR_CACHE_MS.  API answers are kept per
+ * request until the store changes (mtr_apicache.c).
  */
 #include "config.h"
 
@@ -18,11 +19,15 @@
 #include "http_log.h"
 #include "log.h"
 #include "mtr.h"
+#include "mtr_apicache.h"
 #include "util.h"
 
 #define MTR_CONN_MAX		64
 #define MTR_CONN_TIMEOUT	10	/* seconds without progress */
 #define MTR_CACHE_MS		1000
+
+#define API_KEY_PARAMS		8	/* more: answered, not kept */
+#define API_KEY_MAX		1024	/* longer: the same */
 
 #define CTYPE_METRICS	"text/plain; version=0.0.4; charset=utf-8"
 #define CTYPE_JSON	"application/json"
@@ -45,6 +50,8 @@ static struct {
 	struct buf	page;
 	unsigned	page_code;
 } cache;
+/* The answers of /api/v1/; under cache_lock too. */
+static struct mtr_apicache	 apicache;
 
 /* Under cache_lock: gather again unless the snapshot is fresh. */
 static void
@@ -233,16 +240,79 @@ api_etag_matches(const char *inm, const char *etag)
 	return 0;
 }
 
+/*
+ * The parameters of a request, for its cache key: at most API_KEY_PARAMS
+ * (a request with more is answered, not kept).
+ */
+struct api_args {
+	const char	*k[API_KEY_PARAMS], *v[API_KEY_PARAMS];
+	size_t		 n;
+	int		 over;
+};
+
 static enum MHD_Result
-respond_api(struct MHD_Connection *conn, const char *method,
-    const char *url)
+api_arg_one(void *cls, enum MHD_ValueKind kind, const char *key,
+    const char *value)
+{
+	struct api_args	*a = cls;
+
+	(void)kind;
+	if (a->n == API_KEY_PARAMS) {
+		a->over = 1;
+		return MHD_NO;
+	}
+	a->k[a->n] = key;
+	a->v[a->n++] = value;
+	return MHD_YES;
+}
+
+/*
+ * The cache key of a request: its path, then its parameters by name, as
+ * libmicrohttpd decoded them (?a=1&b=2, ?b=2&a=%31: one key).  The sort
+ * is stable, so a name given twice keeps the order that says which value
+ * counts; lengths go first, so that no value can pass for another.
+ * Returns 0, or -1 for a request too long to keep.
+ */
+static int
+api_key(struct MHD_Connection *conn, const char *url, char *key,
+    size_t keylen)
+{
+	struct api_args	 a;
+	const char	*t;
+	size_t		 i, j, o;
+	int		 n;
+
+	memset(&a, 0, sizeof(a));
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, api_arg_one,
+	    &a);
+	if (a.over)
+		return -1;
+	for (i = 1; i < a.n; i++)
+		for (j = i; j > 0 && strcmp(a.k[j - 1], a.k[j]) > 0; j--) {
+			t = a.k[j], a.k[j] = a.k[j - 1], a.k[j - 1] = t;
+			t = a.v[j], a.v[j] = a.v[j - 1], a.v[j - 1] = t;
+		}
+	n = snprintf(key, keylen, "%s", url);
+	for (i = 0, o = 0; n >= 0 && (size_t)n < keylen - o && i < a.n; i++) {
+		o += (size_t)n;
+		if (a.v[i] != NULL)
+			n = snprintf(key + o, keylen - o, "?%zu:%s=%zu:%s",
+			    strlen(a.k[i]), a.k[i], strlen(a.v[i]), a.v[i]);
+		else
+			n = snprintf(key + o, keylen - o, "?%zu:%s",
+			    strlen(a.k[i]), a.k[i]);
+	}
+	return n >= 0 && (size_t)n < keylen - o ? 0 : -1;
+}
+
+/* Answer a request from the store, into r (its body to free). */
+static int
+api_build(struct MHD_Connection *conn, const char *url,
+    struct mtr_api_reply *r)
 {
 	struct mtr_api_answer	 a;
-	struct MHD_Response	*resp;
-	enum MHD_Result		 ret;
-	char			*body, etag[24], cc[48];
+	char			*body;
 	size_t			 len;
-	unsigned		 code;
 
 	memset(&a, 0, sizeof(a));
 	a.req.path = url;
@@ -250,34 +320,45 @@ respond_api(struct MHD_Connection *conn, const char *method,
 	a.req.cls = conn;
 	a.req.param = api_param;
 	a.req.unknown = api_unknown;
-	pthread_mutex_lock(&cache_lock);
-	code = mtr_gather_api(&a);
-	pthread_mutex_unlock(&cache_lock);
+	r->status = mtr_gather_api(&a);
 	body = json_dumps(a.body, JSON_COMPACT);
 	json_decref(a.body);
 	if (body == NULL)
-		return MHD_NO;
+		return -1;
 	len = strlen(body);
 	body[len++] = '\n';	/* over the NUL: sent by length */
-	api_etag(body, len, etag, sizeof(etag));
-	if (code == MHD_HTTP_OK && api_etag_matches(
+	api_etag(body, len, r->etag, sizeof(r->etag));
+	r->body = body;
+	r->len = len;
+	r->max_age = a.max_age;
+	return 0;
+}
+
+/* The response to r, or 304 without a body if the client has its tag. */
+static struct MHD_Response *
+api_response(struct MHD_Connection *conn, const struct mtr_api_reply *r,
+    unsigned *code)
+{
+	struct MHD_Response	*resp;
+	char			 cc[48];
+
+	*code = r->status;
+	if (*code == MHD_HTTP_OK && api_etag_matches(
 	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-	    MHD_HTTP_HEADER_IF_NONE_MATCH), etag)) {
-		code = MHD_HTTP_NOT_MODIFIED;
-		len = 0;
-	}
-	resp = MHD_create_response_from_buffer(len, body,
+	    MHD_HTTP_HEADER_IF_NONE_MATCH), r->etag))
+		*code = MHD_HTTP_NOT_MODIFIED;
+	resp = MHD_create_response_from_buffer(*code ==
+	    MHD_HTTP_NOT_MODIFIED ? 0 : r->len, r->body,
 	    MHD_RESPMEM_MUST_COPY);
-	free(body);
 	if (resp == NULL)
-		return MHD_NO;
-	if (code != MHD_HTTP_NOT_MODIFIED)
+		return NULL;
+	if (*code != MHD_HTTP_NOT_MODIFIED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
 		    CTYPE_JSON);
-	if (code == MHD_HTTP_OK || code == MHD_HTTP_NOT_MODIFIED) {
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+	if (*code == MHD_HTTP_OK || *code == MHD_HTTP_NOT_MODIFIED) {
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, r->etag);
 		snprintf(cc, sizeof(cc), "public, max-age=%lld",
-		    (long long)a.max_age);
+		    (long long)r->max_age);
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
 		    cc);
 	} else
@@ -286,6 +367,53 @@ respond_api(struct MHD_Connection *conn, const char *method,
 	if (cors_origin != NULL)
 		MHD_add_response_header(resp,
 		    MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, cors_origin);
+	return resp;
+}
+
+/*
+ * An API request: the answer kept for it while the store's data_version
+ * stays (mtr_apicache.h), else built and kept.  The version is read
+ * before the answer, so an answer is never older than the version it is
+ * kept under.  Errors of the request (400) are cheap and not kept; 503
+ * is not an answer about the store.
+ */
+static enum MHD_Result
+respond_api(struct MHD_Connection *conn, const char *method,
+    const char *url)
+{
+	struct mtr_store_version	 v;
+	struct mtr_api_reply		 built;
+	const struct mtr_api_reply	*r = NULL;
+	struct MHD_Response		*resp = NULL;
+	enum MHD_Result			 ret;
+	char				 key[API_KEY_MAX];
+	uint64_t			 now = 0;
+	unsigned			 code = 0;
+	int				 keep;
+
+	memset(&built, 0, sizeof(built));
+	keep = api_key(conn, url, key, sizeof(key)) == 0;
+	pthread_mutex_lock(&cache_lock);
+	if (keep && mtr_gather_store_version(&v) == -1)
+		keep = 0;
+	if (keep) {
+		now = now_mono_ms();
+		r = mtr_apicache_find(&apicache, key, &v, now);
+	}
+	if (r == NULL && api_build(conn, url, &built) == 0) {
+		r = &built;
+		if (keep && (built.status == MHD_HTTP_OK ||
+		    built.status == MHD_HTTP_NOT_FOUND)) {
+			r = mtr_apicache_put(&apicache, key, &v, now, &built);
+			built.body = NULL;	/* the cache's now */
+		}
+	}
+	if (r != NULL)
+		resp = api_response(conn, r, &code);
+	pthread_mutex_unlock(&cache_lock);
+	free(built.body);
+	if (resp == NULL)
+		return MHD_NO;
 	ret = MHD_queue_response(conn, code, resp);
 	MHD_destroy_response(resp);
 	log_debug("%s %s: %u", method, url, code);
@@ -352,4 +480,5 @@ mtr_http_stop(void)
 	buf_free(&cache.page);
 	cache.valid = 0;
 	cache.page_valid = 0;
+	mtr_apicache_free(&apicache);
 }

@@ -311,6 +311,16 @@ const char *const schema_migrations[] = {
 	"    s.work, s.work_f, s.first_number, s.last_number"
 	"  FROM standings s JOIN chains c ON c.id = s.chain_id"
 	"  WHERE s.blocks > 0 AND s.miner = x'';",
+	/* 6: the canonical blocks of a time window read from one index
+	 * alone, in time order, with all that the standings of a window and
+	 * its hashrate read (canonical too: SQLite 3.40 counts a partial
+	 * index as covering only with the columns of its WHERE).  It
+	 * replaces blocks_time, its first two columns; without it a window
+	 * of 7 days read 50 000 blocks of a 1.65 M block store one by one
+	 * in the order of their hashes. */
+	"CREATE INDEX blocks_window ON blocks(chain_id, timestamp, number,"
+	"  miner, final, difficulty, canonical) WHERE canonical = 1;"
+	"DROP INDEX blocks_time;",
 };
 
 const size_t schema_version = nitems(schema_migrations);

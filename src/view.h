@@ -71,6 +71,14 @@ void	view_db_close(struct view_db *);
 /* One read transaction, so every query sees the same snapshot. */
 int	view_db_begin(struct view_db *);
 void	view_db_end(struct view_db *);
+/*
+ * The store's PRAGMA data_version on this connection, outside a
+ * transaction: it moves whenever another connection (chainwatchd) has
+ * committed, so an answer built at one value holds while it stays.
+ * Values of two connections do not compare.  Returns 0, or -1 after
+ * view_db_err.
+ */
+int	view_db_data_version(struct view_db *, int64_t *);
 /* Report the last SQLite error of what, with the file's path. */
 void	view_db_err(const struct view_db *, const char *what);
 /* Prepare sql.  Returns 0, or -1 after view_db_err(what). */

@@ -241,6 +241,20 @@ view_db_end(struct view_db *c)
 }
 
 int
+view_db_data_version(struct view_db *c, int64_t *v)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if (view_db_prepare(c, "reading data_version", "PRAGMA data_version",
+	    &st) == -1)
+		return -1;
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		*v = sqlite3_column_int64(st, 0);
+	return view_db_finish(c, "reading data_version", st, rc == SQLITE_ROW);
+}
+
+int
 view_chains_load(struct view_db *c, struct view_chain **out, size_t *n)
 {
 	struct view_chain	*v = NULL, *ch;

@@ -8,7 +8,7 @@ check_PROGRAMS += tests/unit/test_conf tests/unit/test_conf_keys \
 	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr \
 	tests/unit/test_ratelimit tests/unit/test_view_fmt tests/unit/test_answer \
 	tests/unit/test_backlog tests/unit/test_store tests/unit/test_logflood \
-	tests/unit/test_depth
+	tests/unit/test_depth tests/unit/test_apicache
 tests_unit_test_conf_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_conf_LDADD = $(UNIT_LIBS)
 tests_unit_test_conf_keys_CFLAGS = $(UNIT_CFLAGS)
@@ -28,6 +28,11 @@ tests_unit_test_logflood_LDADD = $(UNIT_LIBS)
 tests_unit_test_view_fmt_CFLAGS = $(UNIT_CFLAGS) $(JANSSON_CFLAGS)
 tests_unit_test_view_fmt_SOURCES = tests/unit/test_view_fmt.c src/view_fmt.c
 tests_unit_test_view_fmt_LDADD = $(UNIT_LIBS) $(JANSSON_LIBS)
+# The API's answers kept per request (chainwatch-metrics).
+tests_unit_test_apicache_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/metrics
+tests_unit_test_apicache_SOURCES = tests/unit/test_apicache.c \
+	metrics/mtr_apicache.c
+tests_unit_test_apicache_LDADD = $(UNIT_LIBS)
 tests_unit_test_fsm_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
 tests_unit_test_fsm_SOURCES = tests/unit/test_fsm.c supervisor/sup_fsm.c
 tests_unit_test_fsm_LDADD = $(UNIT_LIBS)
@@ -93,7 +98,7 @@ TESTS += tests/unit/test_conf tests/unit/test_conf_keys \
 	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr \
 	tests/unit/test_ratelimit tests/unit/test_view_fmt tests/unit/test_answer \
 	tests/unit/test_backlog tests/unit/test_store tests/unit/test_logflood \
-	tests/unit/test_depth
+	tests/unit/test_depth tests/unit/test_apicache
 
 # chainwatchd -n on tests/conf/*.in, compared with the .ok files.
 SUP_TESTS = tests/integration/conf_check.sh \

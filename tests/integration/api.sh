@@ -1,10 +1,11 @@
 #!/bin/sh
 # /api/v1/ of chainwatch-metrics under chainwatchd following a devnode
 # (1 s blocks, two miners): the routes answer JSON in the CLI's --json
-# shape, with ETag (304 on If-None-Match), Cache-Control from the block
-# time, HEAD, the metrics_cors_origin header; hostile parameters (huge
-# limits, negative offsets, unknown chains and parameters, a 10 KB query)
-# get JSON errors with a stable code and 400 or 404.  Then
+# shape, with ETag (304 on If-None-Match; a kept answer never outlives a
+# new block), Cache-Control from the block time, HEAD, the
+# metrics_cors_origin header; hostile parameters (huge limits, negative
+# offsets, unknown chains and parameters, a 10 KB query) get JSON errors
+# with a stable code and 400 or 404.  Then
 # chainwatch-metrics alone on the same store, without -o: no CORS header.
 # Last, etc/openapi.json validates against the OpenAPI 3.0 schema and
 # every answer against it (skipped without python3-jsonschema).
@@ -49,7 +50,7 @@ sql "SELECT count(*) FROM reorgs" >"$T/reorgs.count" || fail "count reorgs"
     fail "chainwatch status --json"
 
 python3 - "$PORT" "$T" <<'PY' || fail "the API"
-import http.client, json, sys
+import http.client, json, sqlite3, sys, time
 port, tdir = int(sys.argv[1]), sys.argv[2]
 seen = []   # every answer, for openapi_check.py
 
@@ -220,6 +221,36 @@ else:
 st, h, b = req(path, headers={"If-None-Match": '"0000000000000000"'})
 if st != 200 or not b:
     sys.exit("another tag: %d" % st)
+
+# Answers are kept per request while the store's data_version stays
+# (for 10 s at most): after a new block in the store, the request with
+# the tag it had answers 200 and the new block, not a kept 304.  A round
+# slower than 8 s could have outlived the 10 s and proves nothing: again.
+def store_best():
+    c = sqlite3.connect("file:%s/chainwatch.db?mode=ro" % tdir, uri=True,
+                        timeout=20)
+    try:
+        return c.execute("SELECT best_number FROM chains").fetchone()[0]
+    finally:
+        c.close()
+
+for attempt in range(5):
+    t0 = time.monotonic()
+    req(path)
+    st, h, b = req(path)
+    old = json.loads(b)["best_number"]
+    while store_best() <= old and time.monotonic() - t0 < 8:
+        time.sleep(0.05)
+    st2, h2, b2 = req(path, headers={"If-None-Match": h["etag"]})
+    if time.monotonic() - t0 >= 8:
+        continue
+    if st2 != 200 or h2.get("etag") == h["etag"] or \
+       json.loads(b2)["best_number"] <= old:
+        sys.exit("a kept answer outlived a new block: %d, best %r after %d"
+                 % (st2, b2[:60], old))
+    break
+else:
+    sys.exit("no new block within 8 s, 5 times")
 
 # HEAD: the headers of GET, no body.
 st, h, b = req("/api/v1/chains", "HEAD")

@@ -303,22 +303,38 @@ assert_text(const char *sql, const char *want)
 #define Z55	Z32 Z8 Z8 "00000000000000"
 #define Z63	Z32 Z31
 
+/*
+ * A store that an older daemon left at schema version v, with rows, in a
+ * new temporary directory; then opened by the store module (which
+ * migrates it) and by the operator's connection.
+ */
 static void
-test_migrate_genesis(void **state)
+store_from_version(size_t v, const char *rows)
 {
-	sqlite3	*v4;
+	sqlite3	*old;
+	char	 sql[64];
 	size_t	 i;
 
 	snprintf(dir, sizeof(dir), "/tmp/cw-test-store.XXXXXX");
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/chainwatch.db", dir);
-	assert_int_equal(sqlite3_open(path, &v4), SQLITE_OK);
-	for (i = 0; i < 4; i++)
-		assert_int_equal(sqlite3_exec(v4, schema_migrations[i], NULL,
+	assert_int_equal(sqlite3_open(path, &old), SQLITE_OK);
+	for (i = 0; i < v; i++)
+		assert_int_equal(sqlite3_exec(old, schema_migrations[i], NULL,
 		    NULL, NULL), SQLITE_OK);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %zu", v);
+	assert_int_equal(sqlite3_exec(old, sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(old, rows, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(old);
+	assert_int_equal(store_open(path, 0, ev_default_loop(0)), 0);
+	assert_int_equal(sqlite3_open(path, &op), SQLITE_OK);
+}
+
+static void
+test_migrate_genesis(void **state)
+{
 	/* Difficulties 5 (genesis), 7, 2^64 + 11 and 13: sums past 64 bits. */
-	assert_int_equal(sqlite3_exec(v4,
-	    "PRAGMA user_version = 4;"
+	store_from_version(4,
 	    "INSERT INTO chains (id, name, format, block_time,"
 	    "  finality_depth) VALUES (1, 'p', 'quantus', 1000, 1),"
 	    "  (2, 'q', 'quantus', 1000, 1);"
@@ -339,13 +355,8 @@ test_migrate_genesis(void **state)
 	    "  (1, x'', 3, 2, '18446744073709551645', 1.8e19,"
 	    "    '18446744073709551632', 0, 3),"
 	    "  (1, x'" Z32 "', 1, 1, '7', 7.0, '7', 1, 1),"
-	    "  (2, x'', 1, 0, '5', 5.0, '0', 0, 0);",
-	    NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(v4);
-
-	assert_int_equal(store_open(path, 0, ev_default_loop(0)), 0);
-	assert_int_equal(sqlite3_open(path, &op), SQLITE_OK);
-	assert_text("PRAGMA user_version", "5");
+	    "  (2, x'', 1, 0, '5', 5.0, '0', 0, 0);");
+	assert_text("PRAGMA user_version", "6");
 	assert_text("SELECT blocks || ' ' || final_blocks || ' ' || work ||"
 	    " ' ' || final_work || ' ' || first_number || ' ' || last_number"
 	    " FROM standings WHERE chain_id = 1 AND miner = x''",
@@ -364,6 +375,66 @@ test_migrate_genesis(void **state)
 	teardown(state);
 }
 
+/* Whether the plan of sql (EXPLAIN QUERY PLAN) says what. */
+static int
+plan_says(const char *sql, const char *what)
+{
+	sqlite3_stmt	*st;
+	char		 q[1024];
+	int		 found = 0;
+
+	snprintf(q, sizeof(q), "EXPLAIN QUERY PLAN %s", sql);
+	assert_int_equal(sqlite3_prepare_v2(op, q, -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		if (strstr((const char *)sqlite3_column_text(st, 3), what))
+			found = 1;
+	sqlite3_finalize(st);
+	return found;
+}
+
+/*
+ * Migration 6 puts blocks_window in place of blocks_time; the blocks are
+ * kept, and a window's standings (as src/view_standings.c reads them) and
+ * its earliest block read that index alone, without ANALYZE.
+ */
+static void
+test_migrate_window(void **state)
+{
+	store_from_version(5,
+	    "INSERT INTO chains (id, name, format, block_time,"
+	    "  finality_depth) VALUES (1, 'p', 'quantus', 1000, 1);"
+	    "INSERT INTO blocks (chain_id, hash, number, parent, miner,"
+	    "  difficulty, timestamp, canonical, final, first_seen) VALUES"
+	    "  (1, x'01" Z31 "', 1, x'" Z32 "', x'" Z32 "',"
+	    "    x'07" Z63 "', 1000, 1, 1, 1),"
+	    "  (1, x'02" Z31 "', 2, x'01" Z31 "', x'" Z32 "',"
+	    "    x'07" Z63 "', 2000, 1, 0, 1),"
+	    "  (1, x'03" Z31 "', 2, x'01" Z31 "', x'" Z32 "',"
+	    "    x'07" Z63 "', 2100, 0, 0, 1);");
+	assert_text("PRAGMA user_version", "6");
+	assert_text("SELECT group_concat(name) FROM sqlite_schema WHERE"
+	    " name IN ('blocks_time', 'blocks_window')", "blocks_window");
+	assert_text("SELECT count(*) || ' ' || sum(canonical) FROM blocks",
+	    "3 2");
+	assert_text("SELECT count(*) FROM blocks INDEXED BY blocks_window"
+	    " WHERE chain_id = 1 AND canonical = 1 AND timestamp >= 0", "2");
+	assert_true(plan_says("SELECT coalesce(miner, x''), count(*),"
+	    " sum(final), max(difficulty), min(number), max(number)"
+	    " FROM blocks WHERE chain_id = 1 AND canonical = 1 AND"
+	    " +number > 0 AND timestamp >= 1500 GROUP BY 1",
+	    "COVERING INDEX blocks_window"));
+	assert_true(plan_says("SELECT timestamp, miner, difficulty FROM blocks"
+	    " WHERE chain_id = 1 AND canonical = 1 AND +number > 0 AND"
+	    " miner IS NOT NULL AND timestamp IS NOT NULL"
+	    " ORDER BY timestamp, number LIMIT 1",
+	    "COVERING INDEX blocks_window"));
+	assert_false(plan_says("SELECT timestamp, miner, difficulty FROM blocks"
+	    " WHERE chain_id = 1 AND canonical = 1 AND +number > 0 AND"
+	    " miner IS NOT NULL AND timestamp IS NOT NULL"
+	    " ORDER BY timestamp, number LIMIT 1", "TEMP B-TREE"));
+	teardown(state);
+}
+
 int
 main(void)
 {
@@ -376,6 +447,7 @@ main(void)
 	};
 	const struct CMUnitTest migrations[] = {
 		cmocka_unit_test(test_migrate_genesis),
+		cmocka_unit_test(test_migrate_window),
 	};
 	int	rc;
 
