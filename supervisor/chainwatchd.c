@@ -27,7 +27,9 @@
 #include "sup_control.h"
 #include "sup_forks.h"
 #include "sup_health.h"
+#include "sup_judge.h"
 #include "sup_metrics.h"
+#include "sup_primary.h"
 #include "sup_reload.h"
 #include "sup_sched.h"
 #include "sup_tick.h"
@@ -325,6 +327,39 @@ fd_room(const struct conf *conf)
 		    (unsigned long long)need, (unsigned long long)rl.rlim_cur);
 }
 
+/*
+ * The daemon's main loop: one turn at every tick (tick_init) and whenever
+ * work may have come (sched_kick).  Its order is the daemon's:
+ *   1. a flood of one log line that stopped is told;
+ *   2. each chain's one subscription is kept (it needs no store);
+ *   3. nothing more while the store is blocked: no lease, no request;
+ *   4. leases a rollback left owed go back to the queue;
+ *   5. the chains' clocks: claims judged, ranges queued, finality moved;
+ *   6. what the chains concluded about endpoints goes to their health;
+ *   7. endpoints judged: overdue (unresponsive), a slow chain, the
+ *      breakers' peer rule;
+ *   8. work held by endpoints that may no longer have it goes back;
+ *   9. the queue's work: expired leases back, hedges, new leases;
+ *  10. the batch is committed if it is due.
+ * Answers, heads and worker events come between turns (sup_dispatch.c),
+ * signals and the control socket too.
+ */
+static void
+main_turn(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	log_flood_flush(0);
+	sup_primary_tick();
+	if (!store_ready())
+		return;
+	sched_release_owed();
+	sup_chains_tick(now_wall_ms());
+	judge_verdicts();
+	judge_overdue();
+	sched_release_unusable();
+	tick_work();
+	store_maybe_flush();
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -423,7 +458,7 @@ main(int argc, char *argv[])
 	log_info("chainwatchd %s starting: %s, %zu chain%s", PACKAGE_VERSION,
 	    conf->path, conf->n_chains, conf->n_chains == 1 ? "" : "s");
 	fd_room(conf);
-	tick_init();
+	tick_init(main_turn);
 	sup_forks_init();
 	for (size_t i = 0; i < conf->n_chains; i++)
 		for (size_t j = 0; j < conf->chains[i].n_endpoints; j++)

@@ -298,6 +298,16 @@ sched_reset(void)
 	sched_reset_owed = 1;
 }
 
+/* Leases a rollback left owed go back, once the store takes writes. */
+void
+sched_release_owed(void)
+{
+	if (!sched_reset_owed)
+		return;
+	queue_release_leases();
+	sched_reset_owed = 0;
+}
+
 void
 sched_stop(void)
 {

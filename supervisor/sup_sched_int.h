@@ -60,7 +60,6 @@ int		 sched_held_arrived(const struct held *);
 uint64_t	 sched_shown_deadline(const struct lease *);
 void		 sched_lease_apply(struct held *, unsigned act, enum outcome,
 		    const char *why, int64_t endpoint);
-void		 sched_release_unusable(void);
 uint64_t	 sched_waiting(const struct worker *);
 void		 sched_start(void (*)(struct ev_loop *, ev_timer *, int));
 

@@ -390,36 +390,24 @@ schedule(void)
 	}
 }
 
-static void
-tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
+/*
+ * The scheduler's part of the daemon's turn (chainwatchd.c's main_turn
+ * says the order): expired leases back, hedges, new work leased.
+ */
+void
+tick_work(void)
 {
-	/* A flood of one log line that stopped: tell its count now. */
-	log_flood_flush(0);
-	/* Who holds a chain's one subscription needs no store. */
-	sup_primary_tick();
-	/* A blocked store takes no new work: no lease, no request. */
-	if (!store_ready())
-		return;
-	if (sched_reset_owed) {
-		queue_release_leases();
-		sched_reset_owed = 0;
-	}
-	sup_chains_tick(now_wall_ms());
-	judge_verdicts();
-	judge_overdue();
-	sched_release_unusable();
 	expire();
 	hedge();
 	schedule();
-	store_maybe_flush();
 }
 
 void
-tick_init(void)
+tick_init(void (*turn)(struct ev_loop *, ev_timer *, int))
 {
 	storage_key("QPoW", "CurrentDifficulty", key_difficulty);
 	storage_key("Timestamp", "Now", key_now);
 	queue_init();
-	sched_start(tick_cb);
+	sched_start(turn);
 }
 
