@@ -358,7 +358,7 @@ health_info(struct endpoint *e, const struct proto_info *in)
 unsigned
 health_facts(struct endpoint *e, const char *chain)
 {
-	if (e->started != 0) {
+	if (e->started != 0 && e->started >= e->answered) {
 		e->answered = e->started;
 		e->answered_in = now_mono_ms() - e->started;
 	}

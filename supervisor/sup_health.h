@@ -29,8 +29,8 @@ struct endpoint {
 	int64_t		 pruning_bound;	/* no state at or below; -1 none */
 	struct wstats	 stats;
 	uint64_t	 answered;	/* monotonic ms: the latest sent of
-					 * what it answered its worker (facts,
-					 * probes) */
+					 * what it answered (facts, probes,
+					 * the scheduler's requests) */
 	uint64_t	 answered_in;	/* ms that answer took */
 	uint64_t	 started;	/* its worker's start, until its facts:
 					 * it has answered nothing yet */

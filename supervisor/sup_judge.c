@@ -139,13 +139,8 @@ overdue_chain(struct chain *ch, uint64_t watched, uint64_t now)
 			es = xrealloc(es, cap * sizeof(*es));
 		}
 		eps[n].waiting = sched_waiting(o);
-		if (o->load.answered > o->ep->answered) {
-			eps[n].answered = o->load.answered;
-			eps[n].answered_in = o->load.answered_in;
-		} else {
-			eps[n].answered = o->ep->answered;
-			eps[n].answered_in = o->ep->answered_in;
-		}
+		eps[n].answered = o->ep->answered;
+		eps[n].answered_in = o->ep->answered_in;
 		es[n] = o->ep;
 		ws[n++] = o;
 	}

@@ -24,9 +24,6 @@ struct load {
 	unsigned	 inflight;
 	unsigned	 live;		/* of them, reads of live blocks */
 	struct depth	 depth;
-	uint64_t	 answered;	/* monotonic ms: the latest sent of the
-					 * requests it answered */
-	uint64_t	 answered_in;	/* ms that one took */
 	unsigned	 pass;		/* the scheduler pass of slot */
 	size_t		 slot;		/* its place in that pass's route */
 };

@@ -28,14 +28,17 @@
 
 /*
  * r was answered in ms: evidence of how quickly its endpoint answers, for
- * the overdue rule, if it went out after the answered ones before it.
+ * the overdue rule, if it went out after the answered ones before it (its
+ * probes' and facts' too: one counter, the endpoint's).
  */
 static void
 answered(struct request *r, uint64_t ms)
 {
-	if (r->sent >= r->w->load.answered) {
-		r->w->load.answered = r->sent;
-		r->w->load.answered_in = ms;
+	struct endpoint	*e = r->w->ep;
+
+	if (r->sent >= e->answered) {
+		e->answered = r->sent;
+		e->answered_in = ms;
 	}
 }
 
