@@ -1,0 +1,433 @@
+#!/bin/sh
+# bench/soak.sh: a soak of days in an hour.  Three chainwatch-devnodes of
+# one Quantus chain (250 ms blocks, so an hour is two days of 12 s blocks;
+# a reorg every 50 blocks, 1 to 3 deep) and one chainwatchd with its
+# chainwatch-metrics, all on 127.0.0.1 (ports 0 and port files) in a
+# temporary directory of their own.  A seeded random schedule brings one
+# fault after another (see FAULTS below) while a loop runs chainwatch
+# views and /api/v1 requests; every INTERVAL s a sample of the daemon's
+# processes and store goes to a CSV.  At the end it judges the run (see
+# JUDGEMENT) and exits 1 if the judgement fails.
+#
+#   sh bench/soak.sh [-b build-dir] [-t DURATION] [-s SEED] [-o DIR]
+#       [-i INTERVAL] [-k]
+#
+#   -b  the build directory (default $top_builddir, else .)
+#   -t  how long, e.g. 180, 3m, 1h (default 1h); the last 75 s are
+#       quiet, for the store to catch up
+#   -s  the schedule's seed (default random); printed at the start, and
+#       the same seed with the same -t replays the same schedule
+#   -o  where the outputs go (default ./soak-SEED): samples.csv,
+#       faults.csv, clients.csv, summary.txt, chart.svg, the schedule,
+#       and on failure the daemon's and devnodes' logs
+#   -i  seconds between samples (default 10)
+#   -k  keep the working directory (store, logs) and say where
+#
+# Run from a build directory: sh ../../bench/soak.sh -t 3m
+# Not part of the suite.  Needs sqlite3, curl and python3; root for the
+# disk-full fault (a small tmpfs holds the store), skipped otherwise.
+set -u
+b=${top_builddir:-.}
+dur=1h
+seed=
+out=
+interval=10
+keep=
+while getopts b:t:s:o:i:k o; do
+	case $o in
+	b) b=$OPTARG ;;
+	t) dur=$OPTARG ;;
+	s) seed=$OPTARG ;;
+	o) out=$OPTARG ;;
+	i) interval=$OPTARG ;;
+	k) keep=1 ;;
+	*) sed -n '12,13p' "$0" >&2; exit 2 ;;
+	esac
+done
+case $dur in
+*h) secs=$((${dur%h} * 3600)) ;;
+*m) secs=$((${dur%m} * 60)) ;;
+*s) secs=${dur%s} ;;
+*) secs=$dur ;;
+esac
+case $secs in
+'' | *[!0-9]*) echo "soak: -t $dur: not a duration (180, 3m, 1h)" >&2; exit 2 ;;
+esac
+[ "$secs" -ge 120 ] || { echo "soak: -t $dur: at least 2 minutes" >&2; exit 2; }
+case $interval in
+'' | *[!0-9]* | 0) echo "soak: -i $interval: whole seconds" >&2; exit 2 ;;
+esac
+[ -n "$seed" ] || seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+b=$(cd "$b" && pwd) || exit 2
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+PY=/usr/bin/python3
+HELPER=$SRC/bench/soak.py
+DAEMON=$b/supervisor/chainwatchd
+WORKER=$b/workers/chainwatch-worker
+DEVNODE=$b/devnode/chainwatch-devnode
+METRICS=$b/metrics/chainwatch-metrics
+CW=$b/cli/chainwatch
+for x in "$DAEMON" "$WORKER" "$DEVNODE" "$METRICS" "$CW"; do
+	[ -x "$x" ] || { echo "soak: build first: $x is missing" >&2; exit 2; }
+done
+for c in sqlite3 curl "$PY"; do
+	command -v "$c" >/dev/null || { echo "soak: needs $c" >&2; exit 2; }
+done
+[ -n "$out" ] || out=./soak-$seed
+mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 2
+rm -f "$out"/samples.csv "$out"/faults.csv "$out"/clients.csv
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/cw-soak.XXXXXX") || exit 2
+# As /run is: the metrics server runs as the workers' user and reaches
+# the control socket and the store here.
+chmod 0711 "$W"
+BLOCK_MS=250
+BACKLOG=1000
+QUIET=75		# s without faults at the end
+PIDS=			# devnodes and loops: what cleanup kills
+MOUNTED=
+DB=$W/chainwatch.db
+SOCK=$W/chainwatchd.sock
+LOG=$W/daemon.log
+user=$(id -un)
+[ "$(id -u)" = 0 ] && user=nobody
+T0=$(date +%s)
+now_ms() {
+	date +%s%3N
+}
+say() {
+	echo "soak: $(($(date +%s) - T0)) s: $*"
+}
+
+# kill_tree PID: SIGKILL a process and its descendants, children first
+# (a SIGSTOPped one too: SIGKILL needs no SIGCONT).
+kill_tree() {
+	for _c in $(pgrep -P "$1" 2>/dev/null); do
+		kill_tree "$_c"
+	done
+	kill -9 "$1" 2>/dev/null
+}
+
+cleanup() {
+	_rc=$?
+	trap - EXIT INT TERM HUP
+	for p in $PIDS $(cat "$W/sup.pid" 2>/dev/null) $(pgrep -P $$); do
+		kill_tree "$p"
+	done
+	wait 2>/dev/null
+	if [ -n "$MOUNTED" ]; then
+		umount -n "$W/fs" 2>/dev/null || umount -n -l "$W/fs"
+	fi
+	if [ -n "$keep" ]; then
+		echo "soak: kept $W"
+	else
+		rm -rf "$W"
+	fi
+	exit $_rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
+
+# The store on a small tmpfs of its own, for the disk-full fault: as root
+# and where mounting works.  64 MB for the WAL's bound, room for the
+# store's growth (about 0.6 KB a block, here 4 blocks a second), with
+# room to spare.
+FS_MB=$((96 + secs * 4 * 4 / 1024))
+DISKFULL=
+if [ "$(id -u)" != 0 ]; then
+	DISKFULL="not root: no tmpfs can be mounted"
+elif mkdir "$W/fs" && mount -n -t tmpfs -o "size=${FS_MB}m,mode=0755" \
+    tmpfs "$W/fs" 2>"$W/mount.err"; then
+	MOUNTED=1
+	DB=$W/fs/chainwatch.db
+else
+	DISKFULL="cannot mount a tmpfs: $(cat "$W/mount.err")"
+fi
+
+# devnode NAME: start it (again on its old port after a stop); all three
+# share the start time, so they serve one chain block for block.
+START=$(now_ms)
+devnode() {
+	_p=$(cat "$W/$1.port" 2>/dev/null || echo 0)
+	rm -f "$W/$1.port" "$W/$1.cport"
+	"$DEVNODE" --listen "127.0.0.1:$_p" --control-listen 127.0.0.1:0 \
+	    --port-file "$W/$1.port" --control-port-file "$W/$1.cport" \
+	    --cache-dir none --seed soak --block-time $BLOCK_MS \
+	    --backlog $BACKLOG --start-time "$START" --miners 6 \
+	    --reorg-every 50 --reorg-depth 1-3 >>"$W/$1.log" 2>&1 &
+	echo $! >"$W/$1.pid"
+	PIDS="$PIDS $!"
+}
+wait_file() {	# FILE SECONDS
+	_i=0
+	while [ ! -s "$1" ] && [ $_i -lt $(($2 * 10)) ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	[ -s "$1" ]
+}
+for d in d1 d2 d3; do
+	devnode $d
+done
+for d in d1 d2 d3; do
+	wait_file "$W/$d.cport" 60 || { cat "$W/$d.log"; echo "soak: devnode $d did not start" >&2; exit 1; }
+done
+port() {
+	cat "$W/$1.port"
+}
+cport() {
+	cat "$W/$1.cport"
+}
+
+# The configuration: endpoints e1-e3 on d1-d3; a reload may add e4 (on
+# d1, its URLs told apart by a query) or take it away, or change one
+# endpoint's URLs (the query ?v=N).
+endpoint_line() {	# NAME DEVNODE [QUERY]
+	_p=$(port "$2")
+	echo "endpoint = $1 http://127.0.0.1:$_p/${3:+?$3} ws://127.0.0.1:$_p/${3:+?$3}"
+}
+write_conf() {
+	cat >"$W/chainwatch.conf" <<CONF
+[daemon]
+database = $DB
+pidfile = $W/chainwatchd.pid
+user = $user
+worker = $WORKER
+heartbeat_interval = 1s
+stop_timeout = 3s
+log_level = info
+control_socket = $SOCK
+metrics_listen = 127.0.0.1:0
+metrics_server = $METRICS
+
+[chain soak]
+block_time = ${BLOCK_MS}ms
+request_timeout = 3s
+connect_timeout = 2s
+CONF
+	cat "$W/endpoints" >>"$W/chainwatch.conf"
+}
+{
+	endpoint_line e1 d1
+	endpoint_line e2 d2
+	endpoint_line e3 d3
+} >"$W/endpoints"
+write_conf
+
+# start_daemon: chainwatchd in the foreground, its pid in $W/sup.pid;
+# returns once it logged that it starts.
+start_daemon() {
+	_n=$(grep -c ' sup: chainwatchd .* starting' "$LOG" 2>/dev/null)
+	"$DAEMON" -d -f "$W/chainwatch.conf" >>"$LOG" 2>&1 &
+	echo $! >"$W/sup.pid"
+	_i=0
+	while [ "$(grep -c ' sup: chainwatchd .* starting' "$LOG")" -le "${_n:-0}" ]; do
+		kill -0 "$(cat "$W/sup.pid")" 2>/dev/null ||
+		    { tail -n 20 "$LOG"; echo "soak: chainwatchd exited at start" >&2; exit 1; }
+		_i=$((_i + 1))
+		[ $_i -lt 300 ] || { echo "soak: chainwatchd did not start" >&2; exit 1; }
+		sleep 0.1
+	done
+}
+sup_pid() {
+	cat "$W/sup.pid" 2>/dev/null
+}
+# worker_pid NAME: the worker of endpoint NAME, a child of the daemon.
+worker_pid() {
+	pgrep -P "$(sup_pid)" -f "^chainwatch-worker $1\$" 2>/dev/null | head -n 1
+}
+metrics_pid() {
+	pgrep -P "$(sup_pid)" -f "^$METRICS " 2>/dev/null | head -n 1
+}
+metrics_port() {
+	sed -n 's/.* metrics: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' \
+	    "$LOG" | tail -n 1
+}
+sql() {
+	sqlite3 -readonly -cmd '.timeout 5000' "$DB" "$1" 2>/dev/null
+}
+
+echo "soak: seed $seed, $secs s, samples every $interval s, outputs in $out"
+echo "soak: replay with: sh $0 -t $secs -s $seed"
+echo "soak: 3 devnodes, $BLOCK_MS ms blocks, reorgs every 50 blocks (1-3 deep), backlog $BACKLOG"
+[ -z "$DISKFULL" ] && echo "soak: store on a ${FS_MB} MB tmpfs" ||
+    echo "soak: disk-full fault skipped: $DISKFULL"
+start_daemon
+_i=0
+until [ "$(sql 'SELECT count(*) FROM queue')" = 0 ] &&
+    [ "$(sql 'SELECT best_number FROM chains')" -gt $BACKLOG ] 2>/dev/null; do
+	_i=$((_i + 1))
+	[ $_i -lt 1200 ] || { tail -n 30 "$LOG"; echo "soak: not caught up in 120 s" >&2; exit 1; }
+	sleep 0.1
+done
+say "caught up to #$(sql 'SELECT best_number FROM chains')"
+
+# --- sampling ---------------------------------------------------------
+# proc_cols PID: rss_kb,pss_kb,fds,threads,cpu_s of a process, or empty.
+HZ=$(getconf CLK_TCK)
+proc_cols() {
+	if [ -z "$1" ] || [ ! -r "/proc/$1/smaps_rollup" ]; then
+		echo ",,,,"
+		return
+	fi
+	_rss=$(awk '/^Rss:/ { print $2 }' "/proc/$1/smaps_rollup" 2>/dev/null)
+	_pss=$(awk '/^Pss:/ { print $2 }' "/proc/$1/smaps_rollup" 2>/dev/null)
+	_thr=$(awk '/^Threads:/ { print $2 }' "/proc/$1/status" 2>/dev/null)
+	_fds=$(ls "/proc/$1/fd" 2>/dev/null | wc -l)
+	_cpu=$(awk -v hz="$HZ" '{ sub(/^.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' \
+	    "/proc/$1/stat" 2>/dev/null)
+	echo "$_rss,$_pss,$_fds,$_thr,$_cpu"
+}
+# live_head: the chain's own head (liveHead: what no fault hides), from
+# the first devnode that answers its control port.
+live_head() {
+	for _d in d1 d2 d3; do
+		_h=$(curl -s -m 1 "http://127.0.0.1:$(cport $_d)/control" 2>/dev/null |
+		    sed -n 's/.*"liveHead":\([0-9]*\).*/\1/p')
+		[ -n "$_h" ] && { echo "$_h"; return; }
+	done
+}
+# The processes the daemon ever had, "pid starttime" a line: one still
+# alive that is no child of the running daemon is left behind (orphans).
+seen_add() {
+	[ -n "$1" ] || return 0
+	_st=$(awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$1/stat" 2>/dev/null)
+	[ -n "$_st" ] || return 0
+	grep -q "^$1 $_st\$" "$W/seen" 2>/dev/null || echo "$1 $_st" >>"$W/seen"
+}
+orphans() {
+	_n=0
+	_sup=$(sup_pid)
+	while read -r _p _st; do
+		_now=$(awk '{ sub(/^.*\) /, ""); print $2, $20 }' "/proc/$_p/stat" 2>/dev/null)
+		[ -n "$_now" ] || continue
+		[ "${_now#* }" = "$_st" ] || continue
+		[ "${_now% *}" = "$_sup" ] || _n=$((_n + 1))
+	done <"$W/seen"
+	echo $_n
+}
+HEADER="t,epoch_ms,fault,sup_pid,sup_rss_kb,sup_pss_kb,sup_fds,sup_threads,sup_cpu_s"
+for e in e1 e2 e3 e4 metrics; do
+	HEADER="$HEADER,${e}_pid,${e}_rss_kb,${e}_pss_kb,${e}_fds,${e}_threads,${e}_cpu_s"
+done
+HEADER="$HEADER,store_kb,wal_kb,queue_rows,best,live_head,lag,orphans,clients_failed"
+sample() {
+	_sup=$(sup_pid)
+	kill -0 "$_sup" 2>/dev/null || _sup=
+	_row="$(($(date +%s) - T0)),$(now_ms),$(cat "$W/fault.now" 2>/dev/null || echo -),$_sup,$(proc_cols "$_sup")"
+	for _e in e1 e2 e3 e4 metrics; do
+		if [ -z "$_sup" ]; then
+			_p=
+		elif [ $_e = metrics ]; then
+			_p=$(metrics_pid)
+		else
+			_p=$(worker_pid $_e)
+		fi
+		seen_add "$_p"
+		_row="$_row,$_p,$(proc_cols "$_p")"
+	done
+	_store=$(($(stat -c %s "$DB" 2>/dev/null || echo 0) / 1024))
+	_wal=$(($(stat -c %s "$DB-wal" 2>/dev/null || echo 0) / 1024))
+	_q=$(sql 'SELECT count(*) FROM queue')
+	_best=$(sql "SELECT best_number FROM chains WHERE name = 'soak'")
+	_live=$(live_head)
+	_lag=
+	[ -n "$_best" ] && [ -n "$_live" ] && _lag=$((_live - _best))
+	_cf=$(grep -c ',fail,' "$out/clients.csv" 2>/dev/null)
+	echo "$_row,$_store,$_wal,$_q,$_best,$_live,$_lag,$(orphans),${_cf:-0}" >>"$out/samples.csv"
+}
+echo "$HEADER" >"$out/samples.csv"
+: >"$W/seen"
+echo - >"$W/fault.now"
+(
+	_next=$(date +%s)
+	while [ ! -f "$W/stop.sampler" ]; do
+		sample
+		_next=$((_next + interval))
+		while [ "$(date +%s)" -lt $_next ] && [ ! -f "$W/stop.sampler" ]; do
+			sleep 0.5
+		done
+	done
+	sample
+) &
+SAMPLER=$!
+PIDS="$PIDS $SAMPLER"
+
+# --- views and API requests, throughout -------------------------------
+# One request about every second, in turn; a line each in clients.csv:
+# epoch_ms,what,ok|fail,exit status or HTTP code,ms.  A CLI that fails
+# as a program must (a signal, a sanitizer report) counts as fail; an
+# error it reports (the store busy, say) is its answer.
+echo "epoch_ms,what,result,code,ms" >"$out/clients.csv"
+(
+	n=0
+	while [ ! -f "$W/stop.clients" ]; do
+		n=$((n + 1))
+		t=$(now_ms)
+		case $((n % 12)) in
+		0) what="chainwatch status"; set -- status ;;
+		1) what="chainwatch endpoints --json"; set -- endpoints --json ;;
+		2) what="chainwatch queue"; set -- queue ;;
+		3) what="chainwatch blocks"; set -- blocks soak --last 20 ;;
+		4) what="chainwatch forks"; set -- forks ;;
+		5) what="chainwatch standings"; set -- standings soak --window all ;;
+		6) what="chainwatch verify"; set -- verify ;;
+		*) what=api; set -- ;;
+		esac
+		if [ "$what" = api ]; then
+			case $((n % 12)) in
+			7) path=/metrics ;;
+			8) path=/health ;;
+			9) path=/api/v1/chains ;;
+			10) path=/api/v1/chains/soak/standings?window=24h ;;
+			*) path=/api/v1/chains/soak/blocks?last=100 ;;
+			esac
+			what="GET $path"
+			mp=$(metrics_port)
+			code=$(curl -s -m 10 -o /dev/null -w '%{http_code}' \
+			    "http://127.0.0.1:${mp:-1}$path" 2>/dev/null)
+			# 000: no server (the daemon was down), 503 from
+			# /health: the chain is unreachable; neither is
+			# the server's fault.  A 5xx of the API is.
+			case $code in
+			5??) [ "$path" = /health ] && res=ok || res=fail ;;
+			*) res=ok ;;
+			esac
+		else
+			"$CW" -d "$DB" -s "$SOCK" "$@" >/dev/null 2>"$W/cli.err"
+			code=$?
+			res=ok
+			if [ $code -ge 128 ] || grep -q -e Sanitizer -e 'runtime error:' "$W/cli.err"; then
+				res=fail
+				cat "$W/cli.err" >>"$out/clients.err"
+			fi
+		fi
+		echo "$t,$what,$res,$code,$(($(now_ms) - t))" >>"$out/clients.csv"
+		sleep 1
+	done
+) &
+CLIENTS=$!
+PIDS="$PIDS $CLIENTS"
+
+# --- the schedule -----------------------------------------------------
+"$PY" "$HELPER" schedule "$seed" "$secs" >"$out/schedule" || exit 1
+FAULT_END=$((T0 + secs - QUIET))
+say "faults until $((FAULT_END - T0)) s, then $QUIET s quiet"
+while [ "$(date +%s)" -lt "$FAULT_END" ]; do
+	sleep 1
+done
+say "quiet: the store catches up"
+while [ "$(date +%s)" -lt $((T0 + secs)) ]; do
+	sleep 1
+done
+
+# --- the end ----------------------------------------------------------
+touch "$W/stop.sampler" "$W/stop.clients"
+wait "$SAMPLER" "$CLIENTS" 2>/dev/null
+say "stopping"
+sup=$(sup_pid)
+kill -TERM "$sup"
+wait "$sup"
+echo "soak: chainwatchd exited with $?"
+echo "soak: $(($(wc -l <"$out/samples.csv") - 1)) samples in $out/samples.csv"
