@@ -327,7 +327,10 @@ sample() {
 		seen_add "$_p"
 		_row="$_row,$_p,$(proc_cols "$_p")"
 	done
-	_store=$(($(stat -c %s "$DB" 2>/dev/null || echo 0) / 1024))
+	# The store's size as SQLite sees it (its pages, those only in the
+	# WAL too), and the WAL file's.
+	_store=$(sql 'SELECT page_count * page_size / 1024 FROM
+	    pragma_page_count(), pragma_page_size()')
 	_wal=$(($(stat -c %s "$DB-wal" 2>/dev/null || echo 0) / 1024))
 	_q=$(sql 'SELECT count(*) FROM queue')
 	_best=$(sql "SELECT best_number FROM chains WHERE name = 'soak'")
@@ -410,10 +413,213 @@ echo "epoch_ms,what,result,code,ms" >"$out/clients.csv"
 CLIENTS=$!
 PIDS="$PIDS $CLIENTS"
 
+# --- the faults -------------------------------------------------------
+# fault_begin LABEL, fault_end [NOTE]: the fault's interval in faults.csv
+# (and in the samples' fault column while it lasts).
+fault_begin() {
+	F_LABEL=$(echo "$1" | tr ',' ';')
+	F_T=$(($(date +%s) - T0))
+	F_START=$(now_ms)
+	echo "$F_LABEL" >"$W/fault.now"
+}
+fault_end() {
+	_end=$(now_ms)
+	echo - >"$W/fault.now"
+	# The note quoted, as CSV: reload summaries hold commas.
+	echo "$F_KIND,$F_TGT,$F_ARG,$F_START,$_end,\"$(echo "${1:-}" | tr '"' "'")\"" \
+	    >>"$out/faults.csv"
+	echo "soak: $F_T s: $F_LABEL: $(awk -v a="$F_START" -v b="$_end" 'BEGIN { printf "%.1f", (b - a) / 1000 }') s${1:+; $1}"
+}
+# ctl DEVNODE JSON: a control request; the devnode's answer if it refused.
+ctl() {
+	_a=$(curl -s -m 5 -d "$2" "http://127.0.0.1:$(cport "$1")/control")
+	case $_a in
+	*'"error"'* | '') echo "devnode $1 refused $2: $_a" ;;
+	esac
+}
+# starttime PID: when it started (clock ticks since boot), to tell a pid
+# from its reuse.
+starttime() {
+	awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$1/stat" 2>/dev/null
+}
+# reload: SIGHUP with the endpoints of $W/endpoints, and its log line.
+RELOADS=0
+reload() {
+	write_conf
+	_n=$(grep -c ' reloaded ' "$LOG")
+	kill -HUP "$(sup_pid)"
+	_i=0
+	while [ "$(grep -c ' reloaded ' "$LOG")" -le "$_n" ] && [ $_i -lt 100 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	grep ' reloaded ' "$LOG" | tail -n 1 | sed 's/.* reloaded [^:]*: //' |
+	    grep . || echo "no reload logged in 10 s"
+}
+# lock_store SECONDS: sqlite3 holds the store's write lock (BEGIN
+# IMMEDIATE, with the shell's own busy timeout) that long once it has it.
+lock_store() {
+	rm -f "$W/locked"
+	{
+		echo ".timeout 60000"
+		echo "BEGIN IMMEDIATE;"
+		echo ".system touch $W/locked"
+		_i=0
+		while [ ! -f "$W/locked" ] && [ $_i -lt 700 ]; do
+			sleep 0.1
+			_i=$((_i + 1))
+		done
+		sleep "$1"
+		echo "COMMIT;"
+	} | sqlite3 -bail "$DB" >"$W/lock.out" 2>&1
+}
+
+# run_fault KIND TARGET ARG HOLD
+run_fault() {
+	F_KIND=$1 F_TGT=$2 F_ARG=$3
+	case $1 in
+	fault)
+		fault_begin "$3 on $2"
+		_why=$(ctl "$2" "{\"clear\":true,\"enable\":\"$3\"}")
+		sleep "$4"
+		ctl "$2" '{"clear":true}' >/dev/null
+		fault_end "$_why"
+		;;
+	kill_worker)
+		_p=$(worker_pid "$2")
+		fault_begin "kill -9 of $2's worker $_p"
+		if [ -n "$_p" ]; then
+			kill -9 "$_p"
+			sleep "$4"
+			fault_end
+		else
+			fault_end "no worker of $2 to kill"
+		fi
+		;;
+	kill_daemon)
+		_sup=$(sup_pid)
+		_kids=$(pgrep -P "$_sup" | tr '\n' ' ')
+		fault_begin "kill -9 of chainwatchd $_sup"
+		kill -9 "$_sup"
+		wait "$_sup" 2>/dev/null
+		sleep "$4"
+		# Its workers and metrics server go by themselves.
+		_left=
+		_i=0
+		while [ $_i -lt 100 ]; do
+			_left=
+			for _k in $_kids; do
+				kill -0 "$_k" 2>/dev/null && _left="$_left $_k"
+			done
+			[ -z "$_left" ] && break
+			sleep 0.1
+			_i=$((_i + 1))
+		done
+		start_daemon
+		fault_end "${_left:+children still alive 10 s after:$_left; }restarted as $(sup_pid)"
+		;;
+	stop_worker)
+		_p=$(worker_pid "$2")
+		fault_begin "SIGSTOP of $2's worker $_p"
+		if [ -z "$_p" ]; then
+			fault_end "no worker of $2 to stop"
+			return
+		fi
+		_st=$(starttime "$_p")
+		kill -STOP "$_p"
+		sleep "$4"
+		if [ "$(starttime "$_p")" = "$_st" ]; then
+			kill -CONT "$_p"
+			fault_end "continued"
+		else
+			fault_end "the daemon replaced it"
+		fi
+		;;
+	stop_devnode)
+		_p=$(cat "$W/$2.pid")
+		fault_begin "SIGSTOP of devnode $2"
+		kill -STOP "$_p"
+		sleep "$4"
+		kill -CONT "$_p"
+		fault_end
+		;;
+	hup_endpoint)
+		if grep -q '^endpoint = e4 ' "$W/endpoints"; then
+			fault_begin "SIGHUP, e4 removed"
+			sed -i '/^endpoint = e4 /d' "$W/endpoints"
+		else
+			fault_begin "SIGHUP, e4 added (on d1)"
+			endpoint_line e4 d1 e4 >>"$W/endpoints"
+		fi
+		_r=$(reload)
+		sleep "$4"
+		fault_end "$_r"
+		;;
+	hup_change)
+		RELOADS=$((RELOADS + 1))
+		_d=d${2#e}
+		fault_begin "SIGHUP, $2's URLs changed"
+		sed -i "/^endpoint = $2 /d" "$W/endpoints"
+		endpoint_line "$2" "$_d" "v=$RELOADS" >>"$W/endpoints"
+		_r=$(reload)
+		sleep "$4"
+		fault_end "$_r"
+		;;
+	write_lock)
+		lock_store "$4" &
+		_lp=$!
+		_i=0
+		while [ ! -f "$W/locked" ] && [ $_i -lt 700 ] && kill -0 $_lp 2>/dev/null; do
+			sleep 0.1
+			_i=$((_i + 1))
+		done
+		if [ -f "$W/locked" ]; then
+			fault_begin "write lock held by sqlite3 for $4 s"
+			wait $_lp
+			fault_end "taken after $_i tries of 0.1 s"
+		else
+			fault_begin "write lock"
+			wait $_lp
+			fault_end "sqlite3 had no lock: $(tr '\n' ' ' <"$W/lock.out")"
+		fi
+		;;
+	disk_full)
+		if [ -n "$DISKFULL" ]; then
+			fault_begin "disk full"
+			fault_end "skipped: $DISKFULL"
+			return
+		fi
+		# 1 MB left: less than store_reserve (2M).
+		_av=$(df -k "$W/fs" | awk 'NR == 2 { print $4 }')
+		fault_begin "disk full (1 MB of $FS_MB left)"
+		dd if=/dev/zero of="$W/fs/filler" bs=1k count=$((_av - 1024)) \
+		    >/dev/null 2>&1
+		sleep "$4"
+		rm -f "$W/fs/filler"
+		fault_end
+		;;
+	*)
+		fault_begin "$1"
+		fault_end "unknown fault kind"
+		;;
+	esac
+}
+
 # --- the schedule -----------------------------------------------------
 "$PY" "$HELPER" schedule "$seed" "$secs" >"$out/schedule" || exit 1
 FAULT_END=$((T0 + secs - QUIET))
 say "faults until $((FAULT_END - T0)) s, then $QUIET s quiet"
+echo "kind,target,arg,start_ms,end_ms,note" >"$out/faults.csv"
+exec 3<"$out/schedule"
+while read -r kind tgt arg hold gap <&3; do
+	# A fault must end before the quiet time begins.
+	awk -v n="$(date +%s)" -v h="$hold" -v e="$FAULT_END" \
+	    'BEGIN { exit !(n + h + 1 < e) }' || break
+	run_fault "$kind" "$tgt" "$arg" "$hold"
+	sleep "$gap"
+done
+exec 3<&-
+say "$(($(wc -l <"$out/faults.csv") - 1)) faults"
 while [ "$(date +%s)" -lt "$FAULT_END" ]; do
 	sleep 1
 done
