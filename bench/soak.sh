@@ -23,9 +23,54 @@
 #   -i  seconds between samples (default 10)
 #   -k  keep the working directory (store, logs) and say where
 #
-# Run from a build directory: sh ../../bench/soak.sh -t 3m
-# Not part of the suite.  Needs sqlite3, curl and python3; root for the
-# disk-full fault (a small tmpfs holds the store), skipped otherwise.
+# Run from a build directory: sh ../../bench/soak.sh -t 3m (the
+# sanitizer build's too: -b build/sanitize; a sanitizer report anywhere
+# fails the run).  Not part of the suite.  Needs sqlite3, curl and
+# python3; root for the disk-full fault (a small tmpfs holds the store),
+# which is skipped otherwise, saying why.
+#
+# FAULTS, dealt by bench/soak.py from a shuffled deck (every kind once
+# before any comes again), one after another, each held h to 2h s with a
+# quiet h/2 to h after it (h = the run's length / 100, 2 to 15 s): on a
+# random devnode, each fault it has (black hole, refuse, 503, slow 1.5 s,
+# 429, malformed, truncated, 16 MiB answers, WebSocket drops, silent
+# subscriptions, stall, 40 blocks of lag, wrong genesis, a batch limit of
+# 4) and each lie (split, forge_head, forge_chain, bad_number,
+# finalized_off, wrong_header, wrong_count 0-2); kill -9 of a worker;
+# kill -9 of chainwatchd and a restart; SIGSTOP then SIGCONT of a worker
+# and of a devnode; SIGHUP with an endpoint e4 added or removed, or an
+# endpoint's URLs changed; sqlite3 holding the store's write lock 10 s;
+# the store's disk left with 1 MB (under store_reserve).  Meanwhile a
+# chainwatch view or an /api/v1 (/metrics, /health) request a second.
+#
+# SAMPLES (samples.csv, a row every -i s): RSS, PSS (smaps_rollup), open
+# descriptors, threads and CPU seconds of chainwatchd, of each endpoint's
+# worker and of chainwatch-metrics; the store's size (its pages) and the
+# WAL file's; the queue's rows; the chain's lag (the devnodes' own head,
+# liveHead, less the store's best); processes of a killed daemon still
+# alive; failed client requests.
+#
+# JUDGEMENT (soak.py judge; summary.txt, chart.svg):
+#   - chainwatchd stops on SIGTERM with status 0 and leaves no process
+#     behind; the store equals each devnode (all honest by then) hash for
+#     hash over its canonical range less the last 20 blocks, with every
+#     state read (tests/integration/store_check.py), chainwatch verify
+#     finds nothing, the devnodes stop with 0, no sanitizer report, no
+#     view or API request failed as a program (a signal, a 5xx);
+#   - no sample breaks a bound: the WAL at most 64 MB (where the backfill
+#     waits and the WAL is cut back to); the queue and the lag at most 8
+#     more than before the first fault, unless a fault was on less than
+#     a minute before; chainwatchd and e1-e3's workers running, except
+#     then; no process of a killed daemon left 15 s after;
+#   - each memory, descriptor and thread series, after the first 20 % of
+#     the run (10 minutes at most) and the first 2 minutes of each
+#     process's life (a fresh process fills its caches), has a
+#     least-squares slope (one per series, pooled over the processes of
+#     one role, each with its own intercept) whose 95 % interval holds 0,
+#     or whose fitted rise over the window is within its tolerance
+#     (memory: 5 % of its mean, at least 256 KB; 2 fds; half a thread).  The memory of chainwatchd and chainwatch-metrics is
+#     judged less the store's size, up to their SQLite page cache's (64 MB
+#     and 2 MB): a page cache holds what it reads until it is full.
 set -u
 b=${top_builddir:-.}
 dur=1h
@@ -41,7 +86,7 @@ while getopts b:t:s:o:i:k o; do
 	o) out=$OPTARG ;;
 	i) interval=$OPTARG ;;
 	k) keep=1 ;;
-	*) sed -n '12,13p' "$0" >&2; exit 2 ;;
+	*) sed -n '12,13p' "$0" | sed 's/^#  //' >&2; exit 2 ;;
 	esac
 done
 case $dur in
@@ -629,11 +674,73 @@ while [ "$(date +%s)" -lt $((T0 + secs)) ]; do
 done
 
 # --- the end ----------------------------------------------------------
+# The daemon stopped (SIGTERM, exit 0), then the store against each
+# devnode (every fault lifted: all honest) and chainwatch verify; the
+# devnodes must stop cleanly too.  What was found goes to end.txt, one
+# "key value..." a line, for soak.py to judge.
 touch "$W/stop.sampler" "$W/stop.clients"
 wait "$SAMPLER" "$CLIENTS" 2>/dev/null
 say "stopping"
-sup=$(sup_pid)
-kill -TERM "$sup"
-wait "$sup"
-echo "soak: chainwatchd exited with $?"
-echo "soak: $(($(wc -l <"$out/samples.csv") - 1)) samples in $out/samples.csv"
+END=$W/end.txt
+# stop PID: SIGTERM; its exit status in STOPPED, "1 hung" (and SIGKILL)
+# if it did not exit within 30 s.  (Not in $(...): only this shell may
+# wait for its children.)
+stop() {
+	kill -TERM "$1" 2>/dev/null
+	_i=0
+	while kill -0 "$1" 2>/dev/null &&
+	    [ "$(ps -o stat= -p "$1" 2>/dev/null | cut -c1)" != Z ]; do
+		_i=$((_i + 1))
+		if [ $_i -gt 300 ]; then
+			kill_tree "$1"
+			wait "$1" 2>/dev/null
+			STOPPED="1 hung: no exit 30 s after SIGTERM"
+			return
+		fi
+		sleep 0.1
+	done
+	wait "$1"
+	STOPPED=$?
+}
+stop "$(sup_pid)"
+echo "daemon_exit $STOPPED" >"$END"
+_i=0
+# What the daemon had (workers, metrics server) is gone with it.
+while [ "$(orphans)" -gt 0 ] && [ $_i -lt 100 ]; do
+	sleep 0.1
+	_i=$((_i + 1))
+done
+echo "left_behind $(orphans)" >>"$END"
+CHECK=$SRC/tests/integration/store_check.py
+for d in d1 d2 d3; do
+	"$PY" "$CHECK" "$DB" soak "$(port $d)" --margin 20 --state \
+	    >"$out/store_check.$d" 2>&1
+	echo "store_$d $? $(tail -n 1 "$out/store_check.$d")" >>"$END"
+done
+"$CW" -d "$DB" verify >"$out/verify.txt" 2>&1
+echo "verify $? $(tail -n 1 "$out/verify.txt")" >>"$END"
+for d in d1 d2 d3; do
+	stop "$(cat "$W/$d.pid")"
+	echo "devnode_$d $STOPPED" >>"$END"
+done
+_san=$(grep -l -e 'Sanitizer' -e 'runtime error:' "$LOG" "$W"/d?.log \
+    "$out/clients.err" 2>/dev/null | tr '\n' ' ')
+if [ -n "$_san" ]; then
+	echo "sanitizer 1 reports in $_san" >>"$END"
+else
+	echo "sanitizer 0 no report" >>"$END"
+fi
+_cf=$(grep -c ',fail,' "$out/clients.csv")
+echo "clients $([ "$_cf" = 0 ] && echo 0 || echo 1) $_cf failed of $(($(wc -l <"$out/clients.csv") - 1))" >>"$END"
+cp "$END" "$out/end.txt"
+"$PY" "$HELPER" judge "$out" "$secs" "$interval" | tee "$out/summary.txt"
+rc=$?
+# tee's status is the pipeline's: the judgement's is in the summary.
+grep -q '^soak: PASS' "$out/summary.txt" && rc=0 || rc=1
+if [ $rc -ne 0 ]; then
+	cp "$LOG" "$out/daemon.log"
+	for d in d1 d2 d3; do
+		cp "$W/$d.log" "$out/$d.log"
+	done
+fi
+exit $rc
