@@ -144,13 +144,26 @@ say() {
 	echo "soak: $(($(date +%s) - T0)) s: $*"
 }
 
-# kill_tree PID: SIGKILL a process and its descendants, children first
-# (a SIGSTOPped one too: SIGKILL needs no SIGCONT).
+# kill_tree PID: SIGKILL a process and every descendant, all found in
+# one listing first (a SIGSTOPped one too: SIGKILL needs no SIGCONT).
 kill_tree() {
-	for _c in $(pgrep -P "$1" 2>/dev/null); do
-		kill_tree "$_c"
+	ps -e -o pid=,ppid= | awk -v root="$1" '
+	    { parent[$1] = $2 }
+	    END {
+		tree[root] = 1
+		do {
+			more = 0
+			for (p in parent)
+				if (!(p in tree) && (parent[p] in tree)) {
+					tree[p] = 1
+					more = 1
+				}
+		} while (more)
+		for (p in tree)
+			print p
+	    }' | while read -r _p; do
+		kill -9 "$_p" 2>/dev/null
 	done
-	kill -9 "$1" 2>/dev/null
 }
 
 cleanup() {
