@@ -89,14 +89,13 @@ while getopts b:t:s:o:i:k o; do
 	*) sed -n '12,13p' "$0" | sed 's/^#  //' >&2; exit 2 ;;
 	esac
 done
+case ${dur%[hms]} in
+'' | *[!0-9]*) echo "soak: -t $dur: not a duration (180, 3m, 1h)" >&2; exit 2 ;;
+esac
 case $dur in
 *h) secs=$((${dur%h} * 3600)) ;;
 *m) secs=$((${dur%m} * 60)) ;;
-*s) secs=${dur%s} ;;
-*) secs=$dur ;;
-esac
-case $secs in
-'' | *[!0-9]*) echo "soak: -t $dur: not a duration (180, 3m, 1h)" >&2; exit 2 ;;
+*) secs=${dur%s} ;;
 esac
 [ "$secs" -ge 120 ] || { echo "soak: -t $dur: at least 2 minutes" >&2; exit 2; }
 case $interval in
@@ -186,6 +185,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM HUP
+trap 'exit 141' PIPE
 
 # The store on a small tmpfs of its own, for the disk-full fault: as root
 # and where mounting works.  64 MB for the WAL's bound, room for the
