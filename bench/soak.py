@@ -216,7 +216,7 @@ def judge(d, secs, interval):
                  "(95 %% interval; flat: the interval holds 0, or the fitted "
                  "rise over the window is within the tolerance):"
                  % (skip, warm))
-    lines.append("  %-16s %5s %4s %14s %14s %10s %10s  %s"
+    lines.append("  %-18s %5s %4s %14s %14s %10s %10s  %s"
                  % ("series", "n", "pids", "mean", "slope/h", "+-95%/h",
                     "rise", "verdict"))
     first_seen = {}
@@ -233,20 +233,30 @@ def judge(d, secs, interval):
             # and of the metrics server (2 MB) grows with the store by
             # design.  Judged is their memory less the store's size (up
             # to the cache's): what is left must be flat.
+            # Descriptors likewise: a worker keeps up to max_inflight + 1
+            # keep-alive connections, the metrics server its clients',
+            # the supervisor one socket a child.  Judged are those that
+            # are not an established TCP connection nor a child's.
             cache = r in CACHE_KB and unit == "KB"
             for s in samples:
                 p, v, t = s[r + "_pid"], num(s[r + "_" + key]), float(s["t"])
                 st = num(s["store_kb"])
                 if cache and v is not None:
                     v = None if st is None else v - min(st, CACHE_KB[r])
+                if key == "fds" and v is not None:
+                    tcp = num(s.get(r + "_tcp"))
+                    kids = num(s.get("sup_children")) if r == "sup" else 0
+                    v = None if tcp is None or kids is None else v - tcp - kids
                 if p and v is not None and t >= skip and \
                         t - first_seen[(r, p)] >= warm:
                     pts.append((t, p, v))
             fit = slope(pts)
-            label = "%s %s%s" % (r, name, "-store" if cache else "")
+            label = "%s %s%s" % (r, name, "-store" if cache else
+                                 "-tcp-kids" if key == "fds" and r == "sup"
+                                 else "-tcp" if key == "fds" else "")
             if fit is None:
                 if r != "e4":
-                    lines.append("  %-16s %5d %4s %14s %14s %10s %10s  %s"
+                    lines.append("  %-18s %5d %4s %14s %14s %10s %10s  %s"
                                  % (label, len(pts), "-", "-", "-", "-", "-",
                                     "too few samples"))
                 continue
@@ -266,7 +276,7 @@ def judge(d, secs, interval):
                 fails.append("%s grows %.1f%s/h" % (label, b * 3600, unit))
             else:
                 verdict = "falls"
-            lines.append("  %-16s %5d %4d %11.1f%3s %11.1f%3s %10.1f %10.1f  %s"
+            lines.append("  %-18s %5d %4d %11.1f%3s %11.1f%3s %10.1f %10.1f  %s"
                          % (label, n, k, mean, unit, b * 3600, unit, ci * 3600,
                             rise, verdict))
 
@@ -289,9 +299,14 @@ def judge(d, secs, interval):
     missing = sorted(allk - set(kinds))
     if missing:
         lines.append("  not dealt in this run: " + ", ".join(missing))
-    skipped = [f for f in faults if f["note"].startswith("skipped")]
-    for f in skipped[:1]:
-        lines.append("  %s %s" % (f["kind"], f["note"]))
+    # What did not take: a devnode that refused, no worker to signal,
+    # no write lock, the disk-full fault skipped.
+    for f in faults:
+        n = f["note"]
+        if n.startswith(("skipped", "devnode", "no worker", "sqlite3 had",
+                         "no reload")):
+            lines.append("  not applied: %s %s %s: %s"
+                         % (f["kind"], f["target"], f["arg"], n))
 
     chart(d, samples, iv, skip)
     lines.append("chart: %s/chart.svg" % d)

@@ -322,20 +322,27 @@ done
 say "caught up to #$(sql 'SELECT best_number FROM chains')"
 
 # --- sampling ---------------------------------------------------------
-# proc_cols PID: rss_kb,pss_kb,fds,threads,cpu_s of a process, or empty.
+# proc_cols PID: rss_kb,pss_kb,fds,threads,cpu_s,tcp of a process, or
+# empty; tcp: its descriptors that are established TCP connections (a
+# worker's keep-alive pool holds up to max_inflight + 1 of them).
 HZ=$(getconf CLK_TCK)
 proc_cols() {
 	if [ -z "$1" ] || [ ! -r "/proc/$1/smaps_rollup" ]; then
-		echo ",,,,"
+		echo ",,,,,"
 		return
 	fi
 	_rss=$(awk '/^Rss:/ { print $2 }' "/proc/$1/smaps_rollup" 2>/dev/null)
 	_pss=$(awk '/^Pss:/ { print $2 }' "/proc/$1/smaps_rollup" 2>/dev/null)
 	_thr=$(awk '/^Threads:/ { print $2 }' "/proc/$1/status" 2>/dev/null)
-	_fds=$(ls "/proc/$1/fd" 2>/dev/null | wc -l)
+	_fdl=$(ls -l "/proc/$1/fd" 2>/dev/null | grep -- '->')
+	_fds=$(echo "$_fdl" | grep -c -- '->')
+	_tcp=$(echo "$_fdl" | sed -n 's/.*socket:\[\([0-9]*\)\]$/\1/p' |
+	    awk 'FILENAME != "-" { if ($4 == "01") est[$10] = 1; next }
+		est[$1] { n++ } END { print n + 0 }' \
+	    "/proc/$1/net/tcp" "/proc/$1/net/tcp6" - 2>/dev/null)
 	_cpu=$(awk -v hz="$HZ" '{ sub(/^.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' \
 	    "/proc/$1/stat" 2>/dev/null)
-	echo "$_rss,$_pss,$_fds,$_thr,$_cpu"
+	echo "$_rss,$_pss,$_fds,$_thr,$_cpu,$_tcp"
 }
 # live_head: the chain's own head (liveHead: what no fault hides), from
 # the first devnode that answers its control port.
@@ -365,15 +372,17 @@ orphans() {
 	done <"$W/seen"
 	echo $_n
 }
-HEADER="t,epoch_ms,fault,sup_pid,sup_rss_kb,sup_pss_kb,sup_fds,sup_threads,sup_cpu_s"
+HEADER="t,epoch_ms,fault,sup_pid,sup_rss_kb,sup_pss_kb,sup_fds,sup_threads,sup_cpu_s,sup_tcp,sup_children"
 for e in e1 e2 e3 e4 metrics; do
-	HEADER="$HEADER,${e}_pid,${e}_rss_kb,${e}_pss_kb,${e}_fds,${e}_threads,${e}_cpu_s"
+	HEADER="$HEADER,${e}_pid,${e}_rss_kb,${e}_pss_kb,${e}_fds,${e}_threads,${e}_cpu_s,${e}_tcp"
 done
 HEADER="$HEADER,store_kb,wal_kb,queue_rows,best,live_head,lag,orphans,clients_failed"
 sample() {
 	_sup=$(sup_pid)
 	kill -0 "$_sup" 2>/dev/null || _sup=
-	_row="$(($(date +%s) - T0)),$(now_ms),$(cat "$W/fault.now" 2>/dev/null || echo -),$_sup,$(proc_cols "$_sup")"
+	_kids=
+	[ -n "$_sup" ] && _kids=$(pgrep -P "$_sup" | wc -l)
+	_row="$(($(date +%s) - T0)),$(now_ms),$(cat "$W/fault.now" 2>/dev/null || echo -),$_sup,$(proc_cols "$_sup"),$_kids"
 	for _e in e1 e2 e3 e4 metrics; do
 		if [ -z "$_sup" ]; then
 			_p=
