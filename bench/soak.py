@@ -3,7 +3,8 @@
 # seeded schedule of faults it runs, and the judgement of its samples at
 # the end (bounds, least-squares slopes, summary table, SVG chart).
 #   soak.py schedule SEED SECONDS     one fault a line: KIND TARGET ARG HOLD GAP
-#   soak.py judge DIR SECONDS INTERVAL  DIR/samples.csv, faults.csv, end.txt
+#   soak.py judge DIR SECONDS INTERVAL [judged|asan]
+#       reads DIR/samples.csv, faults.csv, end.txt (asan: memory not judged)
 #       -> the summary on stdout (last line soak: PASS or soak: FAIL: why),
 #          DIR/chart.svg; exit 1 on FAIL
 import csv
@@ -136,7 +137,7 @@ def read_csv(path):
         return list(csv.DictReader(f))
 
 
-def judge(d, secs, interval):
+def judge(d, secs, interval, memory="judged"):
     samples = read_csv(d + "/samples.csv")
     faults = read_csv(d + "/faults.csv")
     fails = []
@@ -269,7 +270,9 @@ def judge(d, secs, interval):
                 tol = 2.0
             else:
                 tol = 0.5
-            if b - ci <= 0 <= b + ci or abs(rise) <= tol:
+            if unit == "KB" and memory == "asan":
+                verdict = "not judged (ASan's quarantine)"
+            elif b - ci <= 0 <= b + ci or abs(rise) <= tol:
                 verdict = "flat"
             elif b > 0:
                 verdict = "GROWS (tolerance %g)" % tol
@@ -441,6 +444,9 @@ def main():
         return 0
     if len(sys.argv) == 5 and sys.argv[1] == "judge":
         return judge(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]))
+    if len(sys.argv) == 6 and sys.argv[1] == "judge":
+        return judge(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]),
+                     sys.argv[5])
     sys.stderr.write("usage: soak.py schedule SEED SECONDS | "
                      "judge DIR SECONDS INTERVAL\n")
     return 2
