@@ -69,8 +69,9 @@ def schedule(seed, seconds):
 
 
 ROLES = ["sup", "e1", "e2", "e3", "e4", "metrics"]
-MEASURES = [("pss_kb", "PSS", "KB"), ("rss_kb", "RSS", "KB"),
-            ("fds", "fds", ""), ("threads", "threads", "")]
+MEASURES = [("rss_kb", "RSS", "KB"), ("anon_kb", "anon", "KB"),
+            ("pss_kb", "PSS", "KB"), ("fds", "fds", ""),
+            ("threads", "threads", "")]
 WAL_BOUND_KB = 64 * 1024	# the WAL is cut back to 64 MB; backfill waits there
 # The most each process's SQLite page cache holds: the supervisor's
 # PRAGMA cache_size (supervisor/sup_store.c), SQLite's default for the
@@ -240,7 +241,8 @@ def judge(d, secs, interval, memory="judged"):
             # are not an established TCP connection nor a child's.
             cache = r in CACHE_KB and unit == "KB"
             for s in samples:
-                p, v, t = s[r + "_pid"], num(s[r + "_" + key]), float(s["t"])
+                p, v, t = s[r + "_pid"], num(s.get(r + "_" + key)), \
+                    float(s["t"])
                 st = num(s["store_kb"])
                 if cache and v is not None:
                     v = None if st is None else v - min(st, CACHE_KB[r])
@@ -272,6 +274,11 @@ def judge(d, secs, interval, memory="judged"):
                 tol = 0.5
             if unit == "KB" and memory == "asan":
                 verdict = "not judged (ASan's quarantine)"
+            elif key == "pss_kb":
+                # PSS divides each shared page among the processes that
+                # map it: another program on the machine that maps the
+                # same libraries changes it.  Shown, not judged.
+                verdict = "(not judged)"
             elif b - ci <= 0 <= b + ci or abs(rise) <= tol:
                 verdict = "flat"
             elif b > 0:
@@ -362,7 +369,7 @@ def chart(d, samples, iv, skip):
             segs = []
             cur, curp = [], None
             for s in samples:
-                p, v = s[r + "_pid"], num(s[r + "_" + key])
+                p, v = s[r + "_pid"], num(s.get(r + "_" + key))
                 if p != curp and cur:
                     segs.append(cur)
                     cur = []

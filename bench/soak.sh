@@ -43,8 +43,9 @@
 # the store's disk left with 1 MB (under store_reserve).  Meanwhile a
 # chainwatch view or an /api/v1 (/metrics, /health) request a second.
 #
-# SAMPLES (samples.csv, a row every -i s): RSS, PSS (smaps_rollup), open
-# descriptors, threads and CPU seconds of chainwatchd, of each endpoint's
+# SAMPLES (samples.csv, a row every -i s): RSS, PSS, anonymous memory
+# (smaps_rollup), open descriptors (and how many are established TCP
+# connections), threads and CPU seconds of chainwatchd, of each endpoint's
 # worker and of chainwatch-metrics; the store's size (its pages) and the
 # WAL file's; the queue's rows; the chain's lag (the devnodes' own head,
 # liveHead, less the store's best); processes of a killed daemon still
@@ -62,7 +63,9 @@
 #     more than before the first fault, unless a fault was on less than
 #     a minute before; chainwatchd and e1-e3's workers running, except
 #     then; no process of a killed daemon left 15 s after;
-#   - each memory, descriptor and thread series, after the first 20 % of
+#   - each memory (RSS, anonymous), descriptor and thread series (PSS is
+#     printed, not judged: its share of library pages moves with every
+#     process on the machine that maps them), after the first 20 % of
 #     the run (10 minutes at most) and the first 2 minutes of each
 #     process's life (a fresh process fills its caches), has a
 #     least-squares slope (one per series, pooled over the processes of
@@ -325,17 +328,19 @@ done
 say "caught up to #$(sql 'SELECT best_number FROM chains')"
 
 # --- sampling ---------------------------------------------------------
-# proc_cols PID: rss_kb,pss_kb,fds,threads,cpu_s,tcp of a process, or
-# empty; tcp: its descriptors that are established TCP connections (a
-# worker's keep-alive pool holds up to max_inflight + 1 of them).
+# proc_cols PID: rss_kb,pss_kb,fds,threads,cpu_s,tcp,anon_kb of a
+# process, or empty; tcp: its descriptors that are established TCP
+# connections (a worker's keep-alive pool holds up to max_inflight + 1
+# of them); anon: its anonymous memory (heap, stacks), its own.
 HZ=$(getconf CLK_TCK)
 proc_cols() {
 	if [ -z "$1" ] || [ ! -r "/proc/$1/smaps_rollup" ]; then
-		echo ",,,,,"
+		echo ",,,,,,"
 		return
 	fi
 	_rss=$(awk '/^Rss:/ { print $2 }' "/proc/$1/smaps_rollup" 2>/dev/null)
 	_pss=$(awk '/^Pss:/ { print $2 }' "/proc/$1/smaps_rollup" 2>/dev/null)
+	_anon=$(awk '/^Anonymous:/ { print $2 }' "/proc/$1/smaps_rollup" 2>/dev/null)
 	_thr=$(awk '/^Threads:/ { print $2 }' "/proc/$1/status" 2>/dev/null)
 	_fdl=$(ls -l "/proc/$1/fd" 2>/dev/null | grep -- '->')
 	_fds=$(echo "$_fdl" | grep -c -- '->')
@@ -345,7 +350,7 @@ proc_cols() {
 	    "/proc/$1/net/tcp" "/proc/$1/net/tcp6" - 2>/dev/null)
 	_cpu=$(awk -v hz="$HZ" '{ sub(/^.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' \
 	    "/proc/$1/stat" 2>/dev/null)
-	echo "$_rss,$_pss,$_fds,$_thr,$_cpu,$_tcp"
+	echo "$_rss,$_pss,$_fds,$_thr,$_cpu,$_tcp,$_anon"
 }
 # live_head: the chain's own head (liveHead: what no fault hides), from
 # the first devnode that answers its control port.
@@ -375,9 +380,9 @@ orphans() {
 	done <"$W/seen"
 	echo $_n
 }
-HEADER="t,epoch_ms,fault,sup_pid,sup_rss_kb,sup_pss_kb,sup_fds,sup_threads,sup_cpu_s,sup_tcp,sup_children"
+HEADER="t,epoch_ms,fault,sup_pid,sup_rss_kb,sup_pss_kb,sup_fds,sup_threads,sup_cpu_s,sup_tcp,sup_anon_kb,sup_children"
 for e in e1 e2 e3 e4 metrics; do
-	HEADER="$HEADER,${e}_pid,${e}_rss_kb,${e}_pss_kb,${e}_fds,${e}_threads,${e}_cpu_s,${e}_tcp"
+	HEADER="$HEADER,${e}_pid,${e}_rss_kb,${e}_pss_kb,${e}_fds,${e}_threads,${e}_cpu_s,${e}_tcp,${e}_anon_kb"
 done
 HEADER="$HEADER,store_kb,wal_kb,queue_rows,best,live_head,lag,orphans,clients_failed"
 sample() {
