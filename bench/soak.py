@@ -1,0 +1,463 @@
+#!/usr/bin/python3
+# The arithmetic of bench/soak.sh (python3 standard library only): the
+# seeded schedule of faults it runs, and the judgement of its samples at
+# the end (bounds, least-squares slopes, summary table, SVG chart).
+#   soak.py schedule SEED SECONDS     one fault a line: KIND TARGET ARG HOLD GAP
+#   soak.py judge DIR SECONDS INTERVAL [judged|asan]
+#       reads DIR/samples.csv, faults.csv, end.txt (asan: memory not judged)
+#       -> the summary on stdout (last line soak: PASS or soak: FAIL: why),
+#          DIR/chart.svg; exit 1 on FAIL
+import csv
+import math
+import random
+import sys
+
+# Every fault the soak brings, one per deck; a deck is shuffled and dealt
+# whole before the next, so a run long enough for one deck has them all.
+# TARGET d = a devnode, e = an endpoint (its worker), - = none.
+DEVNODE_FAULTS = [
+    "blackhole", "refuse", "http_503@http", "slow:1500", "rate_limit",
+    "malformed", "truncated", "oversized:16", "ws_drop@ws", "ws_silent@ws",
+    "stall", "lag:40", "wrong_genesis", "batch_limit:4",
+    # the lies
+    "split", "forge_head", "forge_chain:64", "bad_number:50",
+    "finalized_off", "wrong_header", "wrong_count:0", "wrong_count:1",
+    "wrong_count:2",
+]
+PROCESS_FAULTS = [
+    ("kill_worker", "e"), ("kill_daemon", "-"), ("stop_worker", "e"),
+    ("stop_devnode", "d"), ("hup_endpoint", "-"), ("hup_endpoint", "-"),
+    ("hup_change", "e"), ("write_lock", "-"), ("disk_full", "-"),
+]
+
+
+def holds(seconds):
+    """The base hold h of a fault for a run of that many seconds: a fault
+    lasts h to 2h, and the quiet after it h/2 to h."""
+    return max(2.0, min(15.0, seconds / 100.0))
+
+
+def schedule(seed, seconds):
+    rng = random.Random("soak:%s" % seed)
+    h = holds(seconds)
+    deck = [("fault", "d", f) for f in DEVNODE_FAULTS] + \
+        [(k, t, "-") for k, t in PROCESS_FAULTS]
+    out = []
+    # Enough for any run: the shell stops dealing when its time is up.
+    total = 0.0
+    while total < seconds:
+        cards = deck[:]
+        rng.shuffle(cards)
+        for kind, target, arg in cards:
+            if target == "d":
+                tgt = "d%d" % rng.randint(1, 3)
+            elif target == "e":
+                tgt = "e%d" % rng.randint(1, 3)
+            else:
+                tgt = "-"
+            hold = round(rng.uniform(h, 2 * h), 1)
+            if kind == "write_lock":
+                hold = 10.0
+            elif kind in ("kill_worker", "hup_endpoint", "hup_change"):
+                hold = round(rng.uniform(1, 3), 1)
+            elif kind == "kill_daemon":
+                hold = round(rng.uniform(1, 3), 1)	# down before restart
+            gap = round(rng.uniform(h / 2, h), 1)
+            out.append("%s %s %s %s %s" % (kind, tgt, arg, hold, gap))
+            total += hold + gap
+    return out
+
+
+ROLES = ["sup", "e1", "e2", "e3", "e4", "metrics"]
+MEASURES = [("rss_kb", "RSS", "KB"), ("anon_kb", "anon", "KB"),
+            ("pss_kb", "PSS", "KB"), ("fds", "fds", ""),
+            ("threads", "threads", "")]
+WAL_BOUND_KB = 64 * 1024	# the WAL is cut back to 64 MB; backfill waits there
+# The most each process's SQLite page cache holds: the supervisor's
+# PRAGMA cache_size (supervisor/sup_store.c), SQLite's default for the
+# metrics server, which sets none.
+CACHE_KB = {"sup": 64 * 1024, "metrics": 2000}
+SAMPLE_MS = 3000
+SETTLE_MS = 60000		# the queue and lag are back within a minute
+
+
+def num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def t_quantile(df, p=0.975):
+    """Student's t quantile (Cornish-Fisher expansion around the normal):
+    within 1 % of the table from df 3 on."""
+    from statistics import NormalDist
+    z = NormalDist().inv_cdf(p)
+    g1 = (z ** 3 + z) / 4
+    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
+    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
+    return z + g1 / df + g2 / df ** 2 + g3 / df ** 3
+
+
+def slope(points):
+    """The least-squares slope of value against time within each process's
+    life, pooled (one intercept per pid, one slope): a leak grows each
+    process, whatever restarts did.  points: (t, pid, value).  Returns
+    (slope per s, half width of its 95 % interval, n, processes, span)
+    or None when there is too little to fit."""
+    segs = {}
+    for t, pid, v in points:
+        segs.setdefault(pid, []).append((t, v))
+    sxx = sxy = syy = 0.0
+    n = k = 0
+    lo, hi = None, None
+    for pts in segs.values():
+        if len(pts) < 2:
+            continue
+        tb = sum(t for t, _ in pts) / len(pts)
+        yb = sum(v for _, v in pts) / len(pts)
+        for t, v in pts:
+            sxx += (t - tb) ** 2
+            sxy += (t - tb) * (v - yb)
+            syy += (v - yb) ** 2
+        n += len(pts)
+        k += 1
+        lo = min(pts[0][0], lo if lo is not None else pts[0][0])
+        hi = max(pts[-1][0], hi if hi is not None else pts[-1][0])
+    df = n - k - 1
+    if k == 0 or df < 2 or sxx == 0:
+        return None
+    b = sxy / sxx
+    sse = max(syy - b * sxy, 0.0)
+    se = math.sqrt(sse / df / sxx)
+    return b, t_quantile(df) * se, n, k, hi - lo
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def judge(d, secs, interval, memory="judged"):
+    samples = read_csv(d + "/samples.csv")
+    faults = read_csv(d + "/faults.csv")
+    fails = []
+    lines = []
+    iv = [(int(f["start_ms"]), int(f["end_ms"]), f) for f in faults]
+    first_fault = min([a for a, _, _ in iv], default=None)
+
+    # A sample takes up to a few seconds after its epoch_ms: a fault
+    # that began meanwhile is in it.
+    def near_fault(ms, after, kinds=None):
+        return any(a <= ms + SAMPLE_MS and ms <= e + after for a, e, f in iv
+                   if kinds is None or f["kind"] in kinds)
+
+    # --- what the end found
+    lines.append("end of the run:")
+    with open(d + "/end.txt") as f:
+        for line in f:
+            key, rc, *rest = line.split(" ", 2) + [""]
+            rest = " ".join(rest).strip()
+            ok = rc.strip() == "0"
+            lines.append("  %-4s %-12s %s %s" % ("ok" if ok else "FAIL", key,
+                                                rc.strip(), rest))
+            if not ok:
+                fails.append("%s: %s %s" % (key, rc.strip(), rest))
+
+    # --- the bounds, sample by sample
+    base = [s for s in samples
+            if first_fault is None or int(s["epoch_ms"]) < first_fault]
+    bq = [num(s["queue_rows"]) for s in base if num(s["queue_rows"]) is not None]
+    bl = [num(s["lag"]) for s in base if num(s["lag"]) is not None]
+    normal_q = (max(bq) if bq else 0) + 8
+    normal_lag = max(max(bl) if bl else 0, 0) + 8
+    broken = []
+    for s in samples:
+        ms = int(s["epoch_ms"])
+        t = s["t"]
+        q, lag, wal = num(s["queue_rows"]), num(s["lag"]), num(s["wal_kb"])
+        if wal is not None and wal > WAL_BOUND_KB:
+            broken.append("t=%s s: WAL %d KB over %d KB" % (t, wal, WAL_BOUND_KB))
+        settling = near_fault(ms, SETTLE_MS)
+        if q is not None and q > normal_q and not settling:
+            broken.append("t=%s s: %d queue rows (normal <= %d) a minute "
+                          "after the last fault" % (t, q, normal_q))
+        if lag is not None and lag > normal_lag and not settling:
+            broken.append("t=%s s: lag %d blocks (normal <= %d) a minute "
+                          "after the last fault" % (t, lag, normal_lag))
+        if not s["sup_pid"] and not near_fault(ms, 5000, ("kill_daemon",)):
+            broken.append("t=%s s: chainwatchd not running" % t)
+        if s["sup_pid"]:
+            for e in ("e1", "e2", "e3"):
+                if not s[e + "_pid"] and not settling:
+                    broken.append("t=%s s: no worker for %s" % (t, e))
+        o = num(s["orphans"])
+        if o and not near_fault(ms, 15000, ("kill_daemon",)):
+            broken.append("t=%s s: %d processes of a dead daemon left" % (t, o))
+    lines.append("bounds over %d samples: WAL <= %d MB; queue <= %d rows and "
+                 "lag <= %d blocks within %d s of every fault's end"
+                 % (len(samples), WAL_BOUND_KB // 1024, normal_q, normal_lag,
+                    SETTLE_MS // 1000))
+    mx = lambda k: max([num(s[k]) for s in samples if num(s[k]) is not None],
+                       default=0)
+    lines.append("  most seen: WAL %.1f MB, queue %d rows, lag %d blocks; "
+                 "store %.1f MB at the end"
+                 % (mx("wal_kb") / 1024, mx("queue_rows"), mx("lag"),
+                    (num(samples[-1]["store_kb"]) or 0) / 1024))
+    for b in broken[:20]:
+        lines.append("  FAIL " + b)
+    if len(broken) > 20:
+        lines.append("  ... %d more" % (len(broken) - 20))
+    if broken:
+        fails.append("%d samples broke a bound" % len(broken))
+
+    # --- slopes
+    skip = min(600.0, 0.2 * secs)
+    warm = 120.0
+    lines.append("slopes after the first %d s, of processes %d s old or more "
+                 "(95 %% interval; flat: the interval holds 0, or the fitted "
+                 "rise over the window is within the tolerance):"
+                 % (skip, warm))
+    lines.append("  %-18s %5s %4s %14s %14s %10s %10s  %s"
+                 % ("series", "n", "pids", "mean", "slope/h", "+-95%/h",
+                    "rise", "verdict"))
+    first_seen = {}
+    for s in samples:
+        for r in ROLES:
+            p = s[r + "_pid"]
+            if p and (r, p) not in first_seen:
+                first_seen[(r, p)] = float(s["t"])
+    for r in ROLES:
+        for key, name, unit in MEASURES:
+            pts = []
+            # A SQLite page cache keeps every page read or written until
+            # it is full: the memory of the supervisor (cache_size 64 MB)
+            # and of the metrics server (2 MB) grows with the store by
+            # design.  Judged is their memory less the store's size (up
+            # to the cache's): what is left must be flat.
+            # Descriptors likewise: a worker keeps up to max_inflight + 1
+            # keep-alive connections, the metrics server its clients',
+            # the supervisor one socket a child.  Judged are those that
+            # are not an established TCP connection nor a child's.
+            cache = r in CACHE_KB and unit == "KB"
+            for s in samples:
+                p, v, t = s[r + "_pid"], num(s.get(r + "_" + key)), \
+                    float(s["t"])
+                st = num(s["store_kb"])
+                if cache and v is not None:
+                    v = None if st is None else v - min(st, CACHE_KB[r])
+                if key == "fds" and v is not None:
+                    tcp = num(s.get(r + "_tcp"))
+                    kids = num(s.get("sup_children")) if r == "sup" else 0
+                    v = None if tcp is None or kids is None else v - tcp - kids
+                if p and v is not None and t >= skip and \
+                        t - first_seen[(r, p)] >= warm:
+                    pts.append((t, p, v))
+            fit = slope(pts)
+            label = "%s %s%s" % (r, name, "-store" if cache else
+                                 "-tcp-kids" if key == "fds" and r == "sup"
+                                 else "-tcp" if key == "fds" else "")
+            if fit is None:
+                if r != "e4":
+                    lines.append("  %-18s %5d %4s %14s %14s %10s %10s  %s"
+                                 % (label, len(pts), "-", "-", "-", "-", "-",
+                                    "too few samples"))
+                continue
+            b, ci, n, k, span = fit
+            mean = sum(v for _, _, v in pts) / len(pts)
+            rise = b * span
+            if unit == "KB":
+                tol = max(0.05 * abs(mean), 256.0)
+            elif key == "fds":
+                tol = 2.0
+            else:
+                tol = 0.5
+            if unit == "KB" and memory == "asan":
+                verdict = "not judged (ASan's quarantine)"
+            elif key == "pss_kb":
+                # PSS divides each shared page among the processes that
+                # map it: another program on the machine that maps the
+                # same libraries changes it.  Shown, not judged.
+                verdict = "(not judged)"
+            elif b - ci <= 0 <= b + ci or abs(rise) <= tol:
+                verdict = "flat"
+            elif b > 0:
+                verdict = "GROWS (tolerance %g)" % tol
+                fails.append("%s grows %.1f%s/h" % (label, b * 3600, unit))
+            else:
+                verdict = "falls"
+            lines.append("  %-18s %5d %4d %11.1f%3s %11.1f%3s %10.1f %10.1f  %s"
+                         % (label, n, k, mean, unit, b * 3600, unit, ci * 3600,
+                            rise, verdict))
+
+    # --- CPU, for the record
+    cpu = cpu_rates(samples)
+    late = [c for t, c in cpu if t >= skip]
+    if late:
+        lines.append("chainwatchd CPU after %d s: mean %.1f %% of a core, "
+                     "most %.1f %%" % (skip, sum(late) / len(late), max(late)))
+
+    # --- faults
+    kinds = {}
+    for f in faults:
+        k = f["kind"] if f["kind"] != "fault" else f["arg"]
+        kinds[k] = kinds.get(k, 0) + 1
+    lines.append("%d faults, %d kinds: %s" % (
+        len(faults), len(kinds),
+        ", ".join("%s x%d" % (k, v) for k, v in sorted(kinds.items()))))
+    allk = set(f for f in DEVNODE_FAULTS) | set(k for k, _ in PROCESS_FAULTS)
+    missing = sorted(allk - set(kinds))
+    if missing:
+        lines.append("  not dealt in this run: " + ", ".join(missing))
+    # What did not take: a devnode that refused, no worker to signal,
+    # no write lock, the disk-full fault skipped.
+    for f in faults:
+        n = f["note"]
+        if n.startswith(("skipped", "devnode", "no worker", "sqlite3 had",
+                         "no reload")):
+            lines.append("  not applied: %s %s %s: %s"
+                         % (f["kind"], f["target"], f["arg"], n))
+
+    chart(d, samples, iv, skip)
+    lines.append("chart: %s/chart.svg" % d)
+    for line in lines:
+        print(line)
+    if fails:
+        print("soak: FAIL: " + "; ".join(fails))
+        return 1
+    print("soak: PASS")
+    return 0
+
+
+def cpu_rates(samples):
+    """(t, % of a core) of chainwatchd between samples of the same pid."""
+    out = []
+    prev = None
+    for s in samples:
+        c, p, t = num(s["sup_cpu_s"]), s["sup_pid"], float(s["t"])
+        if c is not None and prev and prev[0] == p and t > prev[1]:
+            out.append((t, 100.0 * (c - prev[2]) / (t - prev[1])))
+        prev = (p, t, c) if c is not None else None
+    return out
+
+
+COLORS = {"sup": "#1f77b4", "e1": "#2ca02c", "e2": "#ff7f0e", "e3": "#9467bd",
+          "e4": "#8c564b", "metrics": "#e377c2", "queue": "#d62728",
+          "lag": "#17becf", "store": "#1f77b4", "WAL": "#ff7f0e",
+          "CPU": "#1f77b4"}
+
+
+def esc(text):
+    return (text.replace("&", "&amp;").replace("<", "&lt;")
+            .replace(">", "&gt;").replace('"', "&quot;"))
+
+
+def chart(d, samples, iv, skip):
+    """A hand-written SVG: one panel a measure, time across, the faults as
+    shaded bands (their names in the tooltips), the start of the slopes'
+    window dashed."""
+    if not samples:
+        return
+    t0ms = int(samples[0]["epoch_ms"]) - 1000 * int(samples[0]["t"])
+    tmax = max(float(s["t"]) for s in samples) or 1.0
+    W, H, L, R, TOP = 1000, 150, 70, 110, 30
+    panels = []
+    for key, name, unit in MEASURES:
+        scale = 1024.0 if unit == "KB" else 1.0
+        ser = {}
+        for r in ROLES:
+            segs = []
+            cur, curp = [], None
+            for s in samples:
+                p, v = s[r + "_pid"], num(s.get(r + "_" + key))
+                if p != curp and cur:
+                    segs.append(cur)
+                    cur = []
+                curp = p
+                if p and v is not None:
+                    cur.append((float(s["t"]), v / scale))
+            if cur:
+                segs.append(cur)
+            if segs:
+                ser[r] = segs
+        panels.append(("%s%s" % (name, " (MB)" if unit == "KB" else ""), ser))
+
+    def series(*keys, scale=1.0):
+        out = {}
+        for k, label in keys:
+            pts = [(float(s["t"]), num(s[k]) / scale) for s in samples
+                   if num(s[k]) is not None]
+            if pts:
+                out[label] = [pts]
+        return out
+    panels.append(("queue rows, lag (blocks)",
+                   series(("queue_rows", "queue"), ("lag", "lag"))))
+    panels.append(("store, WAL (MB)", series(("store_kb", "store"),
+                                             ("wal_kb", "WAL"), scale=1024.0)))
+    panels.append(("chainwatchd CPU (% of a core)",
+                   {"CPU": [cpu_rates(samples)]}))
+    height = TOP + len(panels) * (H + 40) + 30
+    o = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+         'font-family="sans-serif" font-size="11">' % (W, height),
+         '<rect width="100%" height="100%" fill="white"/>',
+         '<text x="%d" y="18" font-size="14">bench/soak: %s, %d s, %d '
+         'faults (shaded)</text>' % (L, esc(d), tmax, len(iv))]
+    pw = W - L - R
+    X = lambda t: L + pw * t / tmax
+    for i, (title, ser) in enumerate(panels):
+        y0 = TOP + i * (H + 40) + 15
+        vals = [v for segs in ser.values() for seg in segs for _, v in seg]
+        vmax = max(vals, default=1.0) * 1.08 or 1.0
+        Y = lambda v: y0 + H - H * v / vmax
+        o.append('<text x="%d" y="%d" font-weight="bold">%s</text>'
+                 % (L, y0 - 3, esc(title)))
+        for a, e, f in iv:
+            xa, xe = X((a - t0ms) / 1000.0), X((e - t0ms) / 1000.0)
+            label = "%s %s %s %.1f-%.1f s" % (
+                f["kind"], f["target"], f["arg"], (a - t0ms) / 1000.0,
+                (e - t0ms) / 1000.0)
+            o.append('<rect x="%.1f" y="%d" width="%.1f" height="%d" '
+                     'fill="#f4c7c3" opacity="0.6"><title>%s</title></rect>'
+                     % (xa, y0, max(xe - xa, 1.0), H, esc(label)))
+        o.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" '
+                 'stroke="#888"/>' % (L, y0, pw, H))
+        for frac in (0, 0.5, 1):
+            v = vmax / 1.08 * frac
+            o.append('<text x="%d" y="%.1f" text-anchor="end">%s</text>'
+                     % (L - 4, Y(v) + 4, ("%.1f" % v) if vmax < 20 else
+                        "%d" % v))
+        o.append('<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#555" '
+                 'stroke-dasharray="4,3"/>' % (X(skip), X(skip), y0, y0 + H))
+        for j, (name, segs) in enumerate(ser.items()):
+            c = COLORS.get(name, "#333")
+            for seg in segs:
+                pts = " ".join("%.1f,%.1f" % (X(t), Y(v)) for t, v in seg)
+                o.append('<polyline fill="none" stroke="%s" stroke-width="1.3" '
+                         'points="%s"/>' % (c, pts))
+            o.append('<text x="%d" y="%d" fill="%s">%s</text>'
+                     % (W - R + 8, y0 + 12 + 13 * j, c, esc(name)))
+        for frac in (0, 0.25, 0.5, 0.75, 1):
+            o.append('<text x="%.1f" y="%d" text-anchor="middle">%d s</text>'
+                     % (X(tmax * frac), y0 + H + 13, tmax * frac))
+    o.append("</svg>")
+    with open(d + "/chart.svg", "w") as f:
+        f.write("\n".join(o) + "\n")
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "schedule":
+        for line in schedule(sys.argv[2], float(sys.argv[3])):
+            print(line)
+        return 0
+    if len(sys.argv) == 5 and sys.argv[1] == "judge":
+        return judge(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]))
+    if len(sys.argv) == 6 and sys.argv[1] == "judge":
+        return judge(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]),
+                     sys.argv[5])
+    sys.stderr.write("usage: soak.py schedule SEED SECONDS | "
+                     "judge DIR SECONDS INTERVAL\n")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
