@@ -19,3 +19,6 @@ EXTRA_DIST += bench/api.sh
 # bench/subscribe.sh: subscribe = all against primary (head-to-row
 # latency, connections, late and missing heights around a move).
 EXTRA_DIST += bench/subscribe.sh
+# bench/soak.sh, bench/soak.py: days of faults in an hour (issue 28), with
+# a judgement of the store, the bounds and the memory slopes.
+EXTRA_DIST += bench/soak.sh bench/soak.py
