@@ -22,3 +22,6 @@ EXTRA_DIST += bench/subscribe.sh
 # bench/soak.sh, bench/soak.py: days of faults in an hour (issue 28), with
 # a judgement of the store, the bounds and the memory slopes.
 EXTRA_DIST += bench/soak.sh bench/soak.py
+# bench/store.sh: the store's bytes a block, per table and index, and a
+# year of both testnets at that rate.
+EXTRA_DIST += bench/store.sh
