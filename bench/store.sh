@@ -104,8 +104,7 @@ done
 echo "stored and final in $(($(date +%s) - t0)) s"
 kill -TERM $cw
 wait $cw
-PIDS=
-stop_all
+stop_all	# the devnodes
 
 blocks=$(sql "SELECT count(*) FROM blocks")
 bytes=$(sql "SELECT page_count * page_size FROM pragma_page_count(),
