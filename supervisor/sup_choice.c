@@ -237,8 +237,10 @@ facts(struct chain *ch, const struct sblock *tip, uint64_t now,
 	f->is_cand = ch->have_cand && memcmp(ch->cand_tip, tip->hash, 32) == 0;
 	f->cand_over = f->is_cand && (ch->cand_over ||
 	    now >= ch->cand_since + choice_work_wait(ch));
-	f->under_cand = ch->have_cand && !f->is_cand && fork_descends(&v, tip,
-	    ch->cand_tip, ch->cand_number, CHAIN_FINALITY);
+	/* Only fork_step's "work unknown" rows read it: no walk otherwise. */
+	f->under_cand = f->unknown && ch->have_cand && !f->is_cand &&
+	    fork_descends(&v, tip, ch->cand_tip, ch->cand_number,
+	    CHAIN_FINALITY);
 }
 
 /* The difficulties of both sides above the ancestor are asked for. */
