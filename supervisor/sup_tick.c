@@ -1,7 +1,7 @@
 /*
- * The scheduler's tick: every QUEUE_TICK, and at once when kicked
- * (sup_sched.c), the supervisor's periodic work in its order (tick_cb),
- * which ends with the scheduling: it expires leases, hedges requests out
+ * The scheduler's part of the daemon's turn (chainwatchd.c's main_turn,
+ * every QUEUE_TICK and at once when kicked, sup_sched.c), which ends
+ * with the scheduling: it expires leases, hedges requests out
  * longer than their chain's hedging delay, and leases due items to
  * workers with room, as sup_route.c decides.  A lease (sup_lease.c)
  * covers one item and up to two requests, the first and its hedge; a
