@@ -121,7 +121,7 @@ static void
 run_reset(struct breaker *b)
 {
 	b->run_fails = b->run_strikes = b->peer_strikes = 0;
-	b->run_mixed = 0;
+	b->run_mixed = b->run_content = 0;
 	b->peers = BRK_PEERS_NONE;
 }
 
@@ -151,6 +151,8 @@ run_add(struct breaker *b, enum outcome o, uint64_t now)
 		if (o != b->run_class)
 			b->run_mixed = 1;
 	}
+	if (o == OUTCOME_MALFORMED || o == OUTCOME_TOO_LARGE)
+		b->run_content = 1;
 	b->run_last = now;
 	if (b->run_fails < UINT_MAX)
 		b->run_fails++;
@@ -166,13 +168,15 @@ breaker_peer_run(const struct breaker *b)
 }
 
 /*
- * Closed, but no success since its latest failure: the routing passes it
- * over for live reads while another is not (sup_route.c).
+ * Closed, but no success since its latest failure (a probe's included):
+ * the routing passes it over for live reads while another is not
+ * (sup_route.c).
  */
 int
 breaker_failing(const struct breaker *b)
 {
-	return b->state == BRK_CLOSED && b->run_fails > 0;
+	return b->state == BRK_CLOSED && b->run_fails > 0 &&
+	    b->ok_at <= b->run_last;
 }
 
 static int
@@ -524,6 +528,18 @@ breaker_outcome(struct breaker *b, uint32_t gen, enum outcome o, uint64_t now)
 		}
 	}
 	return breaker_step(b, ev, now);
+}
+
+int
+breaker_probe(struct breaker *b, uint32_t gen, enum outcome o, uint64_t now)
+{
+	if (gen == b->gen && b->state == BRK_CLOSED && b->run_content &&
+	    (unsigned)o < OUTCOME_COUNT && !outcome_is_failure(o) &&
+	    o != OUTCOME_RATE_LIMITED) {
+		b->ok_at = clock_forward(&b->last_now, now);
+		return 0;
+	}
+	return breaker_outcome(b, gen, o, now);
 }
 
 void

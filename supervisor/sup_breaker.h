@@ -231,6 +231,8 @@ struct breaker {
 	uint64_t	ok_at;		/* the latest counted success */
 	enum outcome	run_class;
 	int		run_mixed;	/* more than one failure class */
+	int		run_content;	/* a malformed or oversized answer
+					 * in it: a probe does not end it */
 
 	/* The rate rule: slot k % BRK_SLOTS counts [k * width, +width). */
 	uint64_t	width;		/* ms */
@@ -268,6 +270,15 @@ enum brk_verdict breaker_allow(struct breaker *, uint64_t now);
 /* The same answer without taking a trial or changing anything. */
 enum brk_verdict breaker_peek(const struct breaker *, uint64_t now);
 int		 breaker_failing(const struct breaker *);
+/*
+ * The outcome of a probe (a question the endpoint's worker asks on its
+ * own).  As breaker_outcome(), except that a success proves the endpoint
+ * reachable, not its answers right: it does not end a run that holds a
+ * malformed or oversized answer, nor count in the window then; it only
+ * lets breaker_failing() say no until the next failure.
+ */
+int		 breaker_probe(struct breaker *, uint32_t gen, enum outcome,
+		    uint64_t now);
 /*
  * The earliest time breaker_allow() may answer BRK_ALLOW or BRK_TRIAL (now if
  * it would now), so that a router can tell which open endpoint comes back

@@ -503,20 +503,30 @@ health_reconf(struct endpoint *e, const struct conf_chain *cc,
 		    reason, now_wall_ms());
 }
 
+/* An outcome for its breaker: a request's, or a probe's (probe 1). */
+static unsigned
+counted(struct endpoint *e, uint32_t gen, enum outcome o, uint64_t retry_ms,
+    int probe)
+{
+	enum brk_state	before = e->brk.state;
+	unsigned	act;
+	uint64_t	now = now_wall_ms();
+	int		r;
+
+	r = probe ? breaker_probe(&e->brk, gen, o, now) :
+	    breaker_outcome(&e->brk, gen, o, now);
+	if (r != -1 && o == OUTCOME_RATE_LIMITED && retry_ms > 0)
+		breaker_retry_after(&e->brk, retry_ms, now);
+	act = breaker_note(e, before);
+	return act | answered(e, o);
+}
+
 /* The outcome of a request sent at breaker generation gen. */
 unsigned
 health_outcome(struct endpoint *e, uint32_t gen, enum outcome o,
     uint64_t retry_ms)
 {
-	enum brk_state	before = e->brk.state;
-	unsigned	act;
-	uint64_t	now = now_wall_ms();
-
-	if (breaker_outcome(&e->brk, gen, o, now) != -1 &&
-	    o == OUTCOME_RATE_LIMITED && retry_ms > 0)
-		breaker_retry_after(&e->brk, retry_ms, now);
-	act = breaker_note(e, before);
-	return act | answered(e, o);
+	return counted(e, gen, o, retry_ms, 0);
 }
 
 /*
@@ -549,13 +559,14 @@ health_peers(struct endpoint *e, const struct brk_peer *peers, size_t n)
  * The outcome of a request the worker made on its own (its best-head
  * probe, its start-up facts).  It counts while the breaker is closed,
  * so that an endpoint with no queued work still trips; it cannot stand
- * in for the trial of an open one.
+ * in for the trial of an open one, nor its success end a run of wrong
+ * answers (breaker_probe).
  */
 unsigned
 health_probe(struct endpoint *e, enum outcome o, uint64_t retry_ms)
 {
 	if (e->brk.state == BRK_CLOSED)
-		return health_outcome(e, e->brk.gen, o, retry_ms);
+		return counted(e, e->brk.gen, o, retry_ms, 1);
 	return answered(e, o);
 }
 

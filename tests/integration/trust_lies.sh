@@ -57,7 +57,7 @@ run() {
 	rm -f "$T"/chainwatch.db "$T"/chainwatch.db-wal "$T"/chainwatch.db-shm
 	fault d1 ''
 	fault d2 "$2"
-	LOG_AT=$(wc -l <"$T/log" 2>/dev/null || echo 0)
+	LOG_AT=$( { wc -l <"$T/log"; } 2>/dev/null || echo 0)
 	RUN_AT=$(date +%s)
 	start_daemon
 	tip=$(curl -sf -m 5 -d '{"id":1,"jsonrpc":"2.0","method":"chain_getHeader","params":[]}' \

@@ -272,6 +272,50 @@ test_partial_burst(void **state)
 	    "101 timeouts in a row since 00:02:00 UTC");
 }
 
+/*
+ * A probe's success ends a run of timeouts, not a run of malformed
+ * answers: an endpoint whose state answers are all wrong while its probes
+ * answer trips on the run rule all the same (trust_lies.sh,
+ * wrong_count_short), and is not failing between a probe and the next
+ * wrong answer, so that the routing asks it again.  A probe's failure
+ * counts as a request's.
+ */
+static void
+test_probe_content(void **state)
+{
+	struct breaker_conf	c = dconf();
+	struct breaker		b;
+	uint64_t		t = T0;
+
+	(void)state;
+	breaker_init(&b, &c, T0);
+	for (int i = 0; i < 4; i++, t += 3 * S) {
+		assert_int_equal(feed(&b, OUTCOME_MALFORMED, t), 0);
+		assert_int_equal(breaker_failing(&b), 1);
+		assert_int_equal(breaker_probe(&b, b.gen, OUTCOME_OK, t + S), 0);
+		assert_int_equal(breaker_failing(&b), 0);
+		assert_int_equal(b.run_fails, (unsigned)i + 1);
+	}
+	feed(&b, OUTCOME_MALFORMED, t);
+	want_state(&b, BRK_OPEN);
+
+	/* A run of timeouts: each probe's success ends it. */
+	breaker_init(&b, &c, T0);
+	for (t = T0; t < T0 + 30 * S; t += 3 * S) {
+		assert_int_equal(feed(&b, OUTCOME_TIMEOUT, t), 0);
+		breaker_probe(&b, b.gen, OUTCOME_OK, t + S);
+		assert_int_equal(b.run_fails, 0);
+	}
+	want_state(&b, BRK_CLOSED);
+
+	/* A failing probe counts. */
+	breaker_init(&b, &c, T0);
+	for (t = T0; t < T0 + 12 * S; t += 3 * S)
+		breaker_probe(&b, b.gen, OUTCOME_TRANSPORT, t);
+	breaker_probe(&b, b.gen, OUTCOME_TRANSPORT, t);
+	want_state(&b, BRK_OPEN);
+}
+
 /* One request every 30 s: five timeouts in a row over 2 minutes open it. */
 static void
 test_quiet_consecutive(void **state)
@@ -1460,6 +1504,7 @@ main(void)
 		cmocka_unit_test(test_rate_reason_mixed),
 		cmocka_unit_test(test_rate_window),
 		cmocka_unit_test(test_partial_burst),
+		cmocka_unit_test(test_probe_content),
 		cmocka_unit_test(test_quiet_consecutive),
 		cmocka_unit_test(test_burst_one_strike),
 		cmocka_unit_test(test_peers_answer),
