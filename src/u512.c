@@ -58,6 +58,36 @@ u512_to_le(const struct u512 *a, uint8_t out[U512_BYTES])
 			out[8 * i + j] = (uint8_t)(a->w[i] >> (8 * j));
 }
 
+void
+u512_from_be(struct u512 *a, const uint8_t in[U512_BYTES])
+{
+	size_t	 i, j;
+
+	for (i = 0; i < U512_LIMBS; i++) {
+		a->w[i] = 0;
+		for (j = 0; j < 8; j++)
+			a->w[i] = a->w[i] << 8 |
+			    in[U512_BYTES - 8 * (i + 1) + j];
+	}
+}
+
+void
+u512_to_be(const struct u512 *a, uint8_t out[U512_BYTES])
+{
+	size_t	 i, j;
+
+	for (i = 0; i < U512_LIMBS; i++)
+		for (j = 0; j < 8; j++)
+			out[U512_BYTES - 1 - 8 * i - j] =
+			    (uint8_t)(a->w[i] >> (8 * j));
+}
+
+void
+u512_max(struct u512 *a)
+{
+	memset(a->w, 0xff, sizeof(a->w));
+}
+
 int
 u512_add(struct u512 *acc, const struct u512 *x)
 {
@@ -118,6 +148,91 @@ half_set(struct u512 *a, size_t i, uint32_t v)
 
 	a->w[i / 2] = (a->w[i / 2] & ~((uint64_t)0xffffffffU << sh)) |
 	    (uint64_t)v << sh;
+}
+
+/*
+ * Schoolbook on 32-bit halves: each step's (2^32-1)^2 plus two halves
+ * fits in 64 bits.  Any half of the product above the 16th overflows.
+ */
+int
+u512_mul(const struct u512 *a, const struct u512 *b, struct u512 *out)
+{
+	uint32_t	 x[U512_HALVES], y[U512_HALVES], r[2 * U512_HALVES];
+	uint64_t	 cur, carry;
+	size_t		 i, j;
+
+	for (i = 0; i < U512_HALVES; i++) {
+		x[i] = half_get(a, i);
+		y[i] = half_get(b, i);
+	}
+	memset(r, 0, sizeof(r));
+	for (i = 0; i < U512_HALVES; i++) {
+		if (x[i] == 0)
+			continue;
+		carry = 0;
+		for (j = 0; j < U512_HALVES; j++) {
+			cur = (uint64_t)x[i] * y[j] + r[i + j] + carry;
+			r[i + j] = (uint32_t)cur;
+			carry = cur >> 32;
+		}
+		r[i + U512_HALVES] = (uint32_t)carry;
+	}
+	for (i = U512_HALVES; i < 2 * U512_HALVES; i++)
+		if (r[i] != 0)
+			return -1;
+	for (i = 0; i < U512_LIMBS; i++)
+		out->w[i] = (uint64_t)r[2 * i + 1] << 32 | r[2 * i];
+	return 0;
+}
+
+/* The number of significant bits: 0 for zero. */
+static unsigned
+u512_bits(const struct u512 *a)
+{
+	size_t	 i;
+
+	for (i = U512_LIMBS; i-- > 0;)
+		if (a->w[i] != 0)
+			return 64 * (unsigned)i + 64 -
+			    (unsigned)__builtin_clzll(a->w[i]);
+	return 0;
+}
+
+/*
+ * Shift and subtract, one bit of a at a time from its highest.  With b
+ * below 2^511 the running remainder (< b) doubled still fits; a larger b
+ * goes into a at most once.
+ */
+int
+u512_divmod(const struct u512 *a, const struct u512 *b, struct u512 *q,
+    struct u512 *r)
+{
+	struct u512	 qq, rr;
+	unsigned	 bit, i;
+
+	if (u512_is_zero(b))
+		return -1;
+	u512_zero(&qq);
+	if (b->w[U512_LIMBS - 1] >> 63) {
+		rr = *a;
+		if (u512_sub(&rr, b) == 0)
+			qq.w[0] = 1;
+	} else {
+		u512_zero(&rr);
+		for (bit = u512_bits(a); bit-- > 0;) {
+			for (i = U512_LIMBS - 1; i > 0; i--)
+				rr.w[i] = rr.w[i] << 1 | rr.w[i - 1] >> 63;
+			rr.w[0] = rr.w[0] << 1 |
+			    (a->w[bit / 64] >> (bit % 64) & 1);
+			if (u512_sub(&rr, b) == 0)
+				qq.w[bit / 64] |= (uint64_t)1 << (bit % 64);
+		}
+	}
+	if (q != NULL)
+		*q = qq;
+	if (r != NULL)
+		*r = rr;
+	return 0;
 }
 
 /* a /= DEC_CHUNK; returns the remainder. */

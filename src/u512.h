@@ -27,6 +27,13 @@ int	u512_is_zero(const struct u512 *);
 void	u512_from_le(struct u512 *, const uint8_t in[U512_BYTES]);
 void	u512_to_le(const struct u512 *, uint8_t out[U512_BYTES]);
 
+/* From/to 64 bytes big-endian: a Quantus nonce or proof-of-work hash. */
+void	u512_from_be(struct u512 *, const uint8_t in[U512_BYTES]);
+void	u512_to_be(const struct u512 *, uint8_t out[U512_BYTES]);
+
+/* 2^512 - 1, the chain's U512::MAX. */
+void	u512_max(struct u512 *);
+
 /*
  * acc += x.  Returns 0, or -1 if the sum does not fit in 512 bits; acc is
  * then left unchanged.
@@ -38,6 +45,19 @@ int	u512_add(struct u512 *acc, const struct u512 *x);
  * Returns 0, or -1 if x > acc; acc is then left unchanged.
  */
 int	u512_sub(struct u512 *acc, const struct u512 *x);
+
+/*
+ * out = a * b.  Returns 0, or -1 if the product is 2^512 or more; out is
+ * then left unchanged.  out may be a or b.
+ */
+int	u512_mul(const struct u512 *a, const struct u512 *b, struct u512 *out);
+
+/*
+ * q = floor(a / b), r = a mod b; either may be NULL, and either may be a
+ * or b.  Returns 0, or -1 if b is zero; q and r are then left unchanged.
+ */
+int	u512_divmod(const struct u512 *a, const struct u512 *b,
+	    struct u512 *q, struct u512 *r);
 
 /* -1, 0 or 1 as a is less than, equal to or greater than b. */
 int	u512_cmp(const struct u512 *a, const struct u512 *b);

@@ -1,7 +1,8 @@
 /*
  * u512: the edges of 512-bit difficulty and work (zero, carries across
- * 64-bit limbs, 2^511, overflow) and exact decimal and double conversion,
- * checked against values computed with python3 and pasted here.
+ * 64-bit limbs, 2^511, overflow), exact decimal and double conversion,
+ * big-endian bytes, multiply and divide, checked against values computed
+ * with python3 and pasted here.
  */
 #include "config.h"
 
@@ -49,6 +50,35 @@
 #define AmB_DEC	"32260521880443706797817303535139819657795532456371767522903" \
 		"59290074357454628175606034536245008266791233570233699343632" \
 		"565500632941339868833726308763704511"
+
+/*
+ * python3: c = a >> 256, d = b >> 260, m = 2**512 - 1; c * d, a // b,
+ * a % b, a // 2048 (AdK), m // c, m % c, (2**256 - 1)**2, m % (2**511 + 5).
+ */
+#define C_DEC	"278837006686629687661790497464177381126629336403792180751203" \
+		"19258124721508285"
+#define D_DEC	"143563782378402914421402870975157271320614082603112757459891" \
+		"3889014250092"
+#define CD_DEC	"400308953470045827729662545096149606429723945501016865487637" \
+		"353170144313569700892950433495798826489216109901280684414356" \
+		"52132216656564099332440012220"
+#define AdB_Q	"1213"
+#define AdB_R	"241331378950873322277238462695411402420613724597739049156689" \
+		"930039376369582513520669541507459260584050119777418092399439" \
+		"1651690912215596551514749112019"
+#define AdK_Q	"157651950981075964228242322318313978153707629145582320638734" \
+		"491509099080754156078577211518030145848850382897597895138998" \
+		"1193064515229519856655394708362"
+#define MdC_Q	"480847506192423390193357998811037297883149907868937033281382" \
+		"862676165526060534"
+#define MdC_R	"595876509654069244646455000993206949863857429640203559106005" \
+		"2071374313559905"
+#define SQ_DEC	"134078079299425970995740249982058461274793658205923933777235" \
+		"614437217640300733153926233996657760562857200144823707795108" \
+		"84422601683867654778417822746804225"
+#define MdB_R	"670390396497129854978701249910292306373968291029619668886178" \
+		"072186088201503677348840093714908345171384501592909324302542" \
+		"6876941405973284973216824503042042"
 
 static void
 from_hex(struct u512 *a, const char *hex)
@@ -298,6 +328,136 @@ test_double(void **state)
 }
 
 static void
+dec(struct u512 *a, const char *s)
+{
+	assert_int_equal(u512_from_dec(a, s), 0);
+}
+
+/* Big-endian bytes: byte 0 is the top of w[7]; the round trip. */
+static void
+test_be(void **state)
+{
+	uint8_t		 be[U512_BYTES], back[U512_BYTES];
+	struct u512	 a, b;
+	size_t		 i;
+
+	(void)state;
+	for (i = 0; i < U512_BYTES; i++)
+		be[i] = (uint8_t)i;
+	u512_from_be(&a, be);
+	assert_true(a.w[7] == 0x0001020304050607ULL);
+	assert_true(a.w[0] == 0x38393a3b3c3d3e3fULL);
+	u512_to_be(&a, back);
+	assert_memory_equal(back, be, sizeof(be));
+	memset(be, 0, sizeof(be));
+	be[U512_BYTES - 1] = 5;
+	u512_from_be(&a, be);
+	u512_from_u64(&b, 5);
+	assert_int_equal(u512_cmp(&a, &b), 0);
+	u512_max(&a);
+	max_value(&b);
+	assert_int_equal(u512_cmp(&a, &b), 0);
+	assert_dec(&a, P2_512M1);
+}
+
+static void
+test_mul(void **state)
+{
+	struct u512	 a, b, c, one, two, keep;
+
+	(void)state;
+	dec(&a, C_DEC);
+	dec(&b, D_DEC);
+	assert_int_equal(u512_mul(&a, &b, &c), 0);
+	assert_dec(&c, CD_DEC);
+	assert_int_equal(u512_mul(&b, &a, &c), 0);
+	assert_dec(&c, CD_DEC);
+	/* out may be an input */
+	assert_int_equal(u512_mul(&a, &b, &a), 0);
+	assert_dec(&a, CD_DEC);
+
+	/* (2^256 - 1)^2 fits; 2^256 * 2^256 does not */
+	u512_zero(&a);
+	a.w[0] = a.w[1] = a.w[2] = a.w[3] = UINT64_MAX;
+	assert_int_equal(u512_mul(&a, &a, &c), 0);
+	assert_dec(&c, SQ_DEC);
+	u512_zero(&a);
+	a.w[4] = 1;
+	keep = c;
+	assert_int_equal(u512_mul(&a, &a, &c), -1);
+	assert_int_equal(u512_cmp(&c, &keep), 0);
+
+	/* MAX * 1 = MAX, MAX * 2 overflows, anything * 0 = 0 */
+	max_value(&a);
+	u512_from_u64(&one, 1);
+	u512_from_u64(&two, 2);
+	assert_int_equal(u512_mul(&a, &one, &c), 0);
+	assert_dec(&c, P2_512M1);
+	assert_int_equal(u512_mul(&a, &two, &c), -1);
+	u512_zero(&b);
+	assert_int_equal(u512_mul(&a, &b, &c), 0);
+	assert_true(u512_is_zero(&c));
+	/* a 512-bit by a 500-bit number */
+	from_hex(&a, A_LE);
+	from_hex(&b, B_LE);
+	assert_int_equal(u512_mul(&a, &b, &c), -1);
+}
+
+static void
+test_divmod(void **state)
+{
+	struct u512	 a, b, q, r, m, keep;
+
+	(void)state;
+	from_hex(&a, A_LE);
+	from_hex(&b, B_LE);
+	assert_int_equal(u512_divmod(&a, &b, &q, &r), 0);
+	assert_dec(&q, AdB_Q);
+	assert_dec(&r, AdB_R);
+	u512_from_u64(&b, 2048);
+	assert_int_equal(u512_divmod(&a, &b, &q, &r), 0);
+	assert_dec(&q, AdK_Q);
+	assert_dec(&r, "1076");
+	/* q may be a, r may be NULL */
+	q = a;
+	assert_int_equal(u512_divmod(&q, &b, &q, NULL), 0);
+	assert_dec(&q, AdK_Q);
+
+	max_value(&m);
+	dec(&b, C_DEC);
+	assert_int_equal(u512_divmod(&m, &b, &q, &r), 0);
+	assert_dec(&q, MdC_Q);
+	assert_dec(&r, MdC_R);
+	/* MAX / MAX, MAX / 1, a smaller by a larger */
+	assert_int_equal(u512_divmod(&m, &m, &q, &r), 0);
+	assert_dec(&q, "1");
+	assert_true(u512_is_zero(&r));
+	u512_from_u64(&b, 1);
+	assert_int_equal(u512_divmod(&m, &b, &q, &r), 0);
+	assert_dec(&q, P2_512M1);
+	assert_true(u512_is_zero(&r));
+	assert_int_equal(u512_divmod(&b, &m, &q, &r), 0);
+	assert_true(u512_is_zero(&q));
+	assert_dec(&r, "1");
+
+	/* divisors from 2^511 up go in at most once */
+	dec(&b, P2_511);
+	b.w[0] = 5;
+	assert_int_equal(u512_divmod(&m, &b, &q, &r), 0);
+	assert_dec(&q, "1");
+	assert_dec(&r, MdB_R);
+	assert_int_equal(u512_divmod(&a, &b, &q, &r), 0);
+	assert_true(u512_is_zero(&q));
+	assert_dec(&r, A_DEC);
+
+	/* by zero: -1, nothing written */
+	u512_zero(&b);
+	keep = q;
+	assert_int_equal(u512_divmod(&a, &b, &q, &r), -1);
+	assert_int_equal(u512_cmp(&q, &keep), 0);
+}
+
+static void
 test_sum(void **state)
 {
 	struct u512	 sum, d;
@@ -330,6 +490,9 @@ main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_double),
 		cmocka_unit_test(test_sum),
+		cmocka_unit_test(test_be),
+		cmocka_unit_test(test_mul),
+		cmocka_unit_test(test_divmod),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
