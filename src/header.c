@@ -126,6 +126,18 @@ header_add_log(struct header *h, enum digest_kind kind, const uint8_t *engine,
 	return 0;
 }
 
+/* The inverse of the last header_add_log: the digest before it was added. */
+int
+header_pop_log(struct header *h)
+{
+	if (h->n_logs == 0)
+		return -1;
+	h->n_logs--;
+	h->digest_len = digest_item_start(&h->logs[h->n_logs]);
+	h->digest[0] = (uint8_t)(h->n_logs << 2);
+	return 0;
+}
+
 static int
 header_err(char *err, size_t errlen, const char *fmt, ...)
 {

@@ -65,6 +65,12 @@ int	header_add_log(struct header *, enum digest_kind, const uint8_t *engine,
 	    const uint8_t *data, size_t len);
 
 /*
+ * Remove the last digest item (re-encoding header.digest), as a Quantus
+ * seal is removed for its pre-hash.  -1 if there is none.
+ */
+int	header_pop_log(struct header *);
+
+/*
  * From the JSON object a node sends for chain_getHeader and in new-head
  * notifications.  On failure returns -1 with a reason in err, naming the
  * field ("digest.logs[2]: bad item kind 0x07"); the header is then only

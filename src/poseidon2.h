@@ -28,6 +28,14 @@ void	p2_hash_to_bytes(const uint64_t *m, size_t n, uint8_t out[32]);
 /* bytes_to_felts (4 bytes per felt plus terminator), then hash_to_bytes. */
 void	p2_hash_bytes(const uint8_t *in, size_t len, uint8_t out[32]);
 
+/*
+ * qp-poseidon hash_squeeze_twice over bytes_to_felts(in): the 32 bytes of
+ * p2_hash_bytes, then, after one more permutation of the sponge, the
+ * first 4 felts serialized the same way (quantus-qpow.md, section 4).
+ */
+void	p2_hash_bytes_squeeze_twice(const uint8_t *in, size_t len,
+	    uint8_t out[64]);
+
 /* hash_to_bytes(hash_to_felts(m)). */
 void	p2_hash_twice(const uint64_t *m, size_t n, uint8_t out[32]);
 

@@ -35,8 +35,8 @@ const char	*qpow_seal_words(enum qpow_seal);
 /*
  * The seal of a quantus header: QPOW_SEAL_OK with its 64 nonce bytes and
  * its pre-hash (the header hash with the Seal item removed), else why
- * not (nonce and pre_hash then unspecified).  The window is checked
- * before anything is hashed.
+ * not.  QPOW_SEAL_ZERO fills nonce and pre_hash too; after the others
+ * they are unspecified.  The window is checked before anything is hashed.
  */
 enum qpow_seal	 qpow_seal_of(const struct header *,
 		    uint8_t nonce[QPOW_NONCE_LEN], uint8_t pre_hash[32]);
@@ -62,7 +62,8 @@ int	qpow_meets(const struct u512 *h, const struct u512 *d);
  * The retarget rule of section 5, its eras as parameters: the chain's
  * target block time, the divisor as a fraction of it (2/3; 10/12 in a
  * later era), the floor on a block's time (500 ms; 0 before dbe640b7)
- * and the smallest difficulty (QPOW_MIN_DIFFICULTY on chain).
+ * and the smallest difficulty (QPOW_MIN_DIFFICULTY on chain).  A div_den
+ * of 0 reads as 1.
  */
 struct qpow_rule {
 	uint64_t	target_ms;

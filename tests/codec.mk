@@ -54,3 +54,11 @@ tests_unit_test_codec_header_SOURCES = tests/unit/test_codec_header.c \
 tests_unit_test_codec_header_CPPFLAGS = $(codec_test_cppflags)
 tests_unit_test_codec_header_CFLAGS = $(codec_test_cflags)
 tests_unit_test_codec_header_LDADD = $(codec_test_ldadd)
+
+# The Quantus proof of work against quantus-qpow-vectors.json.
+check_PROGRAMS += tests/unit/test_qpow
+TESTS += tests/unit/test_qpow
+tests_unit_test_qpow_SOURCES = tests/unit/test_qpow.c $(codec_test_vec)
+tests_unit_test_qpow_CPPFLAGS = $(codec_test_cppflags)
+tests_unit_test_qpow_CFLAGS = $(codec_test_cflags)
+tests_unit_test_qpow_LDADD = $(codec_test_ldadd)
