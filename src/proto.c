@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "proto.h"
+#include "qpow.h"
 #include "util.h"
 
 enum pf_type {
@@ -20,7 +21,7 @@ enum pf_type {
 	PF_OUTCOME,	/* enum outcome */
 	PF_STR,		/* char[size], NUL-terminated */
 	PF_HASH,	/* uint8_t[32] */
-	PF_OPT_HASH,	/* uint8_t[32] or nil; the int at aux says which */
+	PF_OPT_BIN,	/* uint8_t[size] or nil; the int at aux says which */
 	PF_BYTES,	/* uint8_t[size]; the size_t at aux is the length */
 	PF_HEADER,	/* struct proto_header, as a nested map */
 	PF_NUMBERS,	/* uint64_t[size]; the size_t at aux is the count */
@@ -76,8 +77,11 @@ static const struct pfield header_fields[] = {
 	F(proto_header, "hash", PF_HASH, hash),
 	F(proto_header, "parent", PF_HASH, parent),
 	F(proto_header, "number", PF_U64, number),
-	FA(proto_header, "miner", PF_OPT_HASH, miner, has_miner, 0),
+	FA(proto_header, "miner", PF_OPT_BIN, miner, has_miner, 32),
 	F(proto_header, "rtu", PF_FLAG, runtime_updated),
+	{ "seal", PF_UINT, offsetof(struct proto_header, seal),
+	    QPOW_SEAL_COUNT - 1, 0, NULL, 0, 0 },
+	FA(proto_header, "pow", PF_OPT_BIN, pow_max, has_pow, 64),
 };
 
 static const struct pfield proto_item_fields[] = {
@@ -169,7 +173,7 @@ static const struct pfield res_storage_fields[] = {
 static const struct pfield req_runtime_fields[] = {
 	F(proto_req_runtime, "id", PF_U64, id),
 	F(proto_req_runtime, "deadline", PF_U32, deadline_ms),
-	FA(proto_req_runtime, "at", PF_OPT_HASH, at, has_at, 0),
+	FA(proto_req_runtime, "at", PF_OPT_BIN, at, has_at, 32),
 };
 
 static const struct pfield res_runtime_fields[] = {
@@ -233,9 +237,9 @@ pack_value(msgpack_packer *pk, const struct pfield *f, const void *s)
 	case PF_HASH:
 		pack_bin(pk, p, 32);
 		break;
-	case PF_OPT_HASH:
+	case PF_OPT_BIN:
 		if (*(const int *)((const char *)s + f->aux))
-			pack_bin(pk, p, 32);
+			pack_bin(pk, p, f->size);
 		else
 			msgpack_pack_nil(pk);
 		break;
@@ -369,13 +373,14 @@ unpack_value(const msgpack_object *o, const struct pfield *f, void *s,
 		if (get_hash(o, (uint8_t *)p) == -1)
 			goto bad;
 		return 0;
-	case PF_OPT_HASH:
+	case PF_OPT_BIN:
 		if (o->type == MSGPACK_OBJECT_NIL) {
 			*(int *)((char *)s + f->aux) = 0;
 			return 0;
 		}
-		if (get_hash(o, (uint8_t *)p) == -1)
+		if (o->type != MSGPACK_OBJECT_BIN || o->via.bin.size != f->size)
 			goto bad;
+		memcpy(p, o->via.bin.ptr, f->size);
 		*(int *)((char *)s + f->aux) = 1;
 		return 0;
 	case PF_BYTES:

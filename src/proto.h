@@ -75,6 +75,16 @@ struct proto_header {
 	int		has_miner;
 	uint8_t		miner[32];
 	int		runtime_updated;	/* RuntimeEnvironmentUpdated */
+	/*
+	 * Quantus: its seal as the worker found it (enum qpow_seal), and
+	 * with a well-formed seal the largest difficulty its nonce hash
+	 * meets (64 bytes little-endian); the supervisor checks that
+	 * against the difficulty at its parent.  Substrate: QPOW_SEAL_OK,
+	 * has_pow 0.
+	 */
+	unsigned	seal;
+	int		has_pow;
+	uint8_t		pow_max[64];
 };
 
 /* MSG_HEAD: a head from the endpoint's subscription. */

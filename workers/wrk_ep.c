@@ -17,6 +17,8 @@
 #include "hex.h"
 #include "log.h"
 #include "proto.h"
+#include "qpow.h"
+#include "u512.h"
 #include "util.h"
 #include "wrk.h"
 #include "wrk_rpc.h"
@@ -104,6 +106,32 @@ result_hash(const struct wrk_rpc_result *r, uint8_t out[32])
 }
 
 /*
+ * The seal of a quantus header other than genesis: its shape, and the
+ * largest difficulty its nonce hash meets, for the supervisor to check
+ * against the difficulty at its parent.  Hashing here spreads the cost
+ * over the endpoints' processes; the verdict is the supervisor's, which
+ * alone knows the difficulty and whether every endpoint's seals fail.
+ */
+static void
+seal_judge(enum chain_format fmt, const struct header *h,
+    struct proto_header *p)
+{
+	uint8_t		nonce[QPOW_NONCE_LEN], pre[32];
+	struct u512	hv, dmax;
+
+	p->seal = QPOW_SEAL_OK;
+	p->has_pow = 0;
+	if (fmt != FORMAT_QUANTUS || h->number == 0)
+		return;
+	if ((p->seal = qpow_seal_of(h, nonce, pre)) != QPOW_SEAL_OK)
+		return;
+	qpow_nonce_hash(pre, nonce, &hv);
+	qpow_max_difficulty(&hv, &dmax);
+	u512_to_le(&dmax, p->pow_max);
+	p->has_pow = 1;
+}
+
+/*
  * Decode a header from its JSON, hash it locally, and fill p.  A header
  * fetched by a hash (served) must hash to it.  On failure the reason goes
  * to why and the outcome is MALFORMED.
@@ -133,6 +161,7 @@ decode_header(json_t *j, const uint8_t *served, struct proto_header *p,
 	p->number = h->number;
 	p->has_miner = header_miner(fmt, h, p->miner) == 1;
 	p->runtime_updated = header_runtime_updated(h);
+	seal_judge(fmt, h, p);
 	free(h);
 	return OUTCOME_OK;
 }

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "proto.h"
+#include "qpow.h"
 
 static void
 parse(struct msgbuf *mb, struct msg *m)
@@ -41,6 +42,9 @@ test_head(void **state)
 	in.h.has_miner = 1;
 	memset(in.h.miner, 0x11, 32);
 	in.h.runtime_updated = 1;
+	in.h.seal = QPOW_SEAL_OK;
+	in.h.has_pow = 1;
+	memset(in.h.pow_max, 0x5a, 64);
 	proto_pack_head(&mb, 9, &in);
 	parse(&mb, &m);
 	assert_int_equal(m.gen, 9);
@@ -57,9 +61,12 @@ test_head(void **state)
 	msg_free(&m);
 	msg_done(&mb);
 
-	/* No miner is nil, and comes back as none. */
+	/* No miner is nil, and comes back as none; so is no seal. */
 	in.h.has_miner = 0;
 	memset(in.h.miner, 0, 32);
+	in.h.seal = QPOW_SEAL_ENGINE;
+	in.h.has_pow = 0;
+	memset(in.h.pow_max, 0, 64);
 	proto_pack_head(&mb, 9, &in);
 	parse(&mb, &m);
 	assert_int_equal(proto_unpack_head(&m, &out, err, sizeof(err)), 0);
@@ -276,6 +283,41 @@ test_bad_items(void **state)
 	free(rq);
 }
 
+/* A header's seal: a verdict outside the enum, a bound of 63 bytes. */
+static void
+test_bad_seal(void **state)
+{
+	struct proto_head	in, out;
+	struct msgbuf		mb;
+	struct msg		m;
+	char			err[128], *p;
+
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	in.h.seal = QPOW_SEAL_COUNT;
+	proto_pack_head(&mb, 1, &in);
+	parse(&mb, &m);
+	assert_int_equal(proto_unpack_head(&m, &out, err, sizeof(err)), -1);
+	assert_string_equal(err, "head: field 'seal' has a bad type or size");
+	msg_free(&m);
+	msg_done(&mb);
+
+	/* "pow" packed with 64 bytes, then cut to 63: refused. */
+	in.h.seal = QPOW_SEAL_OK;
+	in.h.has_pow = 1;
+	proto_pack_head(&mb, 1, &in);
+	p = memmem(mb.sb.data, mb.sb.size, "\xa3" "pow\xc4\x40", 6);
+	assert_non_null(p);
+	p[5] = 63;
+	memmove(p + 6, p + 7, mb.sb.size - (size_t)(p + 7 - mb.sb.data));
+	mb.sb.size--;
+	parse(&mb, &m);
+	assert_int_equal(proto_unpack_head(&m, &out, err, sizeof(err)), -1);
+	assert_string_equal(err, "head: field 'pow' has a bad type or size");
+	msg_free(&m);
+	msg_done(&mb);
+}
+
 /* MSG_SUBSCRIBE: on and off survive; anything but 0 or 1 is refused. */
 static void
 test_subscribe(void **state)
@@ -340,6 +382,7 @@ main(void)
 		cmocka_unit_test(test_small),
 		cmocka_unit_test(test_bad_fields),
 		cmocka_unit_test(test_bad_items),
+		cmocka_unit_test(test_bad_seal),
 		cmocka_unit_test(test_subscribe),
 	};
 
