@@ -43,9 +43,9 @@ print_human(const struct view_chain *ch, const struct view_blocks *b,
 		return;
 	}
 	putchar('\n');
-	cli_table_init(&t, "rlllrrl", 0, 2);
-	cli_table_head(&t, "number", "state", "hash", "miner", "diff", "age",
-	    "first", NULL);
+	cli_table_init(&t, "rlllrlrl", 0, 2);
+	cli_table_head(&t, "number", "state", "hash", "miner", "diff", "pow",
+	    "age", "first", NULL);
 	for (i = 0; i < b->n; i++) {
 		p = &b->v[i];
 		cli_table_cell(&t, "%lld", (long long)p->number);
@@ -59,6 +59,7 @@ print_human(const struct view_chain *ch, const struct view_blocks *b,
 			cli_table_cell(&t, "%s", s);
 		} else
 			cli_table_cell(&t, "-");
+		cli_table_cell(&t, "%s", view_block_pow(p));
 		/* The age of its timestamp; "ago" goes without saying. */
 		if (p->has_ts) {
 			cli_age(now - p->ts, a, sizeof(a));

@@ -321,6 +321,14 @@ const char *const schema_migrations[] = {
 	"CREATE INDEX blocks_window ON blocks(chain_id, timestamp, number,"
 	"  miner, final, difficulty, canonical) WHERE canonical = 1;"
 	"DROP INDEX blocks_time;",
+	/* 7: proof of work: the largest difficulty a quantus block's seal
+	 * meets (NULL: no seal, or one of the wrong shape), and whether it
+	 * meets the difficulty at its parent (NULL: not known yet, no seal
+	 * to check, or stored before version 7). */
+	"ALTER TABLE blocks ADD COLUMN pow_max BLOB"
+	"  CHECK (pow_max IS NULL OR length(pow_max) = 64);"
+	"ALTER TABLE blocks ADD COLUMN proven INTEGER"
+	"  CHECK (proven IS NULL OR proven IN (0, 1));",
 };
 
 const size_t schema_version = nitems(schema_migrations);

@@ -481,6 +481,8 @@ struct view_block {
 	int		 has_difficulty, has_ts, has_state_at;
 	struct u512	 difficulty;
 	int64_t		 ts, first_seen, state_at;
+	int		 proven;	/* its seal meets the difficulty at
+					 * its parent: 1, 0, -1 not known */
 };
 
 struct view_blocks {
@@ -496,6 +498,7 @@ struct view_blocks {
 int	view_blocks_load(struct view_db *, const struct view_chain *,
 	    int64_t last, int64_t from, int64_t to, struct view_blocks *);
 void	view_blocks_free(struct view_blocks *);
+const char *view_block_pow(const struct view_block *);
 /* "reorged", "final", or "provisional" ("prov" for people). */
 const char *view_block_state(const struct view_block *, int people);
 /*

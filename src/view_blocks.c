@@ -20,7 +20,7 @@
     "SELECT '0x' || lower(hex(b.hash)), b.number,"				\
     "  '0x' || lower(hex(b.parent)), b.miner, m.ss58, b.difficulty,"	\
     "  b.timestamp, b.canonical, b.final, b.runtime_updated, e.name,"	\
-    "  b.first_seen, b.state_at"					\
+    "  b.first_seen, b.state_at, b.proven"				\
     " FROM blocks b"							\
     " LEFT JOIN miners m ON m.account = coalesce(b.miner, x'')"		\
     " LEFT JOIN endpoints e ON e.id = b.first_endpoint_id"		\
@@ -106,6 +106,8 @@ view_blocks_load(struct view_db *c, const struct view_chain *ch,
 		if ((p->has_state_at = sqlite3_column_type(st, 12) !=
 		    SQLITE_NULL))
 			p->state_at = sqlite3_column_int64(st, 12);
+		p->proven = sqlite3_column_type(st, 13) == SQLITE_NULL ? -1 :
+		    sqlite3_column_int(st, 13);
 		if (b->n == 1 || b->v[b->n - 2].number != p->number)
 			b->heights++;
 		b->reorged += !p->canonical;
@@ -113,6 +115,15 @@ view_blocks_load(struct view_db *c, const struct view_chain *ch,
 	if (view_db_finish(c, "reading blocks", st, rc == SQLITE_DONE) == -1)
 		return CW_EXIT_SYSTEM;
 	return CW_EXIT_OK;
+}
+
+/* Its seal: "ok", "FAIL" or "-" (not checked yet, or no seal). */
+const char *
+view_block_pow(const struct view_block *p)
+{
+	if (p->proven == -1)
+		return "-";
+	return p->proven ? "ok" : "FAIL";
 }
 
 /* A non-canonical block is never final: chainwatch verify says so. */
@@ -156,6 +167,8 @@ block_json(const struct view_block *p)
 	view_jtime(o, "state_at", p->has_state_at, p->state_at);
 	json_object_set_new(o, "runtime_updated",
 	    json_boolean(p->runtime_updated));
+	json_object_set_new(o, "proven", p->proven == -1 ? json_null() :
+	    json_boolean(p->proven));
 	return o;
 }
 

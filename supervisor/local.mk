@@ -44,6 +44,7 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/sup_sched_int.h \
 	supervisor/sup_snapshot.c supervisor/sup_snapshot.h \
 	supervisor/sup_spawn.c supervisor/sup_spawn.h \
+	supervisor/sup_seal.c supervisor/sup_seal.h \
 	supervisor/sup_standing.c supervisor/sup_standing.h \
 	supervisor/sup_stats.c supervisor/sup_stats.h \
 	supervisor/sup_tick.c supervisor/sup_tick.h \

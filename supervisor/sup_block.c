@@ -19,6 +19,7 @@
 #include "sup_claim.h"
 #include "sup_final.h"
 #include "sup_queue.h"
+#include "sup_seal.h"
 #include "sup_standing.h"
 #include "sup_store.h"
 #include "sup_window.h"
@@ -222,6 +223,18 @@ block_verdict(struct chain *ch, int64_t endpoint_id, enum chain_verdict_kind k,
 	va_end(ap);
 }
 
+/* A block whose seal fails, in the log. */
+void
+block_seal_failed(struct chain *ch, const struct seal_fail *f)
+{
+	char	hb[24], eb[CONF_NAME_MAX + 16], why[200];
+
+	log_warnx("chain %s: block #%lld %s: %s (first from %s): unproven",
+	    ch->name, (long long)f->number, block_short_hash(f->hash, hb),
+	    seal_words(f, why, sizeof(why)), block_ep_name(f->endpoint_id, eb));
+	ch->seals_failed++;
+}
+
 /*
  * Store a header once.  Returns 1 if it was new.  *b gets the stored row
  * and *first_seen when the block was first stored.  The caller checked
@@ -242,8 +255,13 @@ block_store(struct chain *ch, const struct proto_header *h,
 	if (endpoint_id <= 0)
 		sqlite3_bind_null(st, 7);
 	inserted = store_run(st) > 0;
-	if (inserted)
+	if (inserted) {
+		struct seal_fail f;
+
 		ch->blocks_ingested++;
+		if (seal_store(ch, h, endpoint_id, &f))
+			block_seal_failed(ch, &f);
+	}
 	if (!block_get(ch, h->hash, b))
 		fatalx(CW_EXIT_INTERNAL, "chain %s: block #%llu vanished",
 		    ch->name, (unsigned long long)h->number);

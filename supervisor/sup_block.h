@@ -12,6 +12,7 @@
 #include "conf.h"
 #include "proto.h"
 #include "sup_chain.h"
+#include "sup_seal.h"
 #include "sup_standing.h"
 
 void		 block_row(sqlite3_stmt *, struct sblock *);
@@ -33,6 +34,7 @@ void		 block_canonical(struct chain *, struct sblock *);
 void		 block_uncanonical(struct chain *, struct sblock *);
 const char	*block_short_hash(const uint8_t h[32], char buf[24]);
 const char	*block_ep_name(int64_t, char buf[CONF_NAME_MAX + 16]);
+void		 block_seal_failed(struct chain *, const struct seal_fail *);
 void		 block_verdict(struct chain *, int64_t endpoint_id,
 		    enum chain_verdict_kind, const char *, ...)
 		    __attribute__((format(printf, 4, 5)));

@@ -22,6 +22,7 @@
 #include "sup_claim.h"
 #include "sup_final.h"
 #include "sup_queue.h"
+#include "sup_seal.h"
 #include "sup_standing.h"
 #include "sup_store.h"
 #include "sup_window.h"
@@ -258,6 +259,8 @@ sup_chain_state(struct chain *ch, const uint8_t hash[32],
 	sqlite3_bind_int64(st, 5, ch->id);
 	sqlite3_bind_blob(st, 6, hash, 32, SQLITE_TRANSIENT);
 	store_run(st);
+	if (difficulty != NULL)
+		seal_parent(ch, hash, b.number, difficulty, block_seal_failed);
 	if (difficulty != NULL && b.canonical && standing_counts(&b)) {
 		struct standing *s = standing(ch, &b);
 
@@ -457,6 +460,8 @@ sup_chains_json(void)
 		    json_integer(ch->final_number) : json_null());
 		json_object_set_new(j, "blocks_ingested", json_integer(
 		    (json_int_t)ch->blocks_ingested));
+		json_object_set_new(j, "seals_failed", json_integer(
+		    (json_int_t)ch->seals_failed));
 		json_object_set_new(j, "hedges", json_integer(
 		    (json_int_t)ch->hedging.hedges));
 		json_object_set_new(j, "hedges_won", json_integer(

@@ -103,6 +103,7 @@ struct chain {
 	struct queue_owed	 owed;		/* sup_queue.c's */
 	struct hedging		 hedging;	/* sup_route.c's */
 	uint64_t		 blocks_ingested;	/* for monitoring */
+	uint64_t		 seals_failed;		/* since start */
 	uint64_t		 best_at;	/* wall ms: best last accepted */
 	/* The highest far head believed, and when: the reach counts from it
 	 * too, so that a stale first best caps nothing. */

@@ -300,10 +300,10 @@ ss58 = dict(db.execute("SELECT account, ss58 FROM miners"))
 names = dict(db.execute("SELECT id, name FROM endpoints"))
 nums = [r[0] for r in db.execute("SELECT DISTINCT number FROM blocks WHERE chain_id = ? ORDER BY number DESC LIMIT ?", (cid, last))]
 want = []
-for (h, n, p, miner, d, ts, can, fin, ru, ep, fs, sa) in db.execute(
+for (h, n, p, miner, d, ts, can, fin, ru, ep, fs, sa, pv) in db.execute(
         "SELECT hash, number, parent, miner, difficulty, timestamp, "
         "canonical, final, runtime_updated, first_endpoint_id, first_seen, "
-        "state_at FROM blocks WHERE chain_id = ? AND number >= ?",
+        "state_at, proven FROM blocks WHERE chain_id = ? AND number >= ?",
         (cid, min(nums))):
     acc = miner if miner else b""
     want.append(dict(number=n, hash="0x" + h.hex(), parent="0x" + p.hex(),
@@ -314,7 +314,8 @@ for (h, n, p, miner, d, ts, can, fin, ru, ep, fs, sa) in db.execute(
         difficulty=None if d is None else str(int.from_bytes(d, "little")),
         timestamp=iso(ts), timestamp_ms=ts, first_seen=iso(fs),
         first_seen_ms=fs, first_endpoint=names.get(ep), state_at=iso(sa),
-        state_at_ms=sa, runtime_updated=bool(ru)))
+        state_at_ms=sa, runtime_updated=bool(ru),
+        proven=None if pv is None else bool(pv)))
 want.sort(key=lambda b: (-b["number"], not b["canonical"], b["first_seen_ms"], b["hash"]))
 for g in got["blocks"]:
     f = g.pop("difficulty_f")
@@ -365,7 +366,7 @@ if j["reorged"] < 1:
     sys.exit("no reorged block in the last %d heights" % j["last"])
 if lines[0] != "devchain: best #%d, final #%d" % (j["best_number"], j["final_number"]):
     sys.exit("heading %r" % lines[0])
-if lines[2].split() != "number state hash miner diff age first".split():
+if lines[2].split() != "number state hash miner diff pow age first".split():
     sys.exit("header %r" % lines[2])
 rows = lines[3:3 + len(j["blocks"])]
 short = {"final": "final", "provisional": "prov", "reorged": "reorged"}
@@ -375,8 +376,11 @@ for r, b in zip(rows, j["blocks"]):
        f[-1] != (b["first_endpoint"] or "-"):
         sys.exit("row %r for %r" % (r, b))
     # An age, as chainwatch(1) writes them: ms under a second, then whole.
-    if not re.fullmatch(r"(\d{1,3} ms|\d+ (s|min|h|d))( ahead)?|-", " ".join(f[5:-1])):
-        sys.exit("age %r in %r" % (" ".join(f[5:-1]), r))
+    pow = {None: "-", True: "ok", False: "FAIL"}[b["proven"]]
+    if f[5] != pow:
+        sys.exit("pow %r for %r" % (f[5], b))
+    if not re.fullmatch(r"(\d{1,3} ms|\d+ (s|min|h|d))( ahead)?|-", " ".join(f[6:-1])):
+        sys.exit("age %r in %r" % (" ".join(f[6:-1]), r))
     m = b["miner"]
     if f[3] != (m if len(m) <= 17 else m[:8] + "..." + m[-6:]):
         sys.exit("miner %r for %r" % (f[3], m))
@@ -388,6 +392,16 @@ if lines[3 + len(j["blocks"])] != "" or lines[4 + len(j["blocks"])] != want:
     sys.exit("summary %r, want %r" % (lines[4 + len(j["blocks"]):], want))
 PY
 ok "blocks for people: $(tail -n 1 "$T/out")"
+
+# The devnode mines real seals: every block whose parent's difficulty is
+# stored is proven, none fails.
+unproven=$(sql "SELECT count(*) FROM blocks b JOIN blocks p ON
+    p.chain_id = b.chain_id AND p.hash = b.parent
+    WHERE p.difficulty IS NOT NULL AND b.proven IS NOT 1")
+proven=$(sql "SELECT count(*) FROM blocks WHERE proven = 1")
+[ "$unproven" = 0 ] && [ "$proven" -gt 0 ] ||
+    fail "seals: $proven proven, $unproven with their parent's difficulty not"
+ok "seals: $proven blocks proven, none failed"
 
 # queue --json against the store (empty now, or nearly).
 check_queue() {

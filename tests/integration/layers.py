@@ -42,7 +42,7 @@ ORDER = [
     ["sup_final.c"],
     ["sup_block.c", "sup_window.c"],
     ["sup_child.c", "sup_endpoint.c", "sup_forks.c", "sup_queue.c",
-     "sup_standing.c"],
+     "sup_seal.c", "sup_standing.c"],
     # Pure machines and checks, and the channels.
     ["sup_answer.c", "sup_backlog.c", "sup_breaker.c", "sup_chan.c",
      "sup_ctlreq.c", "sup_depth.c", "sup_fork.c", "sup_fsm.c", "sup_lease.c",

@@ -356,7 +356,7 @@ test_migrate_genesis(void **state)
 	    "    '18446744073709551632', 0, 3),"
 	    "  (1, x'" Z32 "', 1, 1, '7', 7.0, '7', 1, 1),"
 	    "  (2, x'', 1, 0, '5', 5.0, '0', 0, 0);");
-	assert_text("PRAGMA user_version", "6");
+	assert_text("PRAGMA user_version", "7");
 	assert_text("SELECT blocks || ' ' || final_blocks || ' ' || work ||"
 	    " ' ' || final_work || ' ' || first_number || ' ' || last_number"
 	    " FROM standings WHERE chain_id = 1 AND miner = x''",
@@ -373,6 +373,49 @@ test_migrate_genesis(void **state)
 	assert_text("SELECT chain || ' ' || blocks FROM standings_unsealed",
 	    "p 2");
 	teardown(state);
+}
+
+/*
+ * Migration 7 adds the seal's columns: blocks stored before keep their
+ * rows, unchecked (NULL), and the columns refuse a bound of another
+ * length or a verdict other than 0 and 1.
+ */
+static void
+test_migrate_pow(void **state)
+{
+	store_from_version(6,
+	    "INSERT INTO chains (id, name, format, block_time,"
+	    "  finality_depth) VALUES (1, 'p', 'quantus', 1000, 1);"
+	    "INSERT INTO blocks (chain_id, hash, number, parent, miner,"
+	    "  difficulty, timestamp, canonical, final, first_seen) VALUES"
+	    "  (1, x'01" Z31 "', 1, x'" Z32 "', x'" Z32 "',"
+	    "    x'07" Z63 "', 1000, 1, 1, 1);");
+	assert_text("PRAGMA user_version", "7");
+	assert_text("SELECT count(*) FROM blocks WHERE pow_max IS NULL AND"
+	    " proven IS NULL", "1");
+	teardown(state);
+
+	/* The columns' checks, on a schema of its own in memory. */
+	{
+		sqlite3	*m;
+
+		assert_int_equal(sqlite3_open(":memory:", &m), SQLITE_OK);
+		for (size_t i = 0; i < schema_version; i++)
+			assert_int_equal(sqlite3_exec(m, schema_migrations[i],
+			    NULL, NULL, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(m, "INSERT INTO chains (id, name,"
+		    " format, block_time, finality_depth) VALUES (1, 'p',"
+		    " 'quantus', 1000, 1); INSERT INTO blocks (chain_id, hash,"
+		    " number, parent, first_seen) VALUES (1, x'01" Z31 "', 1,"
+		    " x'" Z32 "', 1)", NULL, NULL, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(m, "UPDATE blocks SET proven = 2",
+		    NULL, NULL, NULL), SQLITE_CONSTRAINT);
+		assert_int_equal(sqlite3_exec(m, "UPDATE blocks SET pow_max ="
+		    " x'" Z31 "'", NULL, NULL, NULL), SQLITE_CONSTRAINT);
+		assert_int_equal(sqlite3_exec(m, "UPDATE blocks SET proven = 1,"
+		    " pow_max = x'07" Z63 "'", NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(m);
+	}
 }
 
 /* Whether the plan of sql (EXPLAIN QUERY PLAN) says what. */
@@ -411,7 +454,7 @@ test_migrate_window(void **state)
 	    "    x'07" Z63 "', 2000, 1, 0, 1),"
 	    "  (1, x'03" Z31 "', 2, x'01" Z31 "', x'" Z32 "',"
 	    "    x'07" Z63 "', 2100, 0, 0, 1);");
-	assert_text("PRAGMA user_version", "6");
+	assert_text("PRAGMA user_version", "7");
 	assert_text("SELECT group_concat(name) FROM sqlite_schema WHERE"
 	    " name IN ('blocks_time', 'blocks_window')", "blocks_window");
 	assert_text("SELECT count(*) || ' ' || sum(canonical) FROM blocks",
@@ -448,6 +491,7 @@ main(void)
 	const struct CMUnitTest migrations[] = {
 		cmocka_unit_test(test_migrate_genesis),
 		cmocka_unit_test(test_migrate_window),
+		cmocka_unit_test(test_migrate_pow),
 	};
 	int	rc;
 

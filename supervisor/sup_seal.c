@@ -1,0 +1,148 @@
+/*
+ * Proof of work of a chain's quantus blocks: each block's seal, as its
+ * worker found it (its shape, and the largest difficulty its nonce hash
+ * meets), against the difficulty stored at its parent.  blocks.proven is
+ * NULL until both are known, then 1 or 0; a seal whose shape fails is 0
+ * at once.  Substrate blocks and genesis carry no seal and stay NULL, as
+ * does a header that came without its bound (a worker always sends it).
+ */
+#include "config.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sup_chain.h"
+#include "sup_seal.h"
+#include "sup_store.h"
+#include "u512.h"
+#include "util.h"
+
+static struct store_stmt s_seal_set = { "UPDATE blocks SET pow_max = ?, "
+    "proven = ? WHERE chain_id = ? AND hash = ?", NULL, NULL };
+
+static struct store_stmt s_parent_diff = { "SELECT difficulty FROM blocks "
+    "WHERE chain_id = ? AND hash = ? AND difficulty IS NOT NULL",
+    NULL, NULL };
+
+static struct store_stmt s_children = { "SELECT hash, pow_max, "
+    "coalesce(first_endpoint_id, 0) FROM blocks INDEXED BY blocks_number "
+    "WHERE chain_id = ? AND number = ? AND parent = ? AND "
+    "pow_max IS NOT NULL AND proven IS NULL", NULL, NULL };
+
+static struct store_stmt s_proven = { "UPDATE blocks SET proven = ? "
+    "WHERE chain_id = ? AND hash = ?", NULL, NULL };
+
+/* 1 if a seal that meets at most pow_max meets need (its parent's). */
+static int
+meets(const uint8_t pow_max[64], const uint8_t need[64])
+{
+	struct u512	m, d;
+
+	u512_from_le(&m, pow_max);
+	u512_from_le(&d, need);
+	return !u512_is_zero(&d) && u512_cmp(&d, &m) <= 0;
+}
+
+int
+seal_store(struct chain *ch, const struct proto_header *h,
+    int64_t endpoint_id, struct seal_fail *f)
+{
+	sqlite3_stmt	*st;
+	int		 have_need = 0, proven = -1;
+
+	if (ch->format != FORMAT_QUANTUS || h->number == 0)
+		return 0;
+	memset(f, 0, sizeof(*f));
+	memcpy(f->hash, h->hash, 32);
+	f->number = (int64_t)h->number;
+	f->endpoint_id = endpoint_id;
+	f->seal = (enum qpow_seal)h->seal;
+	if (h->seal != QPOW_SEAL_OK)
+		proven = 0;
+	else if (h->has_pow) {
+		memcpy(f->pow_max, h->pow_max, 64);
+		st = store_bind(&s_parent_diff, "ib", ch->id, h->parent);
+		if (store_row(st))
+			have_need = store_col_blob(st, 0, f->need, 64);
+		sqlite3_reset(st);
+		if (have_need)
+			proven = meets(f->pow_max, f->need);
+	}
+	st = store_bind(&s_seal_set, "Biib", h->pow_max, h->has_pow ? 64 : 0,
+	    (int64_t)proven, ch->id, h->hash);
+	if (!h->has_pow)
+		sqlite3_bind_null(st, 1);
+	if (proven == -1)
+		sqlite3_bind_null(st, 2);
+	store_run(st);
+	return proven == 0;
+}
+
+/* Up to max children of a block whose seals wait for its difficulty. */
+static size_t
+children(struct chain *ch, const uint8_t hash[32], int64_t number,
+    const uint8_t diff[64], struct seal_fail *f, size_t max)
+{
+	sqlite3_stmt	*st;
+	size_t		 n = 0;
+
+	st = store_bind(&s_children, "iib", ch->id, number + 1, hash);
+	while (n < max && store_row(st)) {
+		memset(&f[n], 0, sizeof(f[n]));
+		store_col_blob(st, 0, f[n].hash, 32);
+		store_col_blob(st, 1, f[n].pow_max, 64);
+		f[n].endpoint_id = sqlite3_column_int64(st, 2);
+		f[n].number = number + 1;
+		memcpy(f[n].need, diff, 64);
+		n++;
+	}
+	sqlite3_reset(st);
+	return n;
+}
+
+void
+seal_parent(struct chain *ch, const uint8_t hash[32], int64_t number,
+    const uint8_t diff[64],
+    void (*fn)(struct chain *, const struct seal_fail *))
+{
+	struct seal_fail f[8];
+	size_t		 n;
+	sqlite3_stmt	*st;
+
+	if (ch->format != FORMAT_QUANTUS)
+		return;
+	/* Children of one parent are few (a fork, a lie): a batch or two. */
+	do {
+		n = children(ch, hash, number, diff, f, nitems(f));
+		for (size_t i = 0; i < n; i++) {
+			int ok = meets(f[i].pow_max, f[i].need);
+
+			st = store_bind(&s_proven, "iib", (int64_t)ok, ch->id,
+			    f[i].hash);
+			if (store_run(st) <= 0)
+				return;		/* the store is blocked */
+			if (!ok)
+				fn(ch, &f[i]);
+		}
+	} while (n == nitems(f));
+}
+
+const char *
+seal_words(const struct seal_fail *f, char *buf, size_t len)
+{
+	char		have[U512_DEC_LEN], need[U512_DEC_LEN];
+	struct u512	x;
+
+	if (f->seal != QPOW_SEAL_OK) {
+		snprintf(buf, len, "seal %s", qpow_seal_words(f->seal));
+		return buf;
+	}
+	u512_from_le(&x, f->pow_max);
+	u512_to_dec(&x, have);
+	u512_from_le(&x, f->need);
+	u512_to_dec(&x, need);
+	snprintf(buf, len, "seal meets at most %.60s, the difficulty at its "
+	    "parent is %.60s", have, need);
+	return buf;
+}

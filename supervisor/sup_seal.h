@@ -1,0 +1,44 @@
+/*
+ * Proof of work (sup_seal.c): a quantus block's seal, as its worker found
+ * it, checked against the difficulty at its parent once both are stored
+ * (tests/vectors/quantus-qpow.md, section 4).  Below the blocks layer: it
+ * reads and writes only the seal's columns.
+ */
+#ifndef CW_SUP_SEAL_H
+#define CW_SUP_SEAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto.h"
+#include "qpow.h"
+
+struct chain;
+
+/* A block whose seal fails, for the log. */
+struct seal_fail {
+	uint8_t		hash[32];
+	int64_t		number;
+	int64_t		endpoint_id;	/* the first to serve it; 0: none */
+	enum qpow_seal	seal;		/* not OK: its shape fails */
+	uint8_t		pow_max[64];	/* seal OK: what it meets at most */
+	uint8_t		need[64];	/* seal OK: the difficulty at its parent */
+};
+
+/*
+ * A block just stored: its seal's columns.  1 if its seal fails now (its
+ * shape, or the difficulty at its parent, stored already), with *f.
+ */
+int		 seal_store(struct chain *, const struct proto_header *,
+		    int64_t endpoint_id, struct seal_fail *f);
+/*
+ * The difficulty at a block became known: its children's seals are
+ * checked; fn is called for each one that fails.
+ */
+void		 seal_parent(struct chain *, const uint8_t hash[32],
+		    int64_t number, const uint8_t diff[64],
+		    void (*fn)(struct chain *, const struct seal_fail *));
+/* "seal meets at most 1234, the difficulty at its parent is 5678". */
+const char	*seal_words(const struct seal_fail *, char *buf, size_t len);
+
+#endif
