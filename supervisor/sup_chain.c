@@ -232,6 +232,17 @@ sup_chains_tick(uint64_t now)
 	}
 }
 
+/*
+ * A block's seal fails now that its parent's difficulty is known: logged,
+ * and if the chain had taken it, taken off.
+ */
+static void
+seal_failed(struct chain *ch, const struct seal_fail *f, void *now)
+{
+	block_seal_failed(ch, f);
+	choice_unseat(ch, f->hash, *(const uint64_t *)now);
+}
+
 /* Difficulty and time of a block, from a state read. */
 void
 sup_chain_state(struct chain *ch, const uint8_t hash[32],
@@ -260,7 +271,7 @@ sup_chain_state(struct chain *ch, const uint8_t hash[32],
 	sqlite3_bind_blob(st, 6, hash, 32, SQLITE_TRANSIENT);
 	store_run(st);
 	if (difficulty != NULL)
-		seal_parent(ch, hash, b.number, difficulty, block_seal_failed);
+		seal_parent(ch, hash, b.number, difficulty, seal_failed, &now);
 	if (difficulty != NULL && b.canonical && standing_counts(&b)) {
 		struct standing *s = standing(ch, &b);
 

@@ -104,6 +104,27 @@ fork_better(const struct fork_view *v, const struct fork_chain *c,
 	return tip->number > c->best_number;
 }
 
+/*
+ * Does a block of tip's branch above ancestor have a seal that fails (a
+ * seal checked against the difficulty at its parent, sup_seal.c)?  Such
+ * a branch is no chain the node would follow, however heavy it claims
+ * to be.  The walk stops at a block it cannot read: fork_walk linked it.
+ */
+int
+fork_failed(const struct fork_view *v, const struct sblock *tip,
+    int64_t ancestor)
+{
+	struct sblock	cur = *tip;
+
+	for (;;) {
+		if (cur.proven == 0)
+			return 1;
+		if (cur.number - 1 <= ancestor ||
+		    !v->by_hash(v->ctx, cur.parent, &cur))
+			return 0;
+	}
+}
+
 /* Is the block hash at number an ancestor of tip, within blocks down? */
 int
 fork_descends(const struct fork_view *v, const struct sblock *tip,
@@ -131,6 +152,8 @@ fork_step(const struct fork_facts *f)
 		return FA_NOTHING;
 	if (!f->linked)
 		return !f->quantus && !ahead ? FA_NOTHING : FA_WAIT_PARENT;
+	if (f->failed)
+		return FA_NOTHING;
 	if (f->final_number >= 0 && f->ancestor < f->final_number)
 		return ahead ? FA_CONTRADICT : FA_NOTHING;
 	if (f->unknown && f->is_cand && !f->cand_over)

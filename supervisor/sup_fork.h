@@ -12,6 +12,7 @@
  *   tip already canonical                            FA_NOTHING
  *   not linked, Substrate, not ahead                 FA_NOTHING
  *   not linked                                       FA_WAIT_PARENT
+ *   a seal of the branch fails                       FA_NOTHING
  *   forks below finality, not ahead                  FA_NOTHING
  *   forks below finality, ahead                      FA_CONTRADICT
  *   work unknown, tip is cand, not over              FA_NOTHING
@@ -53,6 +54,8 @@ int	fork_walk(const struct fork_view *, const struct fork_chain *,
 	    int64_t *missing_number);
 int	fork_better(const struct fork_view *, const struct fork_chain *,
 	    const struct sblock *tip, int64_t ancestor, int *unknown);
+int	fork_failed(const struct fork_view *, const struct sblock *tip,
+	    int64_t ancestor);
 int	fork_descends(const struct fork_view *, const struct sblock *tip,
 	    const uint8_t hash[32], int64_t number, int64_t within);
 
@@ -61,6 +64,7 @@ struct fork_facts {
 	int		have_best;
 	int		canonical;	/* the tip is canonical already */
 	int		linked;		/* fork_walk reached the chain */
+	int		failed;		/* fork_failed: a seal fails */
 	int		quantus;
 	int64_t		tip_number;
 	int64_t		best_number;

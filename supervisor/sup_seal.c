@@ -104,7 +104,7 @@ children(struct chain *ch, const uint8_t hash[32], int64_t number,
 void
 seal_parent(struct chain *ch, const uint8_t hash[32], int64_t number,
     const uint8_t diff[64],
-    void (*fn)(struct chain *, const struct seal_fail *))
+    void (*fn)(struct chain *, const struct seal_fail *, void *), void *arg)
 {
 	struct seal_fail f[8];
 	size_t		 n;
@@ -123,7 +123,7 @@ seal_parent(struct chain *ch, const uint8_t hash[32], int64_t number,
 			if (store_run(st) <= 0)
 				return;		/* the store is blocked */
 			if (!ok)
-				fn(ch, &f[i]);
+				fn(ch, &f[i], arg);
 		}
 	} while (n == nitems(f));
 }

@@ -33,11 +33,12 @@ int		 seal_store(struct chain *, const struct proto_header *,
 		    int64_t endpoint_id, struct seal_fail *f);
 /*
  * The difficulty at a block became known: its children's seals are
- * checked; fn is called for each one that fails.
+ * checked; fn(ch, failure, arg) is called for each one that fails.
  */
 void		 seal_parent(struct chain *, const uint8_t hash[32],
 		    int64_t number, const uint8_t diff[64],
-		    void (*fn)(struct chain *, const struct seal_fail *));
+		    void (*fn)(struct chain *, const struct seal_fail *, void *),
+		    void *arg);
 /* "seal meets at most 1234, the difficulty at its parent is 5678". */
 const char	*seal_words(const struct seal_fail *, char *buf, size_t len);
 

@@ -31,6 +31,7 @@ struct sblock {
 	int		canonical;
 	int		final;
 	int		runtime_updated;
+	int		proven;		/* its seal: 1, 0, -1 not checked */
 };
 
 int		 standing_counts(const struct sblock *);

@@ -33,6 +33,7 @@ static struct chain	*c2, *cl, *cd;	/* two endpoints each: first heads */
 static struct chain	*clate;		/* two endpoints: a parent comes late */
 static struct chain	*cn;		/* substrate, for unsealed blocks */
 static struct chain	*csy, *c1, *cf, *cg, *cpair; /* far heads */
+static struct chain	*cseal;		/* quantus: seals checked */
 static sqlite3		*ro;	/* a second connection, as the CLI would */
 /*
  * The tests' clock (wall ms): the chain's policy reads no clock of its
@@ -169,6 +170,8 @@ setup(void **state)
 	    "endpoint = g1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
 	    "endpoint = g2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
 	    "endpoint = g3 http://127.0.0.1:3 ws://127.0.0.1:3\n"
+	    "[chain seal]\nblock_time = 1s\n"
+	    "endpoint = se http://127.0.0.1:1 ws://127.0.0.1:1\n"
 	    "[chain pair]\nblock_time = 1s\nbackfill_from = 450\n"
 	    "endpoint = p1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
 	    "endpoint = p2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
@@ -205,6 +208,8 @@ setup(void **state)
 	cg = sup_chain_find("gaps");
 	cpair = sup_chain_find("pair");
 	assert_non_null(cpair);
+	cseal = sup_chain_find("seal");
+	assert_non_null(cseal);
 	assert_non_null(cf);
 	assert_non_null(cg);
 	assert_non_null(csy);
@@ -1328,6 +1333,77 @@ test_reload(void **state)
 	memset(&cu->claims[cu->n_claims], 0, sizeof(cu->claims[0]));
 }
 
+/* A head whose seal meets at most pow (0: none sent). */
+static void
+hpow(struct chain *c, int branch, int64_t n, int parent_branch,
+    uint64_t pow)
+{
+	struct proto_head	h;
+
+	memset(&h, 0, sizeof(h));
+	h.kind = HEAD_NEW;
+	h.seen_ms = clk;
+	mkheader(&h.h, branch, n, parent_branch, 9);
+	if (n > 0) {
+		h.h.has_pow = 1;
+		memcpy(h.h.pow_max, &pow, sizeof(pow));	/* little-endian */
+	}
+	sup_chain_head(c, 1, &h, clk);
+}
+
+static int64_t
+proven(int branch, int64_t n)
+{
+	return qf("SELECT coalesce(proven, -1) FROM blocks b JOIN chains c ON"
+	    " c.id = b.chain_id WHERE c.name = 'seal' AND number = %lld AND"
+	    " substr(hash, 1, 1) = x'%02x'", (long long)n, branch);
+}
+
+/*
+ * Seals (sup_seal.c): a block's seal is checked once its parent's
+ * difficulty is stored, whichever comes first; a branch holding a failed
+ * seal is never taken, and a canonical block found failing later is
+ * taken off, the chain back at its parent.
+ */
+static void
+test_seal(void **state)
+{
+	hpow(cseal, 1, 0, 0, 0);
+	for (int64_t n = 1; n <= 5; n++)
+		hpow(cseal, 1, n, 1, 100);
+	assert_int_equal(proven(1, 3), -1);	/* no difficulty yet */
+	for (int64_t n = 0; n <= 5; n++)
+		fwork(cseal, 1, n, 50);
+	for (int64_t n = 1; n <= 5; n++)
+		assert_int_equal(proven(1, n), 1);
+	assert_int_equal(cseal->best_number, 5);
+
+	/* Its parent's difficulty known: failed when stored, not taken. */
+	hpow(cseal, 1, 6, 1, 10);
+	assert_int_equal(proven(1, 6), 0);
+	assert_int_equal(cseal->best_number, 5);
+	assert_int_equal(cseal->seals_failed, 1);
+
+	/* Taken before its parent's difficulty came, then taken off. */
+	hpow(cseal, 2, 6, 1, 100);
+	hpow(cseal, 2, 7, 2, 10);
+	assert_int_equal(cseal->best_number, 7);
+	assert_int_equal(proven(2, 7), -1);
+	fwork(cseal, 2, 6, 50);
+	assert_int_equal(proven(2, 6), 1);
+	assert_int_equal(proven(2, 7), 0);
+	assert_int_equal(cseal->best_number, 6);
+	assert_int_equal(qf("SELECT count(*) FROM blocks b JOIN chains c ON"
+	    " c.id = b.chain_id WHERE c.name = 'seal' AND canonical = 1 AND"
+	    " number = 7"), 0);
+	assert_int_equal(qf("SELECT depth || ancestor_number FROM reorgs r"
+	    " JOIN chains c ON c.id = r.chain_id WHERE c.name = 'seal'"), 16);
+	/* An honest block 7 is taken as any. */
+	hpow(cseal, 3, 7, 2, 100);
+	assert_int_equal(cseal->best_number, 7);
+	assert_int_equal(proven(3, 7), 1);
+}
+
 int
 main(void)
 {
@@ -1354,6 +1430,7 @@ main(void)
 		cmocka_unit_test(test_heaviest),
 		cmocka_unit_test(test_substrate),
 		cmocka_unit_test(test_unsealed),
+		cmocka_unit_test(test_seal),
 		cmocka_unit_test(test_reload),
 	};
 

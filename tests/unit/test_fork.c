@@ -54,6 +54,14 @@ test_step_rows(void **state)
 	assert_int_equal(fork_step(&f), FA_WAIT_PARENT);
 	f = base(); f.linked = 0; f.tip_number = 100;
 	assert_int_equal(fork_step(&f), FA_WAIT_PARENT);
+	/* a seal of the branch fails: never the chain, however better,
+	 * whatever its work or its place */
+	f = base(); f.failed = 1;
+	assert_int_equal(fork_step(&f), FA_NOTHING);
+	f = base(); f.failed = 1; f.is_cand = 1;
+	assert_int_equal(fork_step(&f), FA_NOTHING);
+	f = base(); f.failed = 1; f.unknown = 1;
+	assert_int_equal(fork_step(&f), FA_NOTHING);
 	/* forks below finality, not ahead */
 	f = base(); f.final_number = 106; f.tip_number = 109;
 	assert_int_equal(fork_step(&f), FA_NOTHING);
@@ -129,6 +137,7 @@ add(int branch, int64_t n, int parent_branch, uint64_t diff, int canonical)
 		mkhash(b->parent, parent_branch, n - 1);
 	b->number = n;
 	b->canonical = canonical;
+	b->proven = 1;
 	if (diff > 0) {
 		b->has_diff = 1;
 		memcpy(b->diff, &diff, sizeof(diff));	/* little-endian */
@@ -234,6 +243,32 @@ test_walk(void **state)
 	assert_int_equal(anc, 8);
 }
 
+/* A failed seal anywhere on the branch above the ancestor, and only there. */
+static void
+test_failed(void **state)
+{
+	build(10);
+	assert_int_equal(fork_failed(&view, find('B', 11), 7), 0);
+	find('B', 9)->proven = -1;	/* not checked yet is no failure */
+	assert_int_equal(fork_failed(&view, find('B', 11), 7), 0);
+	find('B', 9)->proven = 0;
+	assert_int_equal(fork_failed(&view, find('B', 11), 7), 1);
+	assert_int_equal(fork_failed(&view, find('B', 9), 7), 1);
+	assert_int_equal(fork_failed(&view, find('B', 8), 7), 0);
+	/* The tip itself; the ancestor and below are not the branch. */
+	build(10);
+	find('B', 11)->proven = 0;
+	assert_int_equal(fork_failed(&view, find('B', 11), 7), 1);
+	build(10);
+	find('A', 7)->proven = 0;
+	assert_int_equal(fork_failed(&view, find('B', 11), 7), 0);
+	/* A block it cannot read ends the walk. */
+	build(10);
+	find('B', 8)->proven = 0;
+	drop('B', 9);
+	assert_int_equal(fork_failed(&view, find('B', 11), 7), 0);
+}
+
 static void
 test_better(void **state)
 {
@@ -320,6 +355,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_step_rows),
 		cmocka_unit_test(test_walk),
+		cmocka_unit_test(test_failed),
 		cmocka_unit_test(test_better),
 		cmocka_unit_test(test_descends),
 	};
