@@ -324,11 +324,16 @@ const char *const schema_migrations[] = {
 	/* 7: proof of work: the largest difficulty a quantus block's seal
 	 * meets (NULL: no seal, or one of the wrong shape), and whether it
 	 * meets the difficulty at its parent (NULL: not known yet, no seal
-	 * to check, or stored before version 7). */
+	 * to check, or stored before version 7) ... */
 	"ALTER TABLE blocks ADD COLUMN pow_max BLOB"
 	"  CHECK (pow_max IS NULL OR length(pow_max) = 64);"
 	"ALTER TABLE blocks ADD COLUMN proven INTEGER"
-	"  CHECK (proven IS NULL OR proven IN (0, 1));",
+	"  CHECK (proven IS NULL OR proven IN (0, 1));"
+	/* ... and a chain whose every seal fails, for 10 block times,
+	 * whichever endpoint served it: why and since when (NULL when
+	 * seals pass). */
+	"ALTER TABLE chains ADD COLUMN unproven_reason TEXT;"
+	"ALTER TABLE chains ADD COLUMN unproven_since INTEGER;",
 };
 
 const size_t schema_version = nitems(schema_migrations);

@@ -255,6 +255,9 @@ struct view_verdict {
 	char		*slow;		/* why every endpoint is slow, or NULL */
 	int		 has_slow_since;
 	int64_t		 slow_since;	/* ms */
+	char		*unproven;	/* why every seal fails, or NULL */
+	int		 has_unproven_since;
+	int64_t		 unproven_since;	/* ms */
 	enum view_status status;
 	char		 headline[512];	/* what follows "name: status: " */
 	size_t		 n_behind, n_stuck;

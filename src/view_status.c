@@ -135,6 +135,7 @@ verdict_free(struct view_verdict *s)
 	}
 	free(s->eps);
 	free(s->slow);
+	free(s->unproven);
 	split_free(s->split);
 }
 
@@ -217,13 +218,17 @@ verdict_load(struct view_db *c, const struct view_chain *ch,
 	memset(s, 0, sizeof(*s));
 	s->ch = ch;
 	if (view_db_prepare(c, "reading chains", "SELECT block_time, "
-	    "slow_reason, slow_since FROM chains WHERE id = ?1", &st) == -1)
+	    "slow_reason, slow_since, unproven_reason, unproven_since "
+	    "FROM chains WHERE id = ?1", &st) == -1)
 		return CW_EXIT_SYSTEM;
 	sqlite3_bind_int64(st, 1, ch->id);
 	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		s->block_time = sqlite3_column_int64(st, 0);
 		s->slow = view_col_dup(st, 1);
 		s->has_slow_since = view_col_int(st, 2, &s->slow_since);
+		s->unproven = view_col_dup(st, 3);
+		s->has_unproven_since = view_col_int(st, 4,
+		    &s->unproven_since);
 	}
 	if (view_db_finish(c, "reading chains", st, rc == SQLITE_ROW) == -1)
 		return CW_EXIT_SYSTEM;
@@ -391,7 +396,8 @@ verdict_judge(struct view_verdict *s, int64_t now)
 			    "no head stored for %s (block time %s)", a, b);
 		}
 	} else if (s->n_down > 0 || s->n_doubted > 0 || s->n_mute > 0 ||
-	    s->n_behind > 0 || s->n_stuck > 0 || s->split != NULL) {
+	    s->n_behind > 0 || s->n_stuck > 0 || s->split != NULL ||
+	    s->unproven != NULL) {
 		s->status = VIEW_STATUS_DEGRADED;
 		trouble_line(s, s->headline, sizeof(s->headline));
 		if (s->split != NULL) {
@@ -400,6 +406,12 @@ verdict_judge(struct view_verdict *s, int64_t now)
 			    sizeof(s->headline) - strlen(s->headline), "%s%s",
 			    s->headline[0] != '\0' ? "; " : "", t);
 		}
+		/* The seal rule in doubt: blocks followed, unproven. */
+		if (s->unproven != NULL)
+			snprintf(s->headline + strlen(s->headline),
+			    sizeof(s->headline) - strlen(s->headline),
+			    "%sunproven: %s", s->headline[0] != '\0' ? "; " :
+			    "", s->unproven);
 	} else if (s->slow != NULL) {
 		/* Every endpoint as slow: nobody is singled out. */
 		s->status = VIEW_STATUS_OK;
@@ -473,6 +485,9 @@ verdict_json(const struct view_verdict *s)
 	json_object_set_new(o, "slow", view_jstr(s->slow));
 	json_object_set_new(o, "slow_since", view_jint(s->has_slow_since,
 	    s->slow_since));
+	json_object_set_new(o, "unproven", view_jstr(s->unproven));
+	json_object_set_new(o, "unproven_since", view_jint(
+	    s->has_unproven_since, s->unproven_since));
 	json_object_set_new(o, "stale", json_boolean(
 	    s->status == VIEW_STATUS_UNREACHABLE ||
 	    s->status == VIEW_STATUS_STALLED));

@@ -232,9 +232,11 @@ block_seal_failed(struct chain *ch, const struct seal_fail *f)
 {
 	char	hb[24], eb[CONF_NAME_MAX + 16], why[200];
 
-	log_warnx("chain %s: block #%lld %s: %s (first from %s): unproven",
-	    ch->name, (long long)f->number, block_short_hash(f->hash, hb),
-	    seal_words(f, why, sizeof(why)), block_ep_name(f->endpoint_id, eb));
+	/* While the rule is in doubt, every block says it: no news. */
+	(ch->seals.doubt ? log_debug : log_warnx)("chain %s: block #%lld %s: "
+	    "%s (first from %s): unproven", ch->name, (long long)f->number,
+	    block_short_hash(f->hash, hb), seal_words(f, why, sizeof(why)),
+	    block_ep_name(f->endpoint_id, eb));
 	ch->seals_failed++;
 }
 
@@ -262,7 +264,7 @@ block_store(struct chain *ch, const struct proto_header *h,
 		struct seal_fail f;
 
 		ch->blocks_ingested++;
-		if (seal_store(ch, h, endpoint_id, &f))
+		if (seal_store(ch, h, endpoint_id, seen, &f))
 			block_seal_failed(ch, &f);
 	}
 	if (!block_get(ch, h->hash, b))

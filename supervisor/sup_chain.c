@@ -40,8 +40,8 @@ static struct store_stmt s_block_state = { "UPDATE blocks SET "
     "state_at = coalesce(state_at, ?) WHERE chain_id = ? AND hash = ?",
     NULL, NULL };
 static struct store_stmt s_chain_get = { "SELECT id, genesis, best_number, "
-    "best_hash, final_number, updated_at FROM chains WHERE name = ?",
-    NULL, NULL };
+    "best_hash, final_number, updated_at, unproven_since FROM chains "
+    "WHERE name = ?", NULL, NULL };
 static struct store_stmt s_chain_insert = { "INSERT INTO chains (name, "
     "format, block_time, backfill_from, finality_depth) VALUES "
     "(?, ?, ?, ?, ?)", NULL, NULL };
@@ -234,13 +234,16 @@ sup_chains_tick(uint64_t now)
 
 /*
  * A block's seal fails now that its parent's difficulty is known: logged,
- * and if the chain had taken it, taken off.
+ * and if the chain had taken it, taken off (unless the rule is in doubt).
  */
 static void
-seal_failed(struct chain *ch, const struct seal_fail *f, void *now)
+seal_failed(struct chain *ch, const struct seal_fail *f, void *arg)
 {
+	uint64_t	now = *(const uint64_t *)arg;
+
 	block_seal_failed(ch, f);
-	choice_unseat(ch, f->hash, *(const uint64_t *)now);
+	if (seal_enforced(ch, now))
+		choice_unseat(ch, f->hash, now);
 }
 
 /* Difficulty and time of a block, from a state read. */
@@ -271,7 +274,8 @@ sup_chain_state(struct chain *ch, const uint8_t hash[32],
 	sqlite3_bind_blob(st, 6, hash, 32, SQLITE_TRANSIENT);
 	store_run(st);
 	if (difficulty != NULL)
-		seal_parent(ch, hash, b.number, difficulty, seal_failed, &now);
+		seal_parent(ch, hash, b.number, difficulty, now, seal_failed,
+		    &now);
 	if (difficulty != NULL && b.canonical && standing_counts(&b)) {
 		struct standing *s = standing(ch, &b);
 
@@ -394,6 +398,13 @@ chain_read(struct chain *ch, uint64_t now)
 			ch->final_number = sqlite3_column_int64(st, 4);
 		if (sqlite3_column_type(st, 5) != SQLITE_NULL)
 			ch->best_at = (uint64_t)sqlite3_column_int64(st, 5);
+		/* The seal rule was in doubt: it stays so until a pass. */
+		memset(&ch->seals, 0, sizeof(ch->seals));
+		if (sqlite3_column_type(st, 6) != SQLITE_NULL) {
+			ch->seals.doubt = 1;
+			ch->seals.bad_since =
+			    (uint64_t)sqlite3_column_int64(st, 6);
+		}
 	}
 	sqlite3_reset(st);
 	if (found)

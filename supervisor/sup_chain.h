@@ -15,6 +15,7 @@
 #include "proto.h"
 #include "sup_queue.h"
 #include "sup_route.h"
+#include "sup_seal.h"
 
 #define CHAIN_FINALITY		100	/* quantus: blocks below best */
 #define CHAIN_CLAIMS_MAX	16	/* heads held per chain */
@@ -104,6 +105,7 @@ struct chain {
 	struct hedging		 hedging;	/* sup_route.c's */
 	uint64_t		 blocks_ingested;	/* for monitoring */
 	uint64_t		 seals_failed;		/* since start */
+	struct seal_watch	 seals;			/* sup_seal.c's */
 	uint64_t		 best_at;	/* wall ms: best last accepted */
 	/* The highest far head believed, and when: the reach counts from it
 	 * too, so that a stale first best caps nothing. */

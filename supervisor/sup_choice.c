@@ -23,6 +23,7 @@
 #include "sup_final.h"
 #include "sup_fork.h"
 #include "sup_queue.h"
+#include "sup_seal.h"
 #include "sup_standing.h"
 #include "sup_store.h"
 #include "sup_window.h"
@@ -235,7 +236,8 @@ facts(struct chain *ch, const struct sblock *tip, uint64_t now,
 	    missing_number) == 0;
 	if (!f->linked)
 		return;
-	if ((f->failed = fork_failed(&v, tip, f->ancestor)))
+	if ((f->failed = seal_enforced(ch, now) &&
+	    fork_failed(&v, tip, f->ancestor)))
 		return;
 	f->better = fork_better(&v, &c, tip, f->ancestor, &f->unknown);
 	f->is_cand = ch->have_cand && memcmp(ch->cand_tip, tip->hash, 32) == 0;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "log.h"
 #include "sup_chain.h"
 #include "sup_seal.h"
 #include "sup_store.h"
@@ -30,6 +31,13 @@ static struct store_stmt s_children = { "SELECT hash, pow_max, "
     "WHERE chain_id = ? AND number = ? AND parent = ? AND "
     "pow_max IS NOT NULL AND proven IS NULL", NULL, NULL };
 
+static struct store_stmt s_doubt = { "UPDATE chains SET unproven_reason = "
+    "?, unproven_since = ? WHERE id = ?", NULL, NULL };
+
+static struct store_stmt s_runtime = { "SELECT spec_name || ' ' || "
+    "spec_version FROM runtime_versions WHERE chain_id = ? ORDER BY "
+    "spec_version DESC LIMIT 1", NULL, NULL };
+
 static struct store_stmt s_proven = { "UPDATE blocks SET proven = ? "
     "WHERE chain_id = ? AND hash = ?", NULL, NULL };
 
@@ -44,9 +52,58 @@ meets(const uint8_t pow_max[64], const uint8_t need[64])
 	return !u512_is_zero(&d) && u512_cmp(&d, &m) <= 0;
 }
 
+/* A seal checked: a pass ends any doubt about the rule. */
+static void
+note(struct chain *ch, int ok, int64_t number, uint64_t now)
+{
+	struct seal_watch *w = &ch->seals;
+
+	if (!ok) {
+		if (w->bad_since == 0) {
+			w->bad_since = now != 0 ? now : 1;
+			w->bad_from = number;
+		}
+		return;
+	}
+	if (w->doubt) {
+		log_info("chain %s: seals pass again (#%lld): failed seals "
+		    "count again", ch->name, (long long)number);
+		store_run(store_bind(&s_doubt, "nni", ch->id));
+	}
+	w->bad_since = 0;
+	w->doubt = 0;
+}
+
+int
+seal_enforced(struct chain *ch, uint64_t now)
+{
+	struct seal_watch *w = &ch->seals;
+	sqlite3_stmt	*st;
+	char		 why[160], rt[PROTO_TEXT_MAX + 24] = "";
+
+	if (w->doubt || w->bad_since == 0 ||
+	    now < w->bad_since + SEAL_DOUBT_BLOCKS * ch->block_time)
+		return !w->doubt;
+	w->doubt = 1;
+	st = store_bind(&s_runtime, "i", ch->id);
+	if (store_row(st))
+		snprintf(rt, sizeof(rt), " (runtime %.*s)", PROTO_TEXT_MAX,
+		    (const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	snprintf(why, sizeof(why), "every seal fails from #%lld%s",
+	    (long long)w->bad_from, rt);
+	log_warnx("chain %s: %s, whichever endpoint served it, for %llu "
+	    "block times: the rule may have changed; following the chain, "
+	    "its blocks unproven", ch->name, why,
+	    (unsigned long long)SEAL_DOUBT_BLOCKS);
+	store_run(store_bind(&s_doubt, "tii", why, (int64_t)w->bad_since,
+	    ch->id));
+	return 0;
+}
+
 int
 seal_store(struct chain *ch, const struct proto_header *h,
-    int64_t endpoint_id, struct seal_fail *f)
+    int64_t endpoint_id, uint64_t now, struct seal_fail *f)
 {
 	sqlite3_stmt	*st;
 	int		 have_need = 0, proven = -1;
@@ -69,6 +126,8 @@ seal_store(struct chain *ch, const struct proto_header *h,
 		if (have_need)
 			proven = meets(f->pow_max, f->need);
 	}
+	if (proven != -1)
+		note(ch, proven, f->number, now);
 	st = store_bind(&s_seal_set, "Biib", h->pow_max, h->has_pow ? 64 : 0,
 	    (int64_t)proven, ch->id, h->hash);
 	if (!h->has_pow)
@@ -103,7 +162,7 @@ children(struct chain *ch, const uint8_t hash[32], int64_t number,
 
 void
 seal_parent(struct chain *ch, const uint8_t hash[32], int64_t number,
-    const uint8_t diff[64],
+    const uint8_t diff[64], uint64_t now,
     void (*fn)(struct chain *, const struct seal_fail *, void *), void *arg)
 {
 	struct seal_fail f[8];
@@ -122,6 +181,7 @@ seal_parent(struct chain *ch, const uint8_t hash[32], int64_t number,
 			    f[i].hash);
 			if (store_run(st) <= 0)
 				return;		/* the store is blocked */
+			note(ch, ok, f[i].number, now);
 			if (!ok)
 				fn(ch, &f[i], arg);
 		}

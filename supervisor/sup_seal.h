@@ -15,6 +15,20 @@
 
 struct chain;
 
+/*
+ * Whether the seal rule itself is in doubt: every seal checked for 10
+ * block times failed, whichever endpoint served it (a runtime upgrade
+ * that changed the algorithm, not a lie).  Failures are then not
+ * enforced; the chain is followed, its blocks unproven, and the store
+ * says why (chains.unproven_reason) until a seal passes again.
+ */
+#define SEAL_DOUBT_BLOCKS	10
+struct seal_watch {
+	uint64_t	bad_since;	/* the first failure since a pass; 0 */
+	int64_t		bad_from;	/* its block number */
+	int		doubt;		/* the rule is in doubt */
+};
+
 /* A block whose seal fails, for the log. */
 struct seal_fail {
 	uint8_t		hash[32];
@@ -30,15 +44,17 @@ struct seal_fail {
  * shape, or the difficulty at its parent, stored already), with *f.
  */
 int		 seal_store(struct chain *, const struct proto_header *,
-		    int64_t endpoint_id, struct seal_fail *f);
+		    int64_t endpoint_id, uint64_t now, struct seal_fail *f);
 /*
  * The difficulty at a block became known: its children's seals are
  * checked; fn(ch, failure, arg) is called for each one that fails.
  */
 void		 seal_parent(struct chain *, const uint8_t hash[32],
-		    int64_t number, const uint8_t diff[64],
+		    int64_t number, const uint8_t diff[64], uint64_t now,
 		    void (*fn)(struct chain *, const struct seal_fail *, void *),
 		    void *arg);
+/* 1 if failed seals count now (the rule is not in doubt). */
+int		 seal_enforced(struct chain *, uint64_t now);
 /* "seal meets at most 1234, the difficulty at its parent is 5678". */
 const char	*seal_words(const struct seal_fail *, char *buf, size_t len);
 

@@ -34,6 +34,7 @@ static struct chain	*clate;		/* two endpoints: a parent comes late */
 static struct chain	*cn;		/* substrate, for unsealed blocks */
 static struct chain	*csy, *c1, *cf, *cg, *cpair; /* far heads */
 static struct chain	*cseal;		/* quantus: seals checked */
+static struct chain	*cdoubt;	/* quantus: every seal fails */
 static sqlite3		*ro;	/* a second connection, as the CLI would */
 /*
  * The tests' clock (wall ms): the chain's policy reads no clock of its
@@ -172,6 +173,8 @@ setup(void **state)
 	    "endpoint = g3 http://127.0.0.1:3 ws://127.0.0.1:3\n"
 	    "[chain seal]\nblock_time = 1s\n"
 	    "endpoint = se http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "[chain doubt]\nblock_time = 1s\n"
+	    "endpoint = de http://127.0.0.1:1 ws://127.0.0.1:1\n"
 	    "[chain pair]\nblock_time = 1s\nbackfill_from = 450\n"
 	    "endpoint = p1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
 	    "endpoint = p2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
@@ -210,6 +213,8 @@ setup(void **state)
 	assert_non_null(cpair);
 	cseal = sup_chain_find("seal");
 	assert_non_null(cseal);
+	cdoubt = sup_chain_find("doubt");
+	assert_non_null(cdoubt);
 	assert_non_null(cf);
 	assert_non_null(cg);
 	assert_non_null(csy);
@@ -1352,11 +1357,17 @@ hpow(struct chain *c, int branch, int64_t n, int parent_branch,
 }
 
 static int64_t
-proven(int branch, int64_t n)
+proven_in(const char *chain, int branch, int64_t n)
 {
 	return qf("SELECT coalesce(proven, -1) FROM blocks b JOIN chains c ON"
-	    " c.id = b.chain_id WHERE c.name = 'seal' AND number = %lld AND"
-	    " substr(hash, 1, 1) = x'%02x'", (long long)n, branch);
+	    " c.id = b.chain_id WHERE c.name = '%s' AND number = %lld AND"
+	    " substr(hash, 1, 1) = x'%02x'", chain, (long long)n, branch);
+}
+
+static int64_t
+proven(int branch, int64_t n)
+{
+	return proven_in("seal", branch, n);
 }
 
 /*
@@ -1404,6 +1415,49 @@ test_seal(void **state)
 	assert_int_equal(proven(3, 7), 1);
 }
 
+/*
+ * Every seal fails, whoever served it, for 10 block times: the rule is
+ * in doubt, the chain is followed, unproven, and the store says why; one
+ * seal that passes ends the doubt.
+ */
+static void
+test_seal_doubt(void **state)
+{
+	uint64_t	t0 = clk;
+
+	hpow(cdoubt, 1, 0, 0, 0);
+	fwork(cdoubt, 1, 0, 50);
+	hpow(cdoubt, 1, 1, 1, 10);
+	assert_int_equal(proven_in("doubt", 1, 1), 0);
+	assert_int_equal(cdoubt->best_number, 0);
+	assert_int_equal(qf("SELECT count(*) FROM chains WHERE name = 'doubt'"
+	    " AND unproven_reason IS NULL"), 1);
+	/* Not yet 10 block times: still refused. */
+	clk = t0 + 9000;
+	hpow(cdoubt, 1, 1, 1, 10);
+	assert_int_equal(cdoubt->best_number, 0);
+	/* Then followed, and said so. */
+	clk = t0 + 10000;
+	hpow(cdoubt, 1, 1, 1, 10);
+	assert_int_equal(cdoubt->best_number, 1);
+	fwork(cdoubt, 1, 1, 50);
+	hpow(cdoubt, 1, 2, 1, 10);
+	assert_int_equal(cdoubt->best_number, 2);
+	assert_int_equal(qf("SELECT count(*) FROM chains WHERE name = 'doubt'"
+	    " AND unproven_reason = 'every seal fails from #1' AND"
+	    " unproven_since = %llu", (unsigned long long)t0), 1);
+	/* A seal that passes: failures count again. */
+	fwork(cdoubt, 1, 2, 50);
+	hpow(cdoubt, 1, 3, 1, 100);
+	assert_int_equal(proven_in("doubt", 1, 3), 1);
+	assert_int_equal(qf("SELECT count(*) FROM chains WHERE name = 'doubt'"
+	    " AND unproven_reason IS NULL"), 1);
+	fwork(cdoubt, 1, 3, 50);
+	hpow(cdoubt, 1, 4, 1, 10);
+	assert_int_equal(cdoubt->best_number, 3);
+	clk = t0;
+}
+
 int
 main(void)
 {
@@ -1431,6 +1485,7 @@ main(void)
 		cmocka_unit_test(test_substrate),
 		cmocka_unit_test(test_unsealed),
 		cmocka_unit_test(test_seal),
+		cmocka_unit_test(test_seal_doubt),
 		cmocka_unit_test(test_reload),
 	};
 
