@@ -68,7 +68,10 @@ clamp_number(uint64_t n)
 
 /*
  * Fill sp for a forged block numbered n on `parent`, with the state of
- * the view's best block `at` (difficulty, timestamp).
+ * the view's best block `at` (difficulty, timestamp), its seal mined at
+ * that difficulty too: its parent's where the parent is `at` or another
+ * forgery; for a parent nobody has, whose state nobody can read, `at`'s
+ * stands in.
  */
 static void
 spec_of(const struct dev_view *v, const struct dev_blkref *at, uint64_t n,
@@ -79,6 +82,8 @@ spec_of(const struct dev_view *v, const struct dev_blkref *at, uint64_t n,
 	sp->salt = salt;
 	sp->difficulty = dev_chain_difficulty(v->chain, at);
 	sp->ts_ms = dev_chain_timestamp(v->chain, at);
+	sp->parent_difficulty = sp->difficulty;
+	sp->bad_seal = 0;
 }
 
 static int
@@ -130,6 +135,7 @@ make(const struct dev_view *v, enum dev_fault_id id, uint64_t arg,
 		if (dev_view_lookup(v, parent, &pref) == -1)
 			return -1;
 		spec_of(v, &fin, k, parent, salt, &sp);
+		sp.parent_difficulty = dev_chain_difficulty(v->chain, &pref);
 		return dev_chain_side_add(v->chain, &sp, out);
 	default:
 		return -1;

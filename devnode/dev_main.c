@@ -528,6 +528,7 @@ usage(int status)
 "           [--format quantus|substrate] [--block-time MS]\n"
 "           [--start-time EPOCH_MS] [--backlog N] [--cache-dir DIR]\n"
 "           [--miners N] [--miner-weights W,...] [--difficulty N]\n"
+"           [--min-difficulty N]\n"
 "           [--reorg-every K] [--reorg-depth D|MIN-MAX] [--finality-lag N]\n"
 "           [--reorg-work heavier|lighter|shorter]\n"
 "           [--fork-choice heaviest|longest]\n"
@@ -589,6 +590,7 @@ enum {
 	OPT_FINALITY_LAG, OPT_SPEC_VERSION, OPT_SPEC_CHANGE, OPT_STATE_PRUNING,
 	OPT_PRUNED_NULL, OPT_FAULT, OPT_PING, OPT_THREADS, OPT_CHAIN_NAME,
 	OPT_LOG_LEVEL, OPT_SELF_TEST, OPT_REORG_WORK, OPT_FORK_CHOICE,
+	OPT_MIN_DIFFICULTY,
 };
 
 static const struct option longopts[] = {
@@ -605,6 +607,7 @@ static const struct option longopts[] = {
 	{ "miners", required_argument, NULL, OPT_MINERS },
 	{ "miner-weights", required_argument, NULL, OPT_MINER_WEIGHTS },
 	{ "difficulty", required_argument, NULL, OPT_DIFFICULTY },
+	{ "min-difficulty", required_argument, NULL, OPT_MIN_DIFFICULTY },
 	{ "reorg-every", required_argument, NULL, OPT_REORG_EVERY },
 	{ "reorg-depth", required_argument, NULL, OPT_REORG_DEPTH },
 	{ "finality-lag", required_argument, NULL, OPT_FINALITY_LAG },
@@ -714,7 +717,9 @@ parse_options(int argc, char **argv, int *selftest)
 	dev_conf.max_request = 15u << 20;
 	p->format = FORMAT_QUANTUS;
 	p->n_miners = 4;
-	p->difficulty0 = 1ull << 40;
+	/* Cheap to mine: tests build chains of thousands of blocks. */
+	p->difficulty0 = DEV_DIFFICULTY_DEFAULT;
+	p->min_difficulty = 1;
 	p->reorg_min = p->reorg_max = 3;
 	p->spec_version0 = 100;
 	tm->block_ms = 12000;
@@ -766,8 +771,12 @@ parse_options(int argc, char **argv, int *selftest)
 			weights = 1;
 			break;
 		case OPT_DIFFICULTY:
-			p->difficulty0 = opt_u64("difficulty", optarg, 16,
+			p->difficulty0 = opt_u64("difficulty", optarg, 1,
 			    1ull << 56);
+			break;
+		case OPT_MIN_DIFFICULTY:
+			p->min_difficulty = opt_u64("min-difficulty", optarg,
+			    1, 1ull << 56);
 			break;
 		case OPT_REORG_EVERY:
 			p->reorg_every = opt_u64("reorg-every", optarg, 0,
@@ -888,6 +897,12 @@ parse_options(int argc, char **argv, int *selftest)
 	if (!weights)
 		dev_chain_default_weights(p);
 	default_cache_dir();
+	if (p->min_difficulty > p->difficulty0) {
+		snprintf(err, sizeof(err), "--min-difficulty %" PRIu64 ": above "
+		    "the genesis difficulty %" PRIu64 " (--difficulty)",
+		    p->min_difficulty, p->difficulty0);
+		usage_error("%s", err);
+	}
 	if (p->reorg_every != 0) {
 		if (p->reorg_max >= p->reorg_every)
 			usage_error("--reorg-depth: must be below --reorg-every%s",

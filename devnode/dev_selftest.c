@@ -1,9 +1,10 @@
 /*
  * --self-test: checks of the devnode's own pieces that need no network,
  * run by the integration tests (the devnode owns no unit test program):
- * the hand-written header JSON against header_to_json, local re-hashing
- * and parent links of generated blocks (both formats, with reorgs), the
- * WebSocket handshake digest, the fault parser, the oversized stream.
+ * the hand-written header JSON against header_to_json, local re-hashing,
+ * parent links and seals of generated blocks (both formats, with reorgs,
+ * splits and forgeries), the difficulty against QPoW's retarget rule,
+ * the WebSocket handshake digest, the fault parser, the oversized stream.
  */
 #include "config.h"
 
@@ -16,6 +17,8 @@
 
 #include "header.h"
 #include "log.h"
+#include "qpow.h"
+#include "u512.h"
 #include "util.h"
 
 #include "dev.h"
@@ -84,6 +87,11 @@ check_block(struct dev_chain *c, const struct dev_blkref *ref)
 		CHECK(memcmp(parent, h.parent_hash, 32) == 0,
 		    "block %" PRIu64 "/%" PRIu64 ": parent link broken",
 		    ref->number, ref->branch);
+		/* The seal as served meets the parent's served difficulty. */
+		CHECK(fmt != FORMAT_QUANTUS || dev_chain_seal_meets(&back,
+		    dev_chain_difficulty(c, &pref)), "block %" PRIu64 "/%"
+		    PRIu64 ": seal fails difficulty %" PRIu64, ref->number,
+		    ref->branch, dev_chain_difficulty(c, &pref));
 	}
 	CHECK(ref->number == 0 || header_miner(fmt, &h, again) == 1,
 	    "block %" PRIu64 ": no miner", ref->number);
@@ -141,7 +149,8 @@ check_shape(enum chain_format fmt, enum dev_reorg_work work,
 	memcpy(p.seed, "self-test seed for reorg shapes.", 32);
 	p.n_miners = 3;
 	dev_chain_default_weights(&p);
-	p.difficulty0 = 1ull << 40;
+	p.difficulty0 = 16;
+	p.min_difficulty = 1;
 	p.reorg_every = 30;
 	p.reorg_min = 2;
 	p.reorg_max = 6;
@@ -212,6 +221,65 @@ check_shape(enum chain_format fmt, enum dev_reorg_work work,
 	dev_chain_free(c);
 }
 
+/* A side block's seal against its parent's difficulty, found by hash. */
+static void
+check_side_seal(struct dev_chain *c, const struct dev_blkref *ref, int valid)
+{
+	struct dev_blkref	pref;
+	struct header		h;
+
+	dev_chain_header(c, ref, &h);
+	if (dev_chain_side_lookup(c, h.parent_hash, &pref) == -1 &&
+	    dev_chain_lookup(c, dev_chain_head(c), h.parent_hash, &pref) == -1) {
+		CHECK(0, "side block %" PRIu64 ": parent unknown", ref->number);
+		return;
+	}
+	CHECK(dev_chain_seal_meets(&h, dev_chain_difficulty(c, &pref)) ==
+	    valid, "side block %" PRIu64 ": seal %s difficulty %" PRIu64,
+	    ref->number, valid ? "fails" : "meets",
+	    dev_chain_difficulty(c, &pref));
+}
+
+/*
+ * Side blocks are mined too: a split's branch, and a forgery on the best
+ * block with a good seal and with one made to fail.
+ */
+static void
+check_sides(struct dev_chain *c)
+{
+	struct dev_split_state	 st;
+	struct dev_side_spec	 sp;
+	struct dev_blkref	 ref, best;
+	uint64_t		 head = dev_chain_head(c), now = now_wall_ms();
+	uint64_t		 k;
+
+	dev_chain_split_start(c, head, now);
+	dev_chain_split_tick(c, now + 20 * dev_chain_timing(c)->block_ms);
+	dev_chain_split_get(c, &st);
+	dev_chain_split_stop(c);
+	CHECK(st.len >= 5, "split: %" PRIu64 " blocks", st.len);
+	for (k = 0; k < st.len; k++) {
+		ref.number = st.base + 1 + k;
+		ref.branch = DEV_BRANCH_SIDE | (st.first + k);
+		check_side_seal(c, &ref, 1);
+	}
+	CHECK(dev_chain_block_at(c, head, dev_chain_tip(c, head), &best) == 0,
+	    "no best block");
+	for (k = 0; k < 2; k++) {
+		memset(&sp, 0, sizeof(sp));
+		sp.number = best.number + 1;
+		dev_chain_hash(c, &best, sp.parent);
+		sp.salt = 0x5e1f7e57ull + k;
+		sp.difficulty = sp.parent_difficulty =
+		    dev_chain_difficulty(c, &best);
+		sp.ts_ms = dev_chain_timestamp(c, &best) + 1;
+		sp.bad_seal = (int)k;
+		CHECK(dev_chain_side_add(c, &sp, &ref) == 0, "forgery %" PRIu64
+		    ": not made", k);
+		check_side_seal(c, &ref, k == 0);
+	}
+}
+
 static void
 check_chain(enum chain_format fmt)
 {
@@ -229,7 +297,8 @@ check_chain(enum chain_format fmt)
 	memcpy(p.seed, "self-test seed for the devnode..", 32);
 	p.n_miners = 3;
 	dev_chain_default_weights(&p);
-	p.difficulty0 = 1ull << 40;
+	p.difficulty0 = 16;
+	p.min_difficulty = 1;
 	p.reorg_every = 20;
 	p.reorg_min = 1;
 	p.reorg_max = 5;
@@ -279,6 +348,64 @@ check_chain(enum chain_format fmt)
 		CHECK(fmt != FORMAT_QUANTUS || h.digest_len == 110,
 		    "block 34: digest of %zu bytes, not 110", h.digest_len);
 	}
+	if (fmt == FORMAT_QUANTUS)
+		check_sides(c);
+	dev_chain_free(c);
+}
+
+/*
+ * The difficulty is QPoW's rule over the served block times, and moves:
+ * a chain at 2048 (a step is D/2048, so the least that can move) with 1 s
+ * blocks, clamped at 1024.
+ */
+static void
+check_retarget(void)
+{
+	struct dev_chain_params	 p;
+	struct dev_chain_timing	 tm;
+	struct dev_chain	*c;
+	struct dev_blkref	 ref, pref;
+	struct qpow_rule	 rule;
+	struct u512		 d, want, got;
+	atomic_int		 cancel;
+	uint64_t		 n, bt;
+	unsigned		 moved = 0;
+
+	memset(&p, 0, sizeof(p));
+	memset(&tm, 0, sizeof(tm));
+	p.format = FORMAT_QUANTUS;
+	memcpy(p.seed, "self-test seed for the retarget.", 32);
+	p.n_miners = 2;
+	dev_chain_default_weights(&p);
+	p.difficulty0 = 2048;
+	p.min_difficulty = 1024;
+	tm.block_ms = 1000;
+	tm.backlog = 40;
+	tm.start_ms = now_wall_ms();
+	tm.finality_lag = 10;
+	c = dev_chain_new(&p, &tm, NULL, "self-test");
+	atomic_init(&cancel, 0);
+	dev_chain_sync(c, &cancel, NULL);
+	qpow_rule_default(&rule, tm.block_ms);
+	u512_from_u64(&rule.min, p.min_difficulty);
+	for (n = 1; n <= tm.backlog; n++) {
+		ref.number = n;
+		pref.number = n - 1;
+		ref.branch = pref.branch = 0;
+		check_block(c, &ref);
+		bt = n == 1 ? tm.block_ms : dev_chain_timestamp(c, &ref) -
+		    dev_chain_timestamp(c, &pref);
+		u512_from_u64(&d, dev_chain_difficulty(c, &pref));
+		qpow_retarget(&rule, &d, bt, &want);
+		u512_from_u64(&got, dev_chain_difficulty(c, &ref));
+		CHECK(u512_cmp(&got, &want) == 0, "block %" PRIu64 ": "
+		    "difficulty %" PRIu64 " is not the retarget of %" PRIu64
+		    " after %" PRIu64 " ms", n, dev_chain_difficulty(c, &ref),
+		    dev_chain_difficulty(c, &pref), bt);
+		moved += u512_cmp(&got, &d) != 0;
+	}
+	CHECK(moved > 0, "the difficulty never moved in %" PRIu64 " blocks",
+	    tm.backlog);
 	dev_chain_free(c);
 }
 
@@ -365,6 +492,8 @@ dev_selftest(void)
 		    FORK_LONGEST);
 	}
 	check_shape(FORMAT_QUANTUS, REORG_LIGHTER, FORK_HEAVIEST);
+	check_shape(FORMAT_QUANTUS, REORG_SHORTER, FORK_HEAVIEST);
+	check_retarget();
 	check_faults();
 	check_oversized();
 	if (failures == 0)
