@@ -302,6 +302,7 @@ announce_forged(const struct dev_view *v, const struct dev_fault_view *fv,
 {
 	static const enum dev_fault_id ids[] = {
 		FAULT_FORGE_HEAD, FAULT_FORGE_CHAIN, FAULT_BAD_NUMBER,
+		FAULT_BAD_SEAL,
 	};
 	size_t	i;
 
@@ -541,7 +542,8 @@ usage(int status)
 "        wrong_genesis batch_limit:N lag:N,\n"
 "        each as NAME[:ARG][@http|ws|both][%%PERCENT]\n"
 "lies:   split forge_head[:N] forge_chain:K bad_number[:K] finalized_off\n"
-"        wrong_header wrong_count[:0|1|2]\n"
+"        wrong_header wrong_count[:0|1|2] bad_seal difficulty_x100\n"
+"        timestamp_ahead\n"
 "see chainwatch-devnode(1)\n");
 	exit(status);
 }

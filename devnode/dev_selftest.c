@@ -241,8 +241,8 @@ check_side_seal(struct dev_chain *c, const struct dev_blkref *ref, int valid)
 }
 
 /*
- * Side blocks are mined too: a split's branch, and a forgery on the best
- * block with a good seal and with one made to fail.
+ * Side blocks are mined too: a split's branch, a forgery on the best
+ * block, and the bad_seal lie's, whose seal fails.
  */
 static void
 check_sides(struct dev_chain *c)
@@ -250,6 +250,10 @@ check_sides(struct dev_chain *c)
 	struct dev_split_state	 st;
 	struct dev_side_spec	 sp;
 	struct dev_blkref	 ref, best;
+	struct dev_view		 v;
+	struct dev_fault_view	 fv;
+	struct header		 h;
+	uint8_t			 hash[32];
 	uint64_t		 head = dev_chain_head(c), now = now_wall_ms();
 	uint64_t		 k;
 
@@ -265,19 +269,33 @@ check_sides(struct dev_chain *c)
 	}
 	CHECK(dev_chain_block_at(c, head, dev_chain_tip(c, head), &best) == 0,
 	    "no best block");
-	for (k = 0; k < 2; k++) {
-		memset(&sp, 0, sizeof(sp));
-		sp.number = best.number + 1;
-		dev_chain_hash(c, &best, sp.parent);
-		sp.salt = 0x5e1f7e57ull + k;
-		sp.difficulty = sp.parent_difficulty =
-		    dev_chain_difficulty(c, &best);
-		sp.ts_ms = dev_chain_timestamp(c, &best) + 1;
-		sp.bad_seal = (int)k;
-		CHECK(dev_chain_side_add(c, &sp, &ref) == 0, "forgery %" PRIu64
-		    ": not made", k);
-		check_side_seal(c, &ref, k == 0);
+	memset(&sp, 0, sizeof(sp));
+	sp.number = best.number + 1;
+	dev_chain_hash(c, &best, sp.parent);
+	sp.salt = 0x5e1f7e57ull;
+	sp.difficulty = sp.parent_difficulty = dev_chain_difficulty(c, &best);
+	sp.ts_ms = dev_chain_timestamp(c, &best) + 1;
+	CHECK(dev_chain_side_add(c, &sp, &ref) == 0, "forgery: not made");
+	check_side_seal(c, &ref, 1);
+
+	/* bad_seal: best+1 on the best block, a seal that fails. */
+	memset(&v, 0, sizeof(v));
+	v.chain = c;
+	v.pos = v.head = head;
+	dev_lie_make(&v, FAULT_BAD_SEAL, 0);
+	memset(&fv, 0, sizeof(fv));
+	fv.on = 1u << FAULT_BAD_SEAL;
+	dev_lie_view(&fv, &v);
+	if (!(v.lies & (1u << FAULT_BAD_SEAL))) {
+		CHECK(0, "bad_seal: no forgery made");
+		return;
 	}
+	dev_chain_header(c, &v.lie[FAULT_BAD_SEAL], &h);
+	dev_chain_hash(c, &best, hash);
+	CHECK(h.number == best.number + 1 && memcmp(h.parent_hash, hash,
+	    32) == 0, "bad_seal: #%" PRIu64 " is not on the best block #%"
+	    PRIu64, h.number, best.number);
+	check_side_seal(c, &v.lie[FAULT_BAD_SEAL], 0);
 }
 
 static void
@@ -449,6 +467,17 @@ check_faults(void)
 	    "wrong_count:3 accepted");
 	CHECK(dev_fault_parse("split%50", &s, err, sizeof(err)) == -1,
 	    "split%%50 accepted");
+	CHECK(dev_fault_parse("bad_seal%50", &s, err, sizeof(err)) == 0 &&
+	    s.id == FAULT_BAD_SEAL && s.targets == 3 && s.pct == 50,
+	    "bad_seal%%50: %s", err);
+	CHECK(dev_fault_parse("bad_seal:3", &s, err, sizeof(err)) == -1,
+	    "bad_seal:3 accepted");
+	CHECK(dev_fault_parse("difficulty_x100@ws", &s, err, sizeof(err)) == 0 &&
+	    s.id == FAULT_DIFFICULTY_X100 && s.targets == 2,
+	    "difficulty_x100@ws: %s", err);
+	CHECK(dev_fault_parse("timestamp_ahead", &s, err, sizeof(err)) == 0 &&
+	    s.id == FAULT_TIMESTAMP_AHEAD && s.targets == 3,
+	    "timestamp_ahead: %s", err);
 }
 
 static void
