@@ -36,6 +36,43 @@ static int	failures;
 	}								\
 } while (0)
 
+/*
+ * The self-test's chains: 3 miners, a genesis difficulty of 16 (cheap to
+ * mine, and a random nonce fails it 15 times in 16), runtime version 7,
+ * 1 s blocks, 200 of them behind.
+ */
+static void
+test_params(enum chain_format fmt, const char seed[32],
+    struct dev_chain_params *p, struct dev_chain_timing *tm)
+{
+	memset(p, 0, sizeof(*p));
+	memset(tm, 0, sizeof(*tm));
+	p->format = fmt;
+	memcpy(p->seed, seed, 32);
+	p->n_miners = 3;
+	dev_chain_default_weights(p);
+	p->difficulty0 = 16;
+	p->min_difficulty = 1;
+	p->spec_version0 = 7;
+	tm->block_ms = 1000;
+	tm->backlog = 200;
+	tm->finality_lag = 10;
+}
+
+/* A chain of those parameters, generated up to its backlog, now. */
+static struct dev_chain *
+test_chain(const struct dev_chain_params *p, struct dev_chain_timing *tm)
+{
+	struct dev_chain	*c;
+	atomic_int		 cancel;
+
+	tm->start_ms = now_wall_ms();
+	c = dev_chain_new(p, tm, NULL, "self-test");
+	atomic_init(&cancel, 0);
+	dev_chain_sync(c, &cancel, NULL);
+	return c;
+}
+
 static void
 check_block(struct dev_chain *c, const struct dev_blkref *ref)
 {
@@ -136,34 +173,19 @@ check_shape(enum chain_format fmt, enum dev_reorg_work work,
 	struct dev_chain_timing	 tm;
 	struct dev_chain	*c;
 	struct dev_blkref	 first, second, best;
-	atomic_int		 cancel;
 	unsigned __int128	 w1, w2;
 	unsigned		 l1, l2, d;
 	uint64_t		 R = 60, n, r, late = 150;
 	const char		*what = dev_reorg_work_name(work);
 	int			 shorter = work == REORG_SHORTER, second_wins;
 
-	memset(&p, 0, sizeof(p));
-	memset(&tm, 0, sizeof(tm));
-	p.format = fmt;
-	memcpy(p.seed, "self-test seed for reorg shapes.", 32);
-	p.n_miners = 3;
-	dev_chain_default_weights(&p);
-	p.difficulty0 = 16;
-	p.min_difficulty = 1;
+	test_params(fmt, "self-test seed for reorg shapes.", &p, &tm);
 	p.reorg_every = 30;
 	p.reorg_min = 2;
 	p.reorg_max = 6;
 	p.reorg_work = work;
 	p.fork_choice = choice;
-	p.spec_version0 = 7;
-	tm.block_ms = 1000;
-	tm.backlog = 200;
-	tm.start_ms = now_wall_ms();
-	tm.finality_lag = 10;
-	c = dev_chain_new(&p, &tm, NULL, "self-test");
-	atomic_init(&cancel, 0);
-	dev_chain_sync(c, &cancel, NULL);
+	c = test_chain(&p, &tm);
 	for (n = 0; n <= 200; n++) {
 		first.number = n;
 		first.branch = 0;
@@ -305,32 +327,17 @@ check_chain(enum chain_format fmt)
 	struct dev_chain_timing	 tm;
 	struct dev_chain	*c;
 	struct dev_blkref	 ref;
-	atomic_int		 cancel;
 	uint64_t		 n, r, seen_orphans = 0;
 	unsigned		 d;
 
-	memset(&p, 0, sizeof(p));
-	memset(&tm, 0, sizeof(tm));
-	p.format = fmt;
-	memcpy(p.seed, "self-test seed for the devnode..", 32);
-	p.n_miners = 3;
-	dev_chain_default_weights(&p);
-	p.difficulty0 = 16;
-	p.min_difficulty = 1;
+	test_params(fmt, "self-test seed for the devnode..", &p, &tm);
 	p.reorg_every = 20;
 	p.reorg_min = 1;
 	p.reorg_max = 5;
-	p.spec_version0 = 7;
 	p.n_spec = 1;
 	p.spec[0].height = 33;
 	p.spec[0].version = 8;
-	tm.block_ms = 1000;
-	tm.backlog = 200;
-	tm.start_ms = now_wall_ms();
-	tm.finality_lag = 10;
-	c = dev_chain_new(&p, &tm, NULL, "self-test");
-	atomic_init(&cancel, 0);
-	dev_chain_sync(c, &cancel, NULL);
+	c = test_chain(&p, &tm);
 	CHECK(dev_chain_synced(c) && dev_chain_head(c) >= 200,
 	    "%s chain: not synced to its backlog", chain_format_name(fmt));
 	for (n = 0; n <= 200; n++) {
@@ -385,25 +392,15 @@ check_retarget(void)
 	struct dev_blkref	 ref, pref;
 	struct qpow_rule	 rule;
 	struct u512		 d, want, got;
-	atomic_int		 cancel;
 	uint64_t		 n, bt;
 	unsigned		 moved = 0;
 
-	memset(&p, 0, sizeof(p));
-	memset(&tm, 0, sizeof(tm));
-	p.format = FORMAT_QUANTUS;
-	memcpy(p.seed, "self-test seed for the retarget.", 32);
-	p.n_miners = 2;
-	dev_chain_default_weights(&p);
+	test_params(FORMAT_QUANTUS, "self-test seed for the retarget.", &p,
+	    &tm);
 	p.difficulty0 = 2048;
 	p.min_difficulty = 1024;
-	tm.block_ms = 1000;
 	tm.backlog = 40;
-	tm.start_ms = now_wall_ms();
-	tm.finality_lag = 10;
-	c = dev_chain_new(&p, &tm, NULL, "self-test");
-	atomic_init(&cancel, 0);
-	dev_chain_sync(c, &cancel, NULL);
+	c = test_chain(&p, &tm);
 	qpow_rule_default(&rule, tm.block_ms);
 	u512_from_u64(&rule.min, p.min_difficulty);
 	for (n = 1; n <= tm.backlog; n++) {
