@@ -1,12 +1,14 @@
 /*
  * The on-disk cache of generated chains (--cache-dir).  Hashing 1.65
- * million quantus headers takes seconds; reading their hashes back takes
- * a fraction of one.  A file holds the hashes of blocks 0..N-1 and of
- * their old-branch twins, for one set of chain parameters (the file name
- * and header carry a digest of all of them), so it serves any backlog up
- * to N.  Files are written whole under a temporary name and renamed, so
- * devnodes sharing a directory never read a partial one; a file that
- * fails its spot checks is ignored and rewritten.
+ * million quantus headers takes a minute or more; reading their hashes
+ * back takes a fraction of a second.  A file holds the hashes of blocks
+ * 0..N-1 and of their old-branch twins, then the nonce steps of their
+ * seals (what mining found), for one set of chain parameters (the file
+ * name and header carry a digest of all of them), so it serves any
+ * backlog up to N.  Files are written whole under a temporary name and
+ * renamed, so devnodes sharing a directory never read a partial one; a
+ * file that fails its spot checks (hash and seal) is ignored and
+ * rewritten.
  */
 #include "config.h"
 
@@ -29,11 +31,11 @@
 #include "dev_chain_int.h"
 
 /* Bump when generation changes what a block hashes to. */
-#define CACHE_GENERATOR		2
-#define CACHE_FORMAT		2	/* of the file itself */
+#define CACHE_GENERATOR		3	/* 3: mined seals, QPoW's retarget */
+#define CACHE_FORMAT		3	/* of the file itself; 3: nonce steps */
 #define CACHE_MAGIC		"CWDEVNODE-CHAIN\n"
 #define CACHE_HDR_LEN		128
-#define CACHE_IO_HASHES		65536
+#define CACHE_IO_RECORDS	65536
 #define CACHE_REWRITE_MIN	1000	/* new blocks worth a rewrite */
 #define CACHE_SPOT_CHECKS	8
 
@@ -52,8 +54,11 @@ cache_key(const struct dev_chain *c, uint8_t key[32])
 	for (i = 0; i < c->p.n_miners; i++)
 		buf_addf(&b, "%s%u", i > 0 ? "," : "",
 		    (unsigned)c->p.weights[i]);
-	buf_addf(&b, "\ndifficulty=%llu\nreorg=%llu:%u-%u:%s:%s\nspec=%u",
+	buf_addf(&b, "\ndifficulty=%llu:%llu\nblock_ms=%llu\n"
+	    "reorg=%llu:%u-%u:%s:%s\nspec=%u",
 	    (unsigned long long)c->p.difficulty0,
+	    (unsigned long long)c->p.min_difficulty,
+	    (unsigned long long)c->tm.block_ms,
 	    (unsigned long long)c->p.reorg_every, c->p.reorg_min,
 	    c->p.reorg_max, dev_reorg_work_name(c->p.reorg_work),
 	    dev_fork_choice_name(c->p.fork_choice),
@@ -79,28 +84,107 @@ cache_path(const struct dev_chain *c, const uint8_t key[32], char *out,
 }
 
 /*
- * Read n hashes (canonical or orphan) starting at index 0, summing them
- * into st.
+ * The file's four arrays, in file order: what a record is and where it
+ * lives in memory.
  */
-static int
-cache_read_hashes(FILE *f, struct dev_chain *c, uint64_t n, int orphans,
-    XXH64_state_t *st)
+enum cache_part {
+	PART_HASHES = 0,	/* 32 bytes a block */
+	PART_ORPH_HASHES,
+	PART_STEPS,		/* u32 little-endian a block */
+	PART_ORPH_STEPS,
+	PART__COUNT
+};
+
+static void
+put_le32(uint8_t *p, uint32_t v)
 {
+	int	i;
+
+	for (i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t
+get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24;
+}
+
+static size_t
+part_size(enum cache_part part)
+{
+	return part == PART_HASHES || part == PART_ORPH_HASHES ? 32 : 4;
+}
+
+/* Record i of a part: to the file's bytes (out) or from them (in). */
+static void
+part_put(const struct dev_chain *c, enum cache_part part, uint64_t i,
+    uint8_t *out)
+{
+	switch (part) {
+	case PART_HASHES:
+		memcpy(out, blk_at(c, i)->hash, 32);
+		break;
+	case PART_ORPH_HASHES:
+		memcpy(out, orph_at(c, i)->hash, 32);
+		break;
+	case PART_STEPS:
+		put_le32(out, blk_at(c, i)->steps);
+		break;
+	default:
+		put_le32(out, orph_at(c, i)->steps);
+		break;
+	}
+}
+
+static void
+part_get(struct dev_chain *c, enum cache_part part, uint64_t i,
+    const uint8_t *in)
+{
+	switch (part) {
+	case PART_HASHES:
+		memcpy(blk_at(c, i)->hash, in, 32);
+		break;
+	case PART_ORPH_HASHES:
+		memcpy(orph_at(c, i)->hash, in, 32);
+		break;
+	case PART_STEPS:
+		blk_at(c, i)->steps = get_le32(in);
+		break;
+	default:
+		orph_at(c, i)->steps = get_le32(in);
+		break;
+	}
+}
+
+/* Records in a part: one a block or one an old-branch slot. */
+static uint64_t
+part_count(enum cache_part part, uint64_t blocks, uint64_t slots)
+{
+	return part == PART_HASHES || part == PART_STEPS ? blocks : slots;
+}
+
+/* Read n records of a part, summing them into st. */
+static int
+cache_read_part(FILE *f, struct dev_chain *c, enum cache_part part,
+    uint64_t n, XXH64_state_t *st)
+{
+	size_t		 sz = part_size(part);
 	uint8_t		*buf;
 	uint64_t	 i, k, chunk;
 	int		 rc = 0;
 
-	buf = xmalloc((size_t)CACHE_IO_HASHES * 32);
-	for (i = 0; i < n && rc == 0; i += chunk) {
-		chunk = n - i < CACHE_IO_HASHES ? n - i : CACHE_IO_HASHES;
-		if (fread(buf, 32, chunk, f) != chunk) {
+	buf = xmalloc((size_t)CACHE_IO_RECORDS * sz);
+	for (i = 0; i < n; i += chunk) {
+		chunk = n - i < CACHE_IO_RECORDS ? n - i : CACHE_IO_RECORDS;
+		if (fread(buf, sz, chunk, f) != chunk) {
 			rc = -1;
 			break;
 		}
-		XXH64_update(st, buf, chunk * 32);
+		XXH64_update(st, buf, chunk * sz);
 		for (k = 0; k < chunk; k++)
-			memcpy(orphans ? orph_at(c, i + k)->hash :
-			    blk_at(c, i + k)->hash, buf + 32 * k, 32);
+			part_get(c, part, i + k, buf + sz * k);
 	}
 	free(buf);
 	return rc;
@@ -115,6 +199,7 @@ dev_cache_load(struct dev_chain *c, uint64_t want)
 	XXH64_state_t	*st;
 	uint64_t	 have, slots_have, n, probe, sum;
 	unsigned	 i;
+	enum cache_part	 part;
 	int		 rc;
 
 	if (c->cache_dir == NULL)
@@ -146,8 +231,9 @@ dev_cache_load(struct dev_chain *c, uint64_t want)
 	if ((st = XXH64_createState()) == NULL)
 		fatalx(CW_EXIT_SYSTEM, "xxhash: out of memory");
 	XXH64_reset(st, 0);
-	rc = cache_read_hashes(f, c, have, 0, st) == -1 ||
-	    cache_read_hashes(f, c, slots_have, 1, st) == -1;
+	for (part = 0, rc = 0; part < PART__COUNT && rc == 0; part++)
+		rc = cache_read_part(f, c, part, part_count(part, have,
+		    slots_have), st) == -1;
 	sum = XXH64_digest(st);
 	XXH64_freeState(st);
 	fclose(f);
@@ -161,13 +247,16 @@ dev_cache_load(struct dev_chain *c, uint64_t want)
 		    c->name, path);
 		return 0;
 	}
-	/* Spot checks: the last block, the first, and some between. */
+	/*
+	 * Spot checks, each block's hash and its seal against its parent's
+	 * difficulty: the last block, the first, and some between.
+	 */
 	for (i = 0; i < CACHE_SPOT_CHECKS; i++) {
 		probe = i == 0 ? n - 1 : (n - 1) / CACHE_SPOT_CHECKS * i;
 		if (!chain_verify_block(c, probe)) {
 			log_warnx("%s chain: cache %s: block %llu does not "
-			    "hash as stored; ignoring the cache", c->name, path,
-			    (unsigned long long)probe);
+			    "hash as stored or its seal fails; ignoring the "
+			    "cache", c->name, path, (unsigned long long)probe);
 			return 0;
 		}
 	}
@@ -180,22 +269,21 @@ dev_cache_load(struct dev_chain *c, uint64_t want)
 }
 
 static int
-cache_write_hashes(FILE *f, const struct dev_chain *c, uint64_t n,
-    int orphans, XXH64_state_t *st)
+cache_write_part(FILE *f, const struct dev_chain *c, enum cache_part part,
+    uint64_t n, XXH64_state_t *st)
 {
+	size_t		 sz = part_size(part);
 	uint8_t		*buf;
 	uint64_t	 i, k, chunk;
 	int		 rc = 0;
 
-	buf = xmalloc((size_t)CACHE_IO_HASHES * 32);
+	buf = xmalloc((size_t)CACHE_IO_RECORDS * sz);
 	for (i = 0; i < n; i += chunk) {
-		chunk = n - i < CACHE_IO_HASHES ? n - i : CACHE_IO_HASHES;
+		chunk = n - i < CACHE_IO_RECORDS ? n - i : CACHE_IO_RECORDS;
 		for (k = 0; k < chunk; k++)
-			memcpy(buf + 32 * k, orphans ?
-			    orph_at(c, i + k)->hash : blk_at(c, i + k)->hash,
-			    32);
-		XXH64_update(st, buf, chunk * 32);
-		if (fwrite(buf, 32, chunk, f) != chunk) {
+			part_put(c, part, i + k, buf + sz * k);
+		XXH64_update(st, buf, chunk * sz);
+		if (fwrite(buf, sz, chunk, f) != chunk) {
 			rc = -1;
 			break;
 		}
@@ -235,6 +323,7 @@ dev_cache_store(struct dev_chain *c)
 	FILE		*f;
 	XXH64_state_t	*st;
 	uint64_t	 n = dev_chain_count(c), slots;
+	enum cache_part	 part;
 	int		 rc;
 
 	if (c->cache_dir == NULL || n < c->cache_have + CACHE_REWRITE_MIN)
@@ -260,9 +349,10 @@ dev_cache_store(struct dev_chain *c)
 		fatalx(CW_EXIT_SYSTEM, "xxhash: out of memory");
 	XXH64_reset(st, 0);
 	/* The header goes last, once the checksum is known. */
-	rc = fseeko(f, CACHE_HDR_LEN, SEEK_SET) == -1 ||
-	    cache_write_hashes(f, c, n, 0, st) == -1 ||
-	    cache_write_hashes(f, c, slots, 1, st) == -1;
+	rc = fseeko(f, CACHE_HDR_LEN, SEEK_SET) == -1;
+	for (part = 0; part < PART__COUNT && rc == 0; part++)
+		rc = cache_write_part(f, c, part, part_count(part, n, slots),
+		    st) == -1;
 	chain_put_le64(hdr + 64, XXH64_digest(st));
 	XXH64_freeState(st);
 	if (rc || fseeko(f, 0, SEEK_SET) == -1 ||

@@ -1,10 +1,13 @@
 /*
  * The simulated proof-of-work chain.  Every block is a pure function of
  * the seed and the chain parameters: header fields come from a counter-
- * based PRNG, difficulty follows a retarget rule over a simulated
- * hashrate, and block k's hash chains to block k-1's, so the only costly
- * part is hashing (six Poseidon2 permutations per quantus header), done
- * once at start (or read from the cache) and then one block at a time.
+ * based PRNG, difficulty follows QPoW's retarget rule (qpow.h) over the
+ * block times of a simulated hashrate, and block k's hash chains to block
+ * k-1's.  A quantus block is mined for real: from the PRNG's nonce
+ * upwards until its nonce hash meets the difficulty at its parent (about
+ * D nonce hashes of five Poseidon2 permutations each), then hashed (six
+ * more); done once at start (or read from the cache) and then one block
+ * at a time.
  *
  * Reorgs: at every multiple R of reorg_every, two branches grow from
  * block R-d: the one a node shows first (header fields of "branch R")
@@ -27,7 +30,9 @@
 #include "header.h"
 #include "log.h"
 #include "poseidon2.h"
+#include "qpow.h"
 #include "scale.h"
+#include "u512.h"
 #include "util.h"
 
 #include "dev_chain_int.h"
@@ -46,8 +51,7 @@ enum prng_tag {
 };
 
 #define HR_EPOCH	2048	/* blocks between hashrate changes */
-#define RETARGET_WINDOW	16	/* solve times averaged per retarget */
-#define RETARGET_GAIN	32	/* 1/32 of the error corrected per block */
+#define BAD_SEAL_TRIES	4096	/* nonces tried for one that fails */
 #define SYNC_BATCH	4096
 #define TICK_MAX	100000	/* blocks per tick; a clock jump spreads */
 #define HEAVY		3	/* difficulty factor of a reorg's heavy branch */
@@ -155,6 +159,10 @@ dev_chain_new(const struct dev_chain_params *p,
 	atomic_init(&c->head, 0);
 	atomic_init(&c->synced, 0);
 	c->hr_mult = 1024;
+	/* QPoW's rule at this chain's block time, clamped where asked. */
+	qpow_rule_default(&c->rule, tm->block_ms);
+	u512_from_u64(&c->rule.min, p->min_difficulty > 0 ?
+	    p->min_difficulty : 1);
 
 	/* Room for the backlog and an hour of blocks before a rehash. */
 	expect = 3600000 / (tm->block_ms > 0 ? tm->block_ms : 1);
@@ -396,18 +404,39 @@ chain_reserve(struct dev_chain *c, uint64_t n, uint64_t slots)
 			    sizeof(struct dev_orph));
 }
 
+/* A difficulty as the devnode keeps it: 64 bits, saturated. */
+static uint64_t
+difficulty_u64(const struct u512 *x)
+{
+	unsigned	i;
+
+	for (i = 1; i < U512_LIMBS; i++)
+		if (x->w[i] != 0)
+			return UINT64_MAX;
+	return x->w[0];
+}
+
+/* Milliseconds since genesis at a sum of solve times. */
+static uint64_t
+t_ms(const struct dev_chain *c, uint64_t t)
+{
+	return t * c->tm.block_ms / TIME_UNIT;
+}
+
 /*
  * Difficulty and solve time of every block below n.  Block k is mined at
- * the difficulty of k-1 by a hashrate that drifts every HR_EPOCH blocks;
- * its state then holds the difficulty retargeted from the average of the
- * last RETARGET_WINDOW solve times, as QPoW does from timestamps.
+ * the difficulty of k-1 by a hashrate that drifts every HR_EPOCH blocks,
+ * so its solve time is proportional to difficulty / hashrate; its state
+ * then holds the difficulty QPoW's rule retargets from that block time
+ * (block 1 passes the target, as on chain).
  */
 void
 chain_extend_meta(struct dev_chain *c, uint64_t n)
 {
 	const uint64_t	 d0 = c->p.difficulty0;
 	struct dev_blk	*b, *prev;
-	uint64_t	 k, e, s, u, w, avg, r;
+	struct u512	 d, next;
+	uint64_t	 k, e, s, u, r, bt;
 	unsigned __int128 num;
 
 	if (n <= c->meta_count)
@@ -439,15 +468,10 @@ chain_extend_meta(struct dev_chain *c, uint64_t n)
 		if (s > TIME_UNIT * 10)
 			s = TIME_UNIT * 10;
 		b->t = prev->t + s;
-		w = k < RETARGET_WINDOW ? k : RETARGET_WINDOW;
-		avg = (b->t - blk_at(c, k - w)->t) / w;
-		num = (unsigned __int128)prev->difficulty *
-		    (RETARGET_GAIN * TIME_UNIT + TIME_UNIT - avg);
-		b->difficulty = (uint64_t)(num / (RETARGET_GAIN * TIME_UNIT));
-		if (b->difficulty < d0 / 16 + 1)
-			b->difficulty = d0 / 16 + 1;
-		if (b->difficulty > d0 * 64)
-			b->difficulty = d0 * 64;
+		bt = k == 1 ? c->tm.block_ms : t_ms(c, b->t) - t_ms(c, prev->t);
+		u512_from_u64(&d, prev->difficulty);
+		qpow_retarget(&c->rule, &d, bt, &next);
+		b->difficulty = difficulty_u64(&next);
 	}
 	c->meta_count = n;
 }
@@ -458,8 +482,7 @@ chain_block_ms(const struct dev_chain *c, uint64_t n)
 {
 	int64_t	t;
 
-	t = c->genesis_ms + (int64_t)(blk_at(c, n)->t * c->tm.block_ms /
-	    TIME_UNIT);
+	t = c->genesis_ms + (int64_t)t_ms(c, blk_at(c, n)->t);
 	return t < 0 ? 0 : (uint64_t)t;
 }
 
@@ -502,18 +525,45 @@ dev_chain_spec_version(const struct dev_chain *c, uint64_t n)
 	return v;
 }
 
-/* Where the parent of (n, branch) is stored. */
+/* Where block (n, branch) of the chain or of a losing branch is kept. */
+static void
+stored_at(const struct dev_chain *c, uint64_t n, uint64_t branch,
+    uint8_t **hash, uint32_t **steps)
+{
+	struct dev_orph	*o;
+	uint64_t	 r;
+	unsigned	 d;
+
+	if (branch == 0 || !dev_chain_reorg_window(c, n, &r, &d)) {
+		*hash = blk_at(c, n)->hash;
+		*steps = &blk_at(c, n)->steps;
+		return;
+	}
+	o = orph_at(c, orphan_slot(c, r, d, n));
+	*hash = o->hash;
+	*steps = &o->steps;
+}
+
+/* The parent of (n, branch): its branch's block below, or the ancestor. */
+static void
+parent_ref(const struct dev_chain *c, uint64_t n, uint64_t branch,
+    struct dev_blkref *p)
+{
+	p->number = n - 1;
+	p->branch = branch != 0 && n != branch - chain_depth(c, branch) + 1 ?
+	    branch : 0;
+}
+
 static const uint8_t *
 parent_hash(const struct dev_chain *c, uint64_t n, uint64_t branch)
 {
-	unsigned	d;
+	struct dev_blkref	 p;
+	uint8_t			*hash;
+	uint32_t		*steps;
 
-	if (branch == 0)
-		return blk_at(c, n - 1)->hash;
-	d = chain_depth(c, branch);
-	if (n == branch - d + 1)
-		return blk_at(c, n - 1)->hash;	/* the common ancestor */
-	return orph_at(c, orphan_slot(c, branch, d, n - 1))->hash;
+	parent_ref(c, n, branch, &p);
+	stored_at(c, p.number, p.branch, &hash, &steps);
+	return hash;
 }
 
 /*
@@ -532,11 +582,35 @@ branch_salt(const struct dev_chain *c, uint64_t n, uint64_t branch)
 	return !e.second_wins && in_win(&e, n) ? e.r : 0;
 }
 
+/* nonce += k, the nonce a U512 written big-endian (mod 2^512). */
+static void
+nonce_add(uint8_t nonce[QPOW_NONCE_LEN], uint64_t k)
+{
+	unsigned __int128	carry = k;
+	unsigned		i;
+
+	for (i = QPOW_NONCE_LEN; i-- > 0 && carry != 0; carry >>= 8) {
+		carry += nonce[i];
+		nonce[i] = (uint8_t)carry;
+	}
+}
+
+static int
+nonce_is_zero(const uint8_t nonce[QPOW_NONCE_LEN])
+{
+	unsigned	i;
+
+	for (i = 0; i < QPOW_NONCE_LEN; i++)
+		if (nonce[i] != 0)
+			return 0;
+	return 1;
+}
+
 void
 chain_build_header(const struct dev_chain *c, uint64_t n, uint64_t branch,
-    const uint8_t *parent, struct header *h)
+    const uint8_t *parent, uint32_t steps, struct header *h)
 {
-	uint8_t		nonce[64];
+	uint8_t		nonce[QPOW_NONCE_LEN];
 
 	header_init(h);
 	h->number = n;
@@ -553,8 +627,49 @@ chain_build_header(const struct dev_chain *c, uint64_t n, uint64_t branch,
 	    c->preimage[miner_of(c, n, branch)], 32);
 	if (spec_changes_at(c, n))
 		header_add_log(h, DIGEST_RUNTIME_UPDATED, NULL, NULL, 0);
-	fill_words(c, TAG_NONCE, n, branch, nonce, 8);
+	fill_words(c, TAG_NONCE, n, branch, nonce, QPOW_NONCE_LEN / 8);
+	nonce_add(nonce, steps);
 	header_add_log(h, DIGEST_SEAL, ENGINE_POW, nonce, sizeof(nonce));
+}
+
+int64_t
+chain_mine(const struct dev_chain *c, uint64_t n, uint64_t salt,
+    const uint8_t *parent, uint64_t difficulty, int valid)
+{
+	struct header	h;
+	struct u512	d, hv;
+	uint8_t		nonce[QPOW_NONCE_LEN], pre[32];
+	uint64_t	steps, limit = valid ? UINT32_MAX : BAD_SEAL_TRIES;
+
+	if (c->p.format != FORMAT_QUANTUS || n == 0)
+		return 0;
+	/* The pre-hash is the node's: qpow's, of the header as sealed. */
+	chain_build_header(c, n, salt, parent, 0, &h);
+	if (qpow_seal_of(&h, nonce, pre) != QPOW_SEAL_OK)
+		fatalx(CW_EXIT_INTERNAL, "%s chain: block %llu is built "
+		    "without a seal", c->name, (unsigned long long)n);
+	u512_from_u64(&d, difficulty);
+	for (steps = 0; steps <= limit; steps++, nonce_add(nonce, 1)) {
+		if (nonce_is_zero(nonce))
+			continue;
+		qpow_nonce_hash(pre, nonce, &hv);
+		if (qpow_meets(&hv, &d) == valid)
+			return (int64_t)steps;
+	}
+	return -1;
+}
+
+int
+dev_chain_seal_meets(const struct header *h, uint64_t difficulty)
+{
+	struct u512	d, hv;
+	uint8_t		nonce[QPOW_NONCE_LEN], pre[32];
+
+	if (qpow_seal_of(h, nonce, pre) != QPOW_SEAL_OK)
+		return 0;
+	qpow_nonce_hash(pre, nonce, &hv);
+	u512_from_u64(&d, difficulty);
+	return qpow_meets(&hv, &d);
 }
 
 static void
@@ -564,19 +679,70 @@ build_header(const struct dev_chain *c, uint64_t n, uint64_t branch,
 	const struct dev_side	*s;
 	struct dev_blkref	 ref = { n, branch };
 
+	uint8_t			*hash;
+	uint32_t		*steps;
+
 	if (dev_blkref_side(&ref)) {
 		s = chain_side(c, &ref);
-		chain_build_header(c, n, s->salt, s->parent, h);
+		chain_build_header(c, n, s->salt, s->parent, s->steps, h);
 		return;
 	}
+	stored_at(c, n, branch, &hash, &steps);
 	chain_build_header(c, n, branch_salt(c, n, branch), n > 0 ?
-	    parent_hash(c, n, branch) : NULL, h);
+	    parent_hash(c, n, branch) : NULL, *steps, h);
+}
+
+/* Mine block (n, branch) on its parent, then keep its seal and hash. */
+static void
+mine_block(struct dev_chain *c, uint64_t n, uint64_t branch)
+{
+	struct dev_blkref	 pref;
+	struct header		 h;
+	const uint8_t		*parent = NULL;
+	uint8_t			*hash;
+	uint32_t		*steps;
+	uint64_t		 salt = branch_salt(c, n, branch), d = 0;
+	int64_t			 found = 0;
+
+	stored_at(c, n, branch, &hash, &steps);
+	if (n > 0) {
+		parent = parent_hash(c, n, branch);
+		parent_ref(c, n, branch, &pref);
+		d = dev_chain_difficulty(c, &pref);
+		if ((found = chain_mine(c, n, salt, parent, d, 1)) == -1)
+			fatalx(CW_EXIT_SYSTEM, "%s chain: no seal for block "
+			    "%llu at difficulty %llu within 2^32 nonces",
+			    c->name, (unsigned long long)n,
+			    (unsigned long long)d);
+	}
+	*steps = (uint32_t)found;
+	chain_build_header(c, n, salt, parent, *steps, &h);
+	header_hash(c->p.format, &h, hash);
+}
+
+/* 1 if (n, branch) hashes as kept and its seal meets its parent's D. */
+static int
+verify_one(const struct dev_chain *c, uint64_t n, uint64_t branch)
+{
+	struct dev_blkref	 pref;
+	struct header		 h;
+	uint8_t			 again[32], *hash;
+	uint32_t		*steps;
+
+	stored_at(c, n, branch, &hash, &steps);
+	build_header(c, n, branch, &h);
+	header_hash(c->p.format, &h, again);
+	if (memcmp(again, hash, 32) != 0)
+		return 0;
+	if (c->p.format != FORMAT_QUANTUS || n == 0)
+		return 1;
+	parent_ref(c, n, branch, &pref);
+	return dev_chain_seal_meets(&h, dev_chain_difficulty(c, &pref));
 }
 
 void
 chain_hash_block(struct dev_chain *c, uint64_t n)
 {
-	struct header	h;
 	uint64_t	r;
 	unsigned	d;
 
@@ -584,35 +750,20 @@ chain_hash_block(struct dev_chain *c, uint64_t n)
 	if (n < c->preloaded)
 		return;
 	c->sync_hashed++;
-	build_header(c, n, 0, &h);
-	header_hash(c->p.format, &h, blk_at(c, n)->hash);
-	if (dev_chain_reorg_window(c, n, &r, &d)) {
-		build_header(c, n, r, &h);
-		header_hash(c->p.format, &h,
-		    orph_at(c, orphan_slot(c, r, d, n))->hash);
-	}
+	mine_block(c, n, 0);
+	if (dev_chain_reorg_window(c, n, &r, &d))
+		mine_block(c, n, r);
 }
 
 int
 chain_verify_block(const struct dev_chain *c, uint64_t n)
 {
-	struct header	h;
-	uint8_t		hash[32];
 	uint64_t	r;
 	unsigned	d;
 
-	build_header(c, n, 0, &h);
-	header_hash(c->p.format, &h, hash);
-	if (memcmp(hash, blk_at(c, n)->hash, 32) != 0)
+	if (!verify_one(c, n, 0))
 		return 0;
-	if (dev_chain_reorg_window(c, n, &r, &d)) {
-		build_header(c, n, r, &h);
-		header_hash(c->p.format, &h, hash);
-		if (memcmp(hash, orph_at(c, orphan_slot(c, r, d, n))->hash,
-		    32) != 0)
-			return 0;
-	}
-	return 1;
+	return !dev_chain_reorg_window(c, n, &r, &d) || verify_one(c, n, r);
 }
 
 static const uint8_t *
@@ -721,8 +872,7 @@ dev_chain_sync(struct dev_chain *c, atomic_int *cancel,
 	/* The backlog's last block is due at start_ms; that fixes block 0. */
 	chain_extend_meta(c, c->tm.backlog + 1);
 	c->genesis_ms = (int64_t)c->tm.start_ms -
-	    (int64_t)(blk_at(c, c->tm.backlog)->t * c->tm.block_ms /
-	    TIME_UNIT);
+	    (int64_t)t_ms(c, blk_at(c, c->tm.backlog)->t);
 	want = c->tm.backlog + 1;
 	loaded = dev_cache_load(c, want);
 	c->sync_cached = loaded;
@@ -902,19 +1052,15 @@ void
 dev_chain_hash(const struct dev_chain *c, const struct dev_blkref *ref,
     uint8_t out[32])
 {
-	uint64_t	r;
-	unsigned	d;
+	uint8_t		*hash;
+	uint32_t	*steps;
 
 	if (dev_blkref_side(ref)) {
 		memcpy(out, chain_side(c, ref)->hash, 32);
 		return;
 	}
-	if (ref->branch == 0 ||
-	    !dev_chain_reorg_window(c, ref->number, &r, &d)) {
-		memcpy(out, blk_at(c, ref->number)->hash, 32);
-		return;
-	}
-	memcpy(out, orph_at(c, orphan_slot(c, r, d, ref->number))->hash, 32);
+	stored_at(c, ref->number, ref->branch, &hash, &steps);
+	memcpy(out, hash, 32);
 }
 
 void

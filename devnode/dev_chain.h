@@ -18,6 +18,8 @@
 #define DEV_MINERS_MAX		64
 #define DEV_SPEC_CHANGES_MAX	64
 #define DEV_REORG_DEPTH_MAX	1000
+/* QPoW.CurrentDifficulty at genesis unless --difficulty says otherwise. */
+#define DEV_DIFFICULTY_DEFAULT	4
 
 /*
  * A scheduled reorg at height R, depth d: the branch a node shows first
@@ -45,7 +47,8 @@ struct dev_chain_params {
 	uint8_t		 seed[32];	/* blake2b-256 of the --seed text */
 	unsigned	 n_miners;
 	uint32_t	 weights[DEV_MINERS_MAX];
-	uint64_t	 difficulty0;
+	uint64_t	 difficulty0;	/* QPoW.CurrentDifficulty at genesis */
+	uint64_t	 min_difficulty;	/* the retarget rule's clamp */
 	uint64_t	 reorg_every;	/* 0: never */
 	unsigned	 reorg_min;	/* depth range, 1..100, < reorg_every */
 	unsigned	 reorg_max;
@@ -180,10 +183,18 @@ void	 dev_chain_preimage(const struct dev_chain *, unsigned miner,
 	    uint8_t out[32]);
 
 /*
+ * 1 if a quantus header's seal is well formed and its nonce hash meets
+ * `difficulty` (its parent's), as a node's import judges it.
+ */
+int	 dev_chain_seal_meets(const struct header *, uint64_t difficulty);
+
+/*
  * Side blocks (dev_chain_side.c): a header numbered `number` on `parent`
  * whose other fields come from `salt` (distinct salts, distinct hashes),
- * with the difficulty and timestamp its state answers.  Any thread; 0 and
- * the block's ref, or -1 when the side store is full.
+ * with the difficulty and timestamp its state answers, and a seal mined
+ * at the parent's difficulty (one that fails it with bad_seal).  Any
+ * thread; 0 and the block's ref, or -1 when the side store is full or no
+ * failing seal is found.
  */
 struct dev_side_spec {
 	uint64_t	number;
@@ -191,6 +202,8 @@ struct dev_side_spec {
 	uint64_t	salt;
 	uint64_t	difficulty;
 	uint64_t	ts_ms;
+	uint64_t	parent_difficulty;
+	int		bad_seal;
 };
 int	 dev_chain_side_add(struct dev_chain *, const struct dev_side_spec *,
 	    struct dev_blkref *);

@@ -10,6 +10,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "qpow.h"
+
 #include "dev_chain.h"
 
 /*
@@ -24,14 +26,21 @@
 /* Solve times are in thousandths of the target block time. */
 #define TIME_UNIT	1000
 
+/*
+ * A quantus block's seal is the nonce `steps` past the PRNG's start for
+ * it: the first that meets its parent's difficulty, found once when the
+ * block is mined and kept, so that serving it never mines again.
+ */
 struct dev_blk {
 	uint8_t		hash[32];
 	uint64_t	difficulty;	/* QPoW.CurrentDifficulty after it */
 	uint64_t	t;		/* sum of solve times since genesis */
+	uint32_t	steps;
 };
 
 struct dev_orph {
 	uint8_t		hash[32];
+	uint32_t	steps;
 };
 
 /*
@@ -51,6 +60,7 @@ struct dev_side {
 	uint64_t	salt;		/* header fields and miner */
 	uint64_t	difficulty;
 	uint64_t	ts_ms;
+	uint32_t	steps;
 };
 
 struct side_store {
@@ -65,6 +75,7 @@ struct dev_chain {
 	char			 name[16];
 	uint64_t		 seed64[4];
 	uint64_t		 total_weight;
+	struct qpow_rule	 rule;		/* at block_ms, min_difficulty */
 	uint8_t			 preimage[DEV_MINERS_MAX][32];
 
 	struct dev_blk		**blk;
@@ -140,9 +151,21 @@ unsigned chain_depth(const struct dev_chain *, uint64_t r);
 /* 1 if the stored hashes of block n (and its twin) are what it hashes to. */
 int	 chain_verify_block(const struct dev_chain *, uint64_t n);
 
-/* Header of block n with the fields of `salt` (a branch) on `parent`. */
+/*
+ * Header of block n with the fields of `salt` (a branch) on `parent`,
+ * sealed with the nonce `steps` past the PRNG's start.
+ */
 void	 chain_build_header(const struct dev_chain *, uint64_t n,
-	    uint64_t salt, const uint8_t *parent, struct header *);
+	    uint64_t salt, const uint8_t *parent, uint32_t steps,
+	    struct header *);
+/*
+ * Mine block n of `salt` on `parent`: the steps from the PRNG's nonce to
+ * the first nonzero one whose hash meets `difficulty` (with valid 0, the
+ * first that fails it, or -1 if none does within a bound, as at
+ * difficulty 1).  0 for substrate blocks and genesis, which have no seal.
+ */
+int64_t	 chain_mine(const struct dev_chain *, uint64_t n, uint64_t salt,
+	    const uint8_t *parent, uint64_t difficulty, int valid);
 /* Difficulty and wall time of canonical block n (meta must exist). */
 uint64_t chain_block_ms(const struct dev_chain *, uint64_t n);
 

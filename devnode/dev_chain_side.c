@@ -4,7 +4,8 @@
  * mines its own branch from the best block it left the shared chain at
  * (store 0, consecutive per split); forgeries (store 1) are headers on
  * parents nobody has.  Each is a real header: its hash is the hash of
- * its encoding, so a client's own check passes, and it is answerable by
+ * its encoding, so a client's own check passes, its seal is mined at its
+ * parent's difficulty (unless it is to fail), and it is answerable by
  * hash for as long as the devnode runs.
  */
 #include "config.h"
@@ -74,7 +75,7 @@ store_ref(unsigned s, uint64_t i)
 	return DEV_BRANCH_SIDE | (s == STORE_FORGED ? SIDE_FORGED : 0) | i;
 }
 
-/* With side_lock held: make the block, hash it, publish it. */
+/* With side_lock held: mine the block, hash it, publish it. */
 static int
 side_append(struct dev_chain *c, unsigned s, const struct dev_side_spec *sp,
     struct dev_blkref *ref)
@@ -83,8 +84,13 @@ side_append(struct dev_chain *c, unsigned s, const struct dev_side_spec *sp,
 	struct dev_side		*b;
 	struct header		 h;
 	uint64_t		 i = store_count(st);
+	int64_t			 steps;
 
 	if ((i >> SIDE_CHUNK_BITS) >= SIDE_CHUNKS_MAX)
+		return -1;
+	steps = chain_mine(c, sp->number, sp->salt, sp->parent,
+	    sp->parent_difficulty, !sp->bad_seal);
+	if (steps == -1)
 		return -1;
 	if (st->chunk[i >> SIDE_CHUNK_BITS] == NULL)
 		st->chunk[i >> SIDE_CHUNK_BITS] = xcalloc(SIDE_CHUNK_SIZE,
@@ -95,7 +101,8 @@ side_append(struct dev_chain *c, unsigned s, const struct dev_side_spec *sp,
 	b->salt = sp->salt;
 	b->difficulty = sp->difficulty;
 	b->ts_ms = sp->ts_ms;
-	chain_build_header(c, sp->number, sp->salt, sp->parent, &h);
+	b->steps = (uint32_t)steps;
+	chain_build_header(c, sp->number, sp->salt, sp->parent, b->steps, &h);
 	header_hash(c->p.format, &h, b->hash);
 	atomic_store_explicit(&st->count, i + 1, memory_order_release);
 	ref->number = sp->number;
@@ -237,7 +244,10 @@ dev_chain_split_tick(struct dev_chain *c, uint64_t now_ms)
 		sp.salt = SALT_SPLIT | c->split.epoch;
 		base.number = c->split.base;
 		base.branch = 0;
+		/* Its parent is the base or the split's last: same state. */
 		sp.difficulty = dev_chain_difficulty(c, &base);
+		sp.parent_difficulty = sp.difficulty;
+		sp.bad_seal = 0;
 		if (side_append(c, STORE_SPLIT, &sp, &ref) == -1) {
 			log_warnx("split: no room for more side blocks; the "
 			    "split stops growing at #%llu",

@@ -64,6 +64,11 @@ static const struct fault_def {
 	[FAULT_LAG] =		{ "lag", ARG_REQUIRED, 0, 1000000000, T_BOTH, 0,
 				    1, "lag:N" },
 	[FAULT_RESET] =		{ "reset", ARG_NONE, 0, 0, T_BOTH, 1 },
+	[FAULT_BAD_SEAL] =	{ "bad_seal", ARG_NONE, 0, 0, T_BOTH, 1 },
+	[FAULT_DIFFICULTY_X100] = { "difficulty_x100", ARG_NONE, 0, 0, T_BOTH,
+				    1 },
+	[FAULT_TIMESTAMP_AHEAD] = { "timestamp_ahead", ARG_NONE, 0, 0, T_BOTH,
+				    1 },
 };
 
 struct fault_slot {
@@ -90,6 +95,14 @@ void
 dev_fault_shutdown(void)
 {
 	memset(&hooks, 0, sizeof(hooks));
+}
+
+int
+dev_fault_forges(enum dev_fault_id id)
+{
+	return id == FAULT_FORGE_HEAD || id == FAULT_FORGE_CHAIN ||
+	    id == FAULT_BAD_NUMBER || id == FAULT_FINALIZED_OFF ||
+	    id == FAULT_BAD_SEAL;
 }
 
 const char *
@@ -221,9 +234,7 @@ dev_fault_enable(const struct dev_fault_spec *sp)
 		hooks.want_alt_chain();
 	if (sp->id == FAULT_SPLIT && hooks.split != NULL)
 		hooks.split(1);
-	if ((sp->id == FAULT_FORGE_HEAD || sp->id == FAULT_FORGE_CHAIN ||
-	    sp->id == FAULT_BAD_NUMBER || sp->id == FAULT_FINALIZED_OFF) &&
-	    hooks.forge != NULL)
+	if (dev_fault_forges(sp->id) && hooks.forge != NULL)
 		hooks.forge(sp->id, sp->arg);
 	if (sp->id == FAULT_STALL && hooks.view_head != NULL)
 		for (t = 0; t < TR__COUNT; t++)

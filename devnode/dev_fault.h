@@ -43,6 +43,9 @@ enum dev_fault_id {
 	FAULT_BATCH_LIMIT,
 	FAULT_LAG,
 	FAULT_RESET,
+	FAULT_BAD_SEAL,
+	FAULT_DIFFICULTY_X100,
+	FAULT_TIMESTAMP_AHEAD,
 	FAULT__COUNT
 };
 
@@ -101,6 +104,8 @@ dev_fault_on(const struct dev_fault_view *v, enum dev_fault_id id)
 	return (v->on >> id) & 1;
 }
 const char *dev_fault_name(enum dev_fault_id);
+/* 1 for the lies that serve forged headers, made when they come on. */
+int	dev_fault_forges(enum dev_fault_id);
 
 /* The current faults as a JSON array of spec strings. */
 void	dev_fault_list_json(struct buf *);

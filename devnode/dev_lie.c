@@ -3,8 +3,9 @@
  * (on the view as it stands then), kept as side blocks of the main chain
  * so that they answer by hash, and copied into every view while their
  * fault is on.  Each is a real header, hashed as its format hashes; what
- * is false is its place: a parent nobody has, a number that does not
- * follow its parent's, a finalized block off the best chain.
+ * is false is its place (a parent nobody has, a number that does not
+ * follow its parent's, a finalized block off the best chain) or its seal
+ * (one that fails its parent's difficulty).
  */
 #include "config.h"
 
@@ -27,14 +28,6 @@ static pthread_mutex_t	 lie_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct dev_blkref lie_ref[FAULT__COUNT];
 static unsigned		 lie_made;	/* bit per fault */
 static uint64_t		 forgeries;
-
-/* A fault with a forgery, and only those. */
-static int
-forging(enum dev_fault_id id)
-{
-	return id == FAULT_FORGE_HEAD || id == FAULT_FORGE_CHAIN ||
-	    id == FAULT_BAD_NUMBER || id == FAULT_FINALIZED_OFF;
-}
 
 static uint64_t
 next_salt(void)
@@ -68,7 +61,10 @@ clamp_number(uint64_t n)
 
 /*
  * Fill sp for a forged block numbered n on `parent`, with the state of
- * the view's best block `at` (difficulty, timestamp).
+ * the view's best block `at` (difficulty, timestamp), its seal mined at
+ * that difficulty too: its parent's where the parent is `at` or another
+ * forgery; for a parent nobody has, whose state nobody can read, `at`'s
+ * stands in.
  */
 static void
 spec_of(const struct dev_view *v, const struct dev_blkref *at, uint64_t n,
@@ -79,6 +75,8 @@ spec_of(const struct dev_view *v, const struct dev_blkref *at, uint64_t n,
 	sp->salt = salt;
 	sp->difficulty = dev_chain_difficulty(v->chain, at);
 	sp->ts_ms = dev_chain_timestamp(v->chain, at);
+	sp->parent_difficulty = sp->difficulty;
+	sp->bad_seal = 0;
 }
 
 static int
@@ -115,6 +113,14 @@ make(const struct dev_view *v, enum dev_fault_id id, uint64_t arg,
 		spec_of(v, &best, clamp_number(v->head + arg), parent, salt,
 		    &sp);
 		return dev_chain_side_add(v->chain, &sp, out);
+	case FAULT_BAD_SEAL:
+		/* best+1 on best, its nonce one that fails best's state. */
+		if (dev_chain_format(v->chain) != FORMAT_QUANTUS)
+			return -1;
+		dev_chain_hash(v->chain, &best, parent);
+		spec_of(v, &best, clamp_number(v->head + 1), parent, salt, &sp);
+		sp.bad_seal = 1;
+		return dev_chain_side_add(v->chain, &sp, out);
 	case FAULT_FINALIZED_OFF:
 		/* A sibling of the finalized block: same parent, off the chain. */
 		if (dev_view_block_at(v, dev_view_finalized(v), &fin) == -1)
@@ -130,6 +136,7 @@ make(const struct dev_view *v, enum dev_fault_id id, uint64_t arg,
 		if (dev_view_lookup(v, parent, &pref) == -1)
 			return -1;
 		spec_of(v, &fin, k, parent, salt, &sp);
+		sp.parent_difficulty = dev_chain_difficulty(v->chain, &pref);
 		return dev_chain_side_add(v->chain, &sp, out);
 	default:
 		return -1;
@@ -143,7 +150,7 @@ dev_lie_make(const struct dev_view *v, enum dev_fault_id id, uint64_t arg)
 	uint8_t			hash[32];
 	char			hex[67];
 
-	if (!forging(id))
+	if (!dev_fault_forges(id))
 		return;
 	if (make(v, id, arg, &ref) == -1) {
 		log_warnx("%s: cannot make the forged header (head #%" PRIu64

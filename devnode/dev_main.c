@@ -302,6 +302,7 @@ announce_forged(const struct dev_view *v, const struct dev_fault_view *fv,
 {
 	static const enum dev_fault_id ids[] = {
 		FAULT_FORGE_HEAD, FAULT_FORGE_CHAIN, FAULT_BAD_NUMBER,
+		FAULT_BAD_SEAL,
 	};
 	size_t	i;
 
@@ -528,6 +529,7 @@ usage(int status)
 "           [--format quantus|substrate] [--block-time MS]\n"
 "           [--start-time EPOCH_MS] [--backlog N] [--cache-dir DIR]\n"
 "           [--miners N] [--miner-weights W,...] [--difficulty N]\n"
+"           [--min-difficulty N]\n"
 "           [--reorg-every K] [--reorg-depth D|MIN-MAX] [--finality-lag N]\n"
 "           [--reorg-work heavier|lighter|shorter]\n"
 "           [--fork-choice heaviest|longest]\n"
@@ -540,7 +542,8 @@ usage(int status)
 "        wrong_genesis batch_limit:N lag:N,\n"
 "        each as NAME[:ARG][@http|ws|both][%%PERCENT]\n"
 "lies:   split forge_head[:N] forge_chain:K bad_number[:K] finalized_off\n"
-"        wrong_header wrong_count[:0|1|2]\n"
+"        wrong_header wrong_count[:0|1|2] bad_seal difficulty_x100\n"
+"        timestamp_ahead\n"
 "see chainwatch-devnode(1)\n");
 	exit(status);
 }
@@ -589,6 +592,7 @@ enum {
 	OPT_FINALITY_LAG, OPT_SPEC_VERSION, OPT_SPEC_CHANGE, OPT_STATE_PRUNING,
 	OPT_PRUNED_NULL, OPT_FAULT, OPT_PING, OPT_THREADS, OPT_CHAIN_NAME,
 	OPT_LOG_LEVEL, OPT_SELF_TEST, OPT_REORG_WORK, OPT_FORK_CHOICE,
+	OPT_MIN_DIFFICULTY,
 };
 
 static const struct option longopts[] = {
@@ -605,6 +609,7 @@ static const struct option longopts[] = {
 	{ "miners", required_argument, NULL, OPT_MINERS },
 	{ "miner-weights", required_argument, NULL, OPT_MINER_WEIGHTS },
 	{ "difficulty", required_argument, NULL, OPT_DIFFICULTY },
+	{ "min-difficulty", required_argument, NULL, OPT_MIN_DIFFICULTY },
 	{ "reorg-every", required_argument, NULL, OPT_REORG_EVERY },
 	{ "reorg-depth", required_argument, NULL, OPT_REORG_DEPTH },
 	{ "finality-lag", required_argument, NULL, OPT_FINALITY_LAG },
@@ -714,7 +719,9 @@ parse_options(int argc, char **argv, int *selftest)
 	dev_conf.max_request = 15u << 20;
 	p->format = FORMAT_QUANTUS;
 	p->n_miners = 4;
-	p->difficulty0 = 1ull << 40;
+	/* Cheap to mine: tests build chains of thousands of blocks. */
+	p->difficulty0 = DEV_DIFFICULTY_DEFAULT;
+	p->min_difficulty = 1;
 	p->reorg_min = p->reorg_max = 3;
 	p->spec_version0 = 100;
 	tm->block_ms = 12000;
@@ -766,8 +773,12 @@ parse_options(int argc, char **argv, int *selftest)
 			weights = 1;
 			break;
 		case OPT_DIFFICULTY:
-			p->difficulty0 = opt_u64("difficulty", optarg, 16,
+			p->difficulty0 = opt_u64("difficulty", optarg, 1,
 			    1ull << 56);
+			break;
+		case OPT_MIN_DIFFICULTY:
+			p->min_difficulty = opt_u64("min-difficulty", optarg,
+			    1, 1ull << 56);
 			break;
 		case OPT_REORG_EVERY:
 			p->reorg_every = opt_u64("reorg-every", optarg, 0,
@@ -888,6 +899,12 @@ parse_options(int argc, char **argv, int *selftest)
 	if (!weights)
 		dev_chain_default_weights(p);
 	default_cache_dir();
+	if (p->min_difficulty > p->difficulty0) {
+		snprintf(err, sizeof(err), "--min-difficulty %" PRIu64 ": above "
+		    "the genesis difficulty %" PRIu64 " (--difficulty)",
+		    p->min_difficulty, p->difficulty0);
+		usage_error("%s", err);
+	}
 	if (p->reorg_every != 0) {
 		if (p->reorg_max >= p->reorg_every)
 			usage_error("--reorg-depth: must be below --reorg-every%s",

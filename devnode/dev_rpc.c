@@ -23,6 +23,7 @@
 #include "dev_rpc.h"
 
 #define STORAGE_KEY_MAX		1024
+#define DAY_MS			86400000ull	/* timestamp_ahead */
 
 /* QPoW.CurrentDifficulty: U512 little-endian. */
 static const uint8_t KEY_DIFFICULTY[32] = {
@@ -429,6 +430,7 @@ m_get_storage(struct call *c)
 	enum storage_item	 item;
 	size_t			 klen;
 	uint64_t		 x;
+	unsigned __int128	 d;
 	int			 rc;
 
 	if (!json_is_string(k) || hex_decode_var(json_string_value(k), key,
@@ -442,12 +444,16 @@ m_get_storage(struct call *c)
 	lie_storage(c, &ref, &item);
 	memset(val, 0, sizeof(val));
 	if (item == ITEM_DIFFICULTY) {
-		x = dev_chain_difficulty(v->chain, &ref);
-		for (int i = 0; i < 8; i++)
-			val[i] = (uint8_t)(x >> (8 * i));
+		d = dev_chain_difficulty(v->chain, &ref);
+		if (dev_fault_hit(c->ctx->fv, FAULT_DIFFICULTY_X100))
+			d *= 100;
+		for (int i = 0; i < 16; i++)
+			val[i] = (uint8_t)(d >> (8 * i));
 		dev_json_hex(c->out, val, 64, 1);
 	} else if (item == ITEM_NOW) {
 		x = dev_chain_timestamp(v->chain, &ref);
+		if (dev_fault_hit(c->ctx->fv, FAULT_TIMESTAMP_AHEAD))
+			x += DAY_MS;
 		for (int i = 0; i < 8; i++)
 			val[i] = (uint8_t)(x >> (8 * i));
 		dev_json_hex(c->out, val, 8, 1);

@@ -1,9 +1,10 @@
 /*
  * --self-test: checks of the devnode's own pieces that need no network,
  * run by the integration tests (the devnode owns no unit test program):
- * the hand-written header JSON against header_to_json, local re-hashing
- * and parent links of generated blocks (both formats, with reorgs), the
- * WebSocket handshake digest, the fault parser, the oversized stream.
+ * the hand-written header JSON against header_to_json, local re-hashing,
+ * parent links and seals of generated blocks (both formats, with reorgs,
+ * splits and forgeries), the difficulty against QPoW's retarget rule,
+ * the WebSocket handshake digest, the fault parser, the oversized stream.
  */
 #include "config.h"
 
@@ -16,6 +17,8 @@
 
 #include "header.h"
 #include "log.h"
+#include "qpow.h"
+#include "u512.h"
 #include "util.h"
 
 #include "dev.h"
@@ -32,6 +35,43 @@ static int	failures;
 		log_warnx("self-test: " __VA_ARGS__);			\
 	}								\
 } while (0)
+
+/*
+ * The self-test's chains: 3 miners, a genesis difficulty of 16 (cheap to
+ * mine, and a random nonce fails it 15 times in 16), runtime version 7,
+ * 1 s blocks, 200 of them behind.
+ */
+static void
+test_params(enum chain_format fmt, const char seed[32],
+    struct dev_chain_params *p, struct dev_chain_timing *tm)
+{
+	memset(p, 0, sizeof(*p));
+	memset(tm, 0, sizeof(*tm));
+	p->format = fmt;
+	memcpy(p->seed, seed, 32);
+	p->n_miners = 3;
+	dev_chain_default_weights(p);
+	p->difficulty0 = 16;
+	p->min_difficulty = 1;
+	p->spec_version0 = 7;
+	tm->block_ms = 1000;
+	tm->backlog = 200;
+	tm->finality_lag = 10;
+}
+
+/* A chain of those parameters, generated up to its backlog, now. */
+static struct dev_chain *
+test_chain(const struct dev_chain_params *p, struct dev_chain_timing *tm)
+{
+	struct dev_chain	*c;
+	atomic_int		 cancel;
+
+	tm->start_ms = now_wall_ms();
+	c = dev_chain_new(p, tm, NULL, "self-test");
+	atomic_init(&cancel, 0);
+	dev_chain_sync(c, &cancel, NULL);
+	return c;
+}
 
 static void
 check_block(struct dev_chain *c, const struct dev_blkref *ref)
@@ -84,6 +124,11 @@ check_block(struct dev_chain *c, const struct dev_blkref *ref)
 		CHECK(memcmp(parent, h.parent_hash, 32) == 0,
 		    "block %" PRIu64 "/%" PRIu64 ": parent link broken",
 		    ref->number, ref->branch);
+		/* The seal as served meets the parent's served difficulty. */
+		CHECK(fmt != FORMAT_QUANTUS || dev_chain_seal_meets(&back,
+		    dev_chain_difficulty(c, &pref)), "block %" PRIu64 "/%"
+		    PRIu64 ": seal fails difficulty %" PRIu64, ref->number,
+		    ref->branch, dev_chain_difficulty(c, &pref));
 	}
 	CHECK(ref->number == 0 || header_miner(fmt, &h, again) == 1,
 	    "block %" PRIu64 ": no miner", ref->number);
@@ -128,33 +173,19 @@ check_shape(enum chain_format fmt, enum dev_reorg_work work,
 	struct dev_chain_timing	 tm;
 	struct dev_chain	*c;
 	struct dev_blkref	 first, second, best;
-	atomic_int		 cancel;
 	unsigned __int128	 w1, w2;
 	unsigned		 l1, l2, d;
 	uint64_t		 R = 60, n, r, late = 150;
 	const char		*what = dev_reorg_work_name(work);
 	int			 shorter = work == REORG_SHORTER, second_wins;
 
-	memset(&p, 0, sizeof(p));
-	memset(&tm, 0, sizeof(tm));
-	p.format = fmt;
-	memcpy(p.seed, "self-test seed for reorg shapes.", 32);
-	p.n_miners = 3;
-	dev_chain_default_weights(&p);
-	p.difficulty0 = 1ull << 40;
+	test_params(fmt, "self-test seed for reorg shapes.", &p, &tm);
 	p.reorg_every = 30;
 	p.reorg_min = 2;
 	p.reorg_max = 6;
 	p.reorg_work = work;
 	p.fork_choice = choice;
-	p.spec_version0 = 7;
-	tm.block_ms = 1000;
-	tm.backlog = 200;
-	tm.start_ms = now_wall_ms();
-	tm.finality_lag = 10;
-	c = dev_chain_new(&p, &tm, NULL, "self-test");
-	atomic_init(&cancel, 0);
-	dev_chain_sync(c, &cancel, NULL);
+	c = test_chain(&p, &tm);
 	for (n = 0; n <= 200; n++) {
 		first.number = n;
 		first.branch = 0;
@@ -212,6 +243,83 @@ check_shape(enum chain_format fmt, enum dev_reorg_work work,
 	dev_chain_free(c);
 }
 
+/* A side block's seal against its parent's difficulty, found by hash. */
+static void
+check_side_seal(struct dev_chain *c, const struct dev_blkref *ref, int valid)
+{
+	struct dev_blkref	pref;
+	struct header		h;
+
+	dev_chain_header(c, ref, &h);
+	if (dev_chain_side_lookup(c, h.parent_hash, &pref) == -1 &&
+	    dev_chain_lookup(c, dev_chain_head(c), h.parent_hash, &pref) == -1) {
+		CHECK(0, "side block %" PRIu64 ": parent unknown", ref->number);
+		return;
+	}
+	CHECK(dev_chain_seal_meets(&h, dev_chain_difficulty(c, &pref)) ==
+	    valid, "side block %" PRIu64 ": seal %s difficulty %" PRIu64,
+	    ref->number, valid ? "fails" : "meets",
+	    dev_chain_difficulty(c, &pref));
+}
+
+/*
+ * Side blocks are mined too: a split's branch, a forgery on the best
+ * block, and the bad_seal lie's, whose seal fails.
+ */
+static void
+check_sides(struct dev_chain *c)
+{
+	struct dev_split_state	 st;
+	struct dev_side_spec	 sp;
+	struct dev_blkref	 ref, best;
+	struct dev_view		 v;
+	struct dev_fault_view	 fv;
+	struct header		 h;
+	uint8_t			 hash[32];
+	uint64_t		 head = dev_chain_head(c), now = now_wall_ms();
+	uint64_t		 k;
+
+	dev_chain_split_start(c, head, now);
+	dev_chain_split_tick(c, now + 20 * dev_chain_timing(c)->block_ms);
+	dev_chain_split_get(c, &st);
+	dev_chain_split_stop(c);
+	CHECK(st.len >= 5, "split: %" PRIu64 " blocks", st.len);
+	for (k = 0; k < st.len; k++) {
+		ref.number = st.base + 1 + k;
+		ref.branch = DEV_BRANCH_SIDE | (st.first + k);
+		check_side_seal(c, &ref, 1);
+	}
+	CHECK(dev_chain_block_at(c, head, dev_chain_tip(c, head), &best) == 0,
+	    "no best block");
+	memset(&sp, 0, sizeof(sp));
+	sp.number = best.number + 1;
+	dev_chain_hash(c, &best, sp.parent);
+	sp.salt = 0x5e1f7e57ull;
+	sp.difficulty = sp.parent_difficulty = dev_chain_difficulty(c, &best);
+	sp.ts_ms = dev_chain_timestamp(c, &best) + 1;
+	CHECK(dev_chain_side_add(c, &sp, &ref) == 0, "forgery: not made");
+	check_side_seal(c, &ref, 1);
+
+	/* bad_seal: best+1 on the best block, a seal that fails. */
+	memset(&v, 0, sizeof(v));
+	v.chain = c;
+	v.pos = v.head = head;
+	dev_lie_make(&v, FAULT_BAD_SEAL, 0);
+	memset(&fv, 0, sizeof(fv));
+	fv.on = 1u << FAULT_BAD_SEAL;
+	dev_lie_view(&fv, &v);
+	if (!(v.lies & (1u << FAULT_BAD_SEAL))) {
+		CHECK(0, "bad_seal: no forgery made");
+		return;
+	}
+	dev_chain_header(c, &v.lie[FAULT_BAD_SEAL], &h);
+	dev_chain_hash(c, &best, hash);
+	CHECK(h.number == best.number + 1 && memcmp(h.parent_hash, hash,
+	    32) == 0, "bad_seal: #%" PRIu64 " is not on the best block #%"
+	    PRIu64, h.number, best.number);
+	check_side_seal(c, &v.lie[FAULT_BAD_SEAL], 0);
+}
+
 static void
 check_chain(enum chain_format fmt)
 {
@@ -219,31 +327,17 @@ check_chain(enum chain_format fmt)
 	struct dev_chain_timing	 tm;
 	struct dev_chain	*c;
 	struct dev_blkref	 ref;
-	atomic_int		 cancel;
 	uint64_t		 n, r, seen_orphans = 0;
 	unsigned		 d;
 
-	memset(&p, 0, sizeof(p));
-	memset(&tm, 0, sizeof(tm));
-	p.format = fmt;
-	memcpy(p.seed, "self-test seed for the devnode..", 32);
-	p.n_miners = 3;
-	dev_chain_default_weights(&p);
-	p.difficulty0 = 1ull << 40;
+	test_params(fmt, "self-test seed for the devnode..", &p, &tm);
 	p.reorg_every = 20;
 	p.reorg_min = 1;
 	p.reorg_max = 5;
-	p.spec_version0 = 7;
 	p.n_spec = 1;
 	p.spec[0].height = 33;
 	p.spec[0].version = 8;
-	tm.block_ms = 1000;
-	tm.backlog = 200;
-	tm.start_ms = now_wall_ms();
-	tm.finality_lag = 10;
-	c = dev_chain_new(&p, &tm, NULL, "self-test");
-	atomic_init(&cancel, 0);
-	dev_chain_sync(c, &cancel, NULL);
+	c = test_chain(&p, &tm);
 	CHECK(dev_chain_synced(c) && dev_chain_head(c) >= 200,
 	    "%s chain: not synced to its backlog", chain_format_name(fmt));
 	for (n = 0; n <= 200; n++) {
@@ -279,6 +373,54 @@ check_chain(enum chain_format fmt)
 		CHECK(fmt != FORMAT_QUANTUS || h.digest_len == 110,
 		    "block 34: digest of %zu bytes, not 110", h.digest_len);
 	}
+	if (fmt == FORMAT_QUANTUS)
+		check_sides(c);
+	dev_chain_free(c);
+}
+
+/*
+ * The difficulty is QPoW's rule over the served block times, and moves:
+ * a chain at 2048 (a step is D/2048, so the least that can move) with 1 s
+ * blocks, clamped at 1024.
+ */
+static void
+check_retarget(void)
+{
+	struct dev_chain_params	 p;
+	struct dev_chain_timing	 tm;
+	struct dev_chain	*c;
+	struct dev_blkref	 ref, pref;
+	struct qpow_rule	 rule;
+	struct u512		 d, want, got;
+	uint64_t		 n, bt;
+	unsigned		 moved = 0;
+
+	test_params(FORMAT_QUANTUS, "self-test seed for the retarget.", &p,
+	    &tm);
+	p.difficulty0 = 2048;
+	p.min_difficulty = 1024;
+	tm.backlog = 40;
+	c = test_chain(&p, &tm);
+	qpow_rule_default(&rule, tm.block_ms);
+	u512_from_u64(&rule.min, p.min_difficulty);
+	for (n = 1; n <= tm.backlog; n++) {
+		ref.number = n;
+		pref.number = n - 1;
+		ref.branch = pref.branch = 0;
+		check_block(c, &ref);
+		bt = n == 1 ? tm.block_ms : dev_chain_timestamp(c, &ref) -
+		    dev_chain_timestamp(c, &pref);
+		u512_from_u64(&d, dev_chain_difficulty(c, &pref));
+		qpow_retarget(&rule, &d, bt, &want);
+		u512_from_u64(&got, dev_chain_difficulty(c, &ref));
+		CHECK(u512_cmp(&got, &want) == 0, "block %" PRIu64 ": "
+		    "difficulty %" PRIu64 " is not the retarget of %" PRIu64
+		    " after %" PRIu64 " ms", n, dev_chain_difficulty(c, &ref),
+		    dev_chain_difficulty(c, &pref), bt);
+		moved += u512_cmp(&got, &d) != 0;
+	}
+	CHECK(moved > 0, "the difficulty never moved in %" PRIu64 " blocks",
+	    tm.backlog);
 	dev_chain_free(c);
 }
 
@@ -322,6 +464,17 @@ check_faults(void)
 	    "wrong_count:3 accepted");
 	CHECK(dev_fault_parse("split%50", &s, err, sizeof(err)) == -1,
 	    "split%%50 accepted");
+	CHECK(dev_fault_parse("bad_seal%50", &s, err, sizeof(err)) == 0 &&
+	    s.id == FAULT_BAD_SEAL && s.targets == 3 && s.pct == 50,
+	    "bad_seal%%50: %s", err);
+	CHECK(dev_fault_parse("bad_seal:3", &s, err, sizeof(err)) == -1,
+	    "bad_seal:3 accepted");
+	CHECK(dev_fault_parse("difficulty_x100@ws", &s, err, sizeof(err)) == 0 &&
+	    s.id == FAULT_DIFFICULTY_X100 && s.targets == 2,
+	    "difficulty_x100@ws: %s", err);
+	CHECK(dev_fault_parse("timestamp_ahead", &s, err, sizeof(err)) == 0 &&
+	    s.id == FAULT_TIMESTAMP_AHEAD && s.targets == 3,
+	    "timestamp_ahead: %s", err);
 }
 
 static void
@@ -365,6 +518,8 @@ dev_selftest(void)
 		    FORK_LONGEST);
 	}
 	check_shape(FORMAT_QUANTUS, REORG_LIGHTER, FORK_HEAVIEST);
+	check_shape(FORMAT_QUANTUS, REORG_SHORTER, FORK_HEAVIEST);
+	check_retarget();
 	check_faults();
 	check_oversized();
 	if (failures == 0)

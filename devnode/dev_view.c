@@ -89,7 +89,7 @@ dev_view_same_block(const struct dev_view *a, const struct dev_view *b,
 }
 
 static const enum dev_fault_id head_lies[] = {
-	FAULT_FORGE_HEAD, FAULT_FORGE_CHAIN, FAULT_BAD_NUMBER,
+	FAULT_FORGE_HEAD, FAULT_FORGE_CHAIN, FAULT_BAD_NUMBER, FAULT_BAD_SEAL,
 };
 
 int

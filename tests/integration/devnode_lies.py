@@ -316,6 +316,69 @@ async def cmd_wrong_header(port, cport, fmt):
           % (ns[0], ns[-1]))
 
 
+async def cmd_bad_seal(port, cport, fmt):
+    """bad_seal: a head at best+1 on the best block, well formed (a
+    pow_ Seal of 64 bytes, last), whose seal fails the best block's
+    difficulty (that failure is checked by the self-test, which can
+    hash); quantus only."""
+    ws = await connect(port)
+    await call(ws, "chain_subscribeNewHeads")
+    await next_note(ws)
+    st = control(cport, {"enable": "bad_seal"})
+    lie = forged_of(st, "bad_seal")
+    best = forged_on(st, lie, 1, "bad_seal")
+    h = header(port)
+    check(num(h) == best + 1 and block_hash(port) == lie["hash"],
+          "bad_seal: chain_getHeader() #%d" % num(h))
+    check(h["parentHash"] == block_hash(port, best),
+          "bad_seal: parent is not the best block #%d" % best)
+    check(header(port, lie["hash"]) == h, "bad_seal: by hash")
+    seal = h["digest"]["logs"][-1]
+    check(seal[:12] == "0x05706f775f" and len(seal) == 2 + 2 * 71,
+          "bad_seal: last log %s is not a 64-byte pow_ Seal" % seal[:16])
+    seen = await heads_until(ws, lambda x: x == h, "bad_seal")
+    control(cport, {"clear": True})
+    check(block_hash(port) != lie["hash"], "bad_seal off: still forged")
+    await ws.close()
+    print("bad_seal: #%d %s on the best block over HTTP and WebSocket"
+          % (best + 1, lie["hash"][:18]))
+
+
+async def storage_lie(port, cport, fault, key, lie):
+    """A storage fault: at a fixed block, over HTTP and WebSocket, the
+    value with the fault on is lie(truth), and the truth is back after."""
+    h = block_hash(port, 5)
+    ws = await connect(port)
+
+    def value(v):
+        check(v is not None, "%s: no value at #5" % fault)
+        return int.from_bytes(bytes.fromhex(v[2:]), "little")
+
+    truth = value(http(port, "state_getStorage", [key, h])["result"])
+    control(cport, {"enable": fault})
+    got = value(http(port, "state_getStorage", [key, h])["result"])
+    check(got == lie(truth), "%s: %d, truth %d" % (fault, got, truth))
+    r = await call(ws, "state_getStorage", [key, h], rid=7)
+    check(value(r["result"]) == got, "%s: ws answer" % fault)
+    control(cport, {"clear": True})
+    back = value(http(port, "state_getStorage", [key, h])["result"])
+    check(back == truth, "%s off: %d, truth %d" % (fault, back, truth))
+    await ws.close()
+    print("%s: %d for %d at #5, over HTTP and WebSocket" % (fault, got, truth))
+
+
+async def cmd_difficulty_x100(port, cport, fmt):
+    """difficulty_x100: QPoW.CurrentDifficulty answers times 100."""
+    await storage_lie(port, cport, "difficulty_x100", DIFF_KEY,
+                      lambda d: d * 100)
+
+
+async def cmd_timestamp_ahead(port, cport, fmt):
+    """timestamp_ahead: Timestamp.Now answers a day ahead."""
+    await storage_lie(port, cport, "timestamp_ahead", NOW_KEY,
+                      lambda t: t + 86400000)
+
+
 def batch(port, calls):
     """A raw batch; returns the decoded answer (a list, or not)."""
     body = [{"jsonrpc": "2.0", "id": i + 1, "method": m, "params": p}
@@ -471,7 +534,8 @@ def main():
             asyncio.run(cmd_forge_chain(int(args[0]), int(args[1]), args[2],
                                         int(args[3])))
         elif cmd in ("forge_head", "bad_number", "finalized_off",
-                     "wrong_header", "wrong_count"):
+                     "wrong_header", "wrong_count", "bad_seal",
+                     "difficulty_x100", "timestamp_ahead"):
             asyncio.run(globals()["cmd_" + cmd](int(args[0]), int(args[1]),
                                                 args[2]))
         else:

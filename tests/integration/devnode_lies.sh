@@ -2,7 +2,8 @@
 # The devnode's lies, each checked from a real client as
 # chainwatch-devnode(1) documents it: split (its own branch, then back),
 # forge_head, forge_chain, bad_number, finalized_off, wrong_header,
-# wrong_count, in both formats.
+# wrong_count, difficulty_x100, timestamp_ahead, in both formats, and
+# bad_seal on quantus.
 . "$top_srcdir/tests/integration/devnode_lib.sh"
 need_curl
 need_websockets
@@ -16,8 +17,10 @@ for fmt in substrate quantus; do
 	    --start-time "$start" --finality-lag 5
 	"$PY" "$LIES" split $a_port $b_port $b_cport $fmt ||
 	    fail "split ($fmt)"
-	for lie in forge_head bad_number finalized_off wrong_header \
-	    wrong_count; do
+	lies="forge_head bad_number finalized_off wrong_header wrong_count
+	    difficulty_x100 timestamp_ahead"
+	[ $fmt = quantus ] && lies="$lies bad_seal"
+	for lie in $lies; do
 		"$PY" "$LIES" $lie $a_port $a_cport $fmt || fail "$lie ($fmt)"
 	done
 	"$PY" "$LIES" forge_chain $a_port $a_cport $fmt 40 ||

@@ -1,8 +1,9 @@
 #!/bin/sh
 # chainwatch-devnode --self-test (header JSON against header_to_json,
-# re-hashing and parent links in both formats, the WebSocket handshake
-# digest, the fault parser, the oversized stream) and its exit codes for
-# bad command lines.
+# re-hashing and parent links in both formats, every served quantus seal
+# against its parent's served difficulty, the difficulty against QPoW's
+# retarget rule, the WebSocket handshake digest, the fault parser, the
+# oversized stream) and its exit codes for bad command lines.
 . "$top_srcdir/tests/integration/devnode_lib.sh"
 
 "$DEVNODE" --self-test >"$T/selftest.log" 2>&1 || fail "self-test failed"
@@ -24,6 +25,8 @@ usage_exit --spec-change 10 --spec-change 10
 usage_exit unexpected-argument
 usage_exit --listen localhost:80
 usage_exit --control-listen 127.0.0.1
+usage_exit --difficulty 0
+usage_exit --min-difficulty 5 --difficulty 4
 "$DEVNODE" --help >"$T/help" 2>&1 || fail "--help failed"
 
 # Every option and every fault the usage names is in the manual page.
