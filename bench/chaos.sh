@@ -125,6 +125,7 @@ while [ $i -le "$runs" ]; do
 	top_builddir=$b top_srcdir=$src CW_SANITIZED=$sanitized \
 	    CW_PYTHON3=$py CHAOS_TIMEOUTS=default CHAOS_BLOCK_MS=$block_ms \
 	    CHAOS_WAIT_BOUND=no CHAOS_HOLD=$hold CHAOS_ONLY="$*" \
+	    CHAOS_STATUS_LIMIT=5 \
 	    sh "$src/tests/integration/chaos.sh" 2>&1 |
 	    tee -a "$out" | grep -E '^(chaos: .* status|  FAIL |FAIL)'
 	i=$((i + 1))

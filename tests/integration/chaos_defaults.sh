@@ -2,7 +2,8 @@
 # The chaos matrix of chaos.sh on the DEFAULT timeouts and breaker
 # settings (request_timeout 10 s, breaker_min_span 10 s, hedge_after 1 s,
 # none set in its configuration): every scenario must reach the right
-# status within 5 s all the same (issue 13), through the unresponsive
+# status within chaos.sh's bound all the same (issue 13; the 5 s promise
+# is bench/chaos.sh's figure), through the unresponsive
 # rule and the breaker's peer rule rather than short timeouts.
 # Its point is timing on the settings users run, which the plain build
 # measures; chaos.sh runs the same scenarios under the sanitizers.

@@ -3,8 +3,9 @@
 # on the default timeouts and breaker settings and at Quantus's own 12 s
 # blocks (issue 29), where the daemon asks an endpoint something only now
 # and then: a refusing, resetting or black-holed preferred endpoint must
-# be shown degraded, named with the right class, within 5 s all the same
-# (times CW_WAIT_FACTOR, as chaos.sh's bounds).  The other scenarios at
+# be shown degraded, named with the right class, within chaos.sh's bound
+# all the same (10 s times CW_WAIT_FACTOR; the 5 s promise is measured by
+# bench/chaos.sh).  The other scenarios at
 # 12 s (503, malformed, 429, slow, ws_drop, ws_silent, wrong_genesis,
 # pruned, down, sigstop; 20-50 s each) are bench/chaos.sh's, which prints
 # the figures of every one: CHAOS_ONLY picks them here too.
