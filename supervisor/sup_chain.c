@@ -232,20 +232,6 @@ sup_chains_tick(uint64_t now)
 	}
 }
 
-/*
- * A block's seal fails now that its parent's difficulty is known: logged,
- * and if the chain had taken it, taken off (unless the rule is in doubt).
- */
-static void
-seal_failed(struct chain *ch, const struct seal_fail *f, void *arg)
-{
-	uint64_t	now = *(const uint64_t *)arg;
-
-	block_seal_failed(ch, f);
-	if (seal_enforced(ch, now))
-		choice_unseat(ch, f->hash, now);
-}
-
 /* Difficulty and time of a block, from a state read. */
 void
 sup_chain_state(struct chain *ch, const uint8_t hash[32],
@@ -274,8 +260,8 @@ sup_chain_state(struct chain *ch, const uint8_t hash[32],
 	sqlite3_bind_blob(st, 6, hash, 32, SQLITE_TRANSIENT);
 	store_run(st);
 	if (difficulty != NULL)
-		seal_parent(ch, hash, b.number, difficulty, now, seal_failed,
-		    &now);
+		seal_parent(ch, hash, b.number, difficulty, now,
+		    block_seal_failed);
 	if (difficulty != NULL && b.canonical && standing_counts(&b)) {
 		struct standing *s = standing(ch, &b);
 

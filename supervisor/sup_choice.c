@@ -68,11 +68,10 @@ link_down(struct chain *ch, struct sblock *b, int64_t *linked_at)
 	}
 }
 
-/* One reorg row and its log line, naming the endpoint or why. */
 static void
 write_reorg(struct chain *ch, unsigned depth, int64_t ancestor,
     const uint8_t old_tip[32], const struct sblock *tip, int64_t endpoint_id,
-    const char *why, uint64_t now)
+    uint64_t now)
 {
 	sqlite3_stmt	*st;
 	char		 ho[24], hn[24], en[CONF_NAME_MAX + 16];
@@ -86,7 +85,7 @@ write_reorg(struct chain *ch, unsigned depth, int64_t ancestor,
 	    "%s (%s)", ch->name, depth, depth == 1 ? "" : "s",
 	    (long long)ancestor, block_short_hash(old_tip, ho),
 	    (long long)tip->number, block_short_hash(tip->hash, hn),
-	    why != NULL ? why : block_ep_name(endpoint_id, en));
+	    block_ep_name(endpoint_id, en));
 }
 
 /* A stored block that is the parent of a canonical block is canonical. */
@@ -113,7 +112,7 @@ choice_link_up(struct chain *ch, struct sblock *b, int64_t endpoint_id,
 	/* One reorg, whatever path found it. */
 	if (displaced > 0)
 		write_reorg(ch, displaced, linked, old_hash, b, endpoint_id,
-		    NULL, now);
+		    now);
 }
 
 /* How long a branch waits for its difficulties: 2 block times, >= 2 s. */
@@ -178,8 +177,7 @@ switch_to(struct chain *ch, struct sblock *tip, int64_t endpoint_id,
 	}
 	depth += link_down(ch, tip, &linked);
 	if (depth > 0 && had_best)
-		write_reorg(ch, depth, linked, old_tip, tip, endpoint_id, NULL,
-		    now);
+		write_reorg(ch, depth, linked, old_tip, tip, endpoint_id, now);
 	if (ch->have_pending && tip->number >= ch->pending_number)
 		ch->have_pending = 0;
 	final_check(ch, now);
@@ -359,47 +357,6 @@ choice_climb(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
 	while (block_child(ch, cur.number + 1, cur.hash, &c))
 		cur = c;
 	choice_adopt(ch, &cur, endpoint_id, now);
-}
-
-/*
- * A canonical block's seal turned out to fail: its parent's difficulty
- * came after it was adopted (backfill, a fast chain).  The chain goes
- * back to its parent in one transaction, one reorg row; the next head of
- * a branch without such a block is chosen as any other.  Finality is not
- * undone: a final block is left as it is, and said so.
- */
-void
-choice_unseat(struct chain *ch, const uint8_t hash[32], uint64_t now)
-{
-	struct sblock	b, p, old;
-	uint8_t		old_tip[32];
-	unsigned	depth = 0;
-	char		hb[24], why[64];
-
-	if (!block_get(ch, hash, &b) || !b.canonical ||
-	    !block_get(ch, b.parent, &p))
-		return;
-	if (b.final) {
-		log_warnx("chain %s: block #%lld %s is final already: it stays "
-		    "on the chain", ch->name, (long long)b.number,
-		    block_short_hash(b.hash, hb));
-		return;
-	}
-	memcpy(old_tip, ch->best_hash, 32);
-	for (int64_t n = ch->best_number; n >= b.number; n--)
-		if (block_at(ch, n, &old)) {
-			block_uncanonical(ch, &old);
-			depth++;
-		}
-	ch->best_number = p.number;
-	memcpy(ch->best_hash, p.hash, 32);
-	ch->best_at = now;
-	if (ch->have_cand && ch->cand_from > p.number)
-		ch->have_cand = 0;
-	snprintf(why, sizeof(why), "the seal of #%lld fails",
-	    (long long)b.number);
-	write_reorg(ch, depth, p.number, old_tip, &p, 0, why, now);
-	final_save_best(ch, now);
 }
 
 /*

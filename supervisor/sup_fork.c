@@ -105,10 +105,13 @@ fork_better(const struct fork_view *v, const struct fork_chain *c,
 }
 
 /*
- * Does a block of tip's branch above ancestor have a seal that fails (a
- * seal checked against the difficulty at its parent, sup_seal.c)?  Such
- * a branch is no chain the node would follow, however heavy it claims
- * to be.  The walk stops at a block it cannot read: fork_walk linked it.
+ * Does a block of tip's branch above ancestor have a seal of the wrong
+ * shape (sup_seal.c: not a 64-byte pow_ seal last, a zero nonce, a digest
+ * outside the window)?  No node imports such a block, whatever its
+ * work.  A seal below the difficulty claimed at its parent is not
+ * counted here: that difficulty is one endpoint's answer, which may be
+ * the lie.  The walk stops at a block it cannot read: fork_walk linked
+ * it.
  */
 int
 fork_failed(const struct fork_view *v, const struct sblock *tip,
@@ -117,7 +120,7 @@ fork_failed(const struct fork_view *v, const struct sblock *tip,
 	struct sblock	cur = *tip;
 
 	for (;;) {
-		if (cur.proven == 0)
+		if (cur.proven == 0 && !cur.has_pow)
 			return 1;
 		if (cur.number - 1 <= ancestor ||
 		    !v->by_hash(v->ctx, cur.parent, &cur))

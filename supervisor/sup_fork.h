@@ -12,7 +12,7 @@
  *   tip already canonical                            FA_NOTHING
  *   not linked, Substrate, not ahead                 FA_NOTHING
  *   not linked                                       FA_WAIT_PARENT
- *   a seal of the branch fails                       FA_NOTHING
+ *   a seal of the branch has the wrong shape         FA_NOTHING
  *   forks below finality, not ahead                  FA_NOTHING
  *   forks below finality, ahead                      FA_CONTRADICT
  *   work unknown, tip is cand, not over              FA_NOTHING
@@ -64,7 +64,7 @@ struct fork_facts {
 	int		have_best;
 	int		canonical;	/* the tip is canonical already */
 	int		linked;		/* fork_walk reached the chain */
-	int		failed;		/* fork_failed: a seal fails */
+	int		failed;		/* fork_failed: a seal's shape */
 	int		quantus;
 	int64_t		tip_number;
 	int64_t		best_number;

@@ -163,7 +163,7 @@ children(struct chain *ch, const uint8_t hash[32], int64_t number,
 void
 seal_parent(struct chain *ch, const uint8_t hash[32], int64_t number,
     const uint8_t diff[64], uint64_t now,
-    void (*fn)(struct chain *, const struct seal_fail *, void *), void *arg)
+    void (*fn)(struct chain *, const struct seal_fail *))
 {
 	struct seal_fail f[8];
 	size_t		 n;
@@ -183,7 +183,7 @@ seal_parent(struct chain *ch, const uint8_t hash[32], int64_t number,
 				return;		/* the store is blocked */
 			note(ch, ok, f[i].number, now);
 			if (!ok)
-				fn(ch, &f[i], arg);
+				fn(ch, &f[i]);
 		}
 	} while (n == nitems(f));
 }

@@ -47,12 +47,11 @@ int		 seal_store(struct chain *, const struct proto_header *,
 		    int64_t endpoint_id, uint64_t now, struct seal_fail *f);
 /*
  * The difficulty at a block became known: its children's seals are
- * checked; fn(ch, failure, arg) is called for each one that fails.
+ * checked; fn is called for each one that fails.
  */
 void		 seal_parent(struct chain *, const uint8_t hash[32],
 		    int64_t number, const uint8_t diff[64], uint64_t now,
-		    void (*fn)(struct chain *, const struct seal_fail *, void *),
-		    void *arg);
+		    void (*fn)(struct chain *, const struct seal_fail *));
 /* 1 if failed seals count now (the rule is not in doubt). */
 int		 seal_enforced(struct chain *, uint64_t now);
 /* "seal meets at most 1234, the difficulty at its parent is 5678". */

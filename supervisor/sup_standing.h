@@ -32,6 +32,8 @@ struct sblock {
 	int		final;
 	int		runtime_updated;
 	int		proven;		/* its seal: 1, 0, -1 not checked */
+	int		has_pow;	/* pow_max: its seal has the shape */
+	uint8_t		pow_max[64];
 };
 
 int		 standing_counts(const struct sblock *);

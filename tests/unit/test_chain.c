@@ -1338,10 +1338,13 @@ test_reload(void **state)
 	memset(&cu->claims[cu->n_claims], 0, sizeof(cu->claims[0]));
 }
 
-/* A head whose seal meets at most pow (0: none sent). */
+/*
+ * A head whose seal meets at most pow; a seal of the wrong shape when
+ * shape is not QPOW_SEAL_OK (no bound then).
+ */
 static void
-hpow(struct chain *c, int branch, int64_t n, int parent_branch,
-    uint64_t pow)
+hseal(struct chain *c, int branch, int64_t n, int parent_branch,
+    uint64_t pow, enum qpow_seal shape)
 {
 	struct proto_head	h;
 
@@ -1349,11 +1352,19 @@ hpow(struct chain *c, int branch, int64_t n, int parent_branch,
 	h.kind = HEAD_NEW;
 	h.seen_ms = clk;
 	mkheader(&h.h, branch, n, parent_branch, 9);
-	if (n > 0) {
+	h.h.seal = shape;
+	if (n > 0 && shape == QPOW_SEAL_OK) {
 		h.h.has_pow = 1;
 		memcpy(h.h.pow_max, &pow, sizeof(pow));	/* little-endian */
 	}
 	sup_chain_head(c, 1, &h, clk);
+}
+
+static void
+hpow(struct chain *c, int branch, int64_t n, int parent_branch,
+    uint64_t pow)
+{
+	hseal(c, branch, n, parent_branch, pow, QPOW_SEAL_OK);
 }
 
 static int64_t
@@ -1372,9 +1383,9 @@ proven(int branch, int64_t n)
 
 /*
  * Seals (sup_seal.c): a block's seal is checked once its parent's
- * difficulty is stored, whichever comes first; a branch holding a failed
- * seal is never taken, and a canonical block found failing later is
- * taken off, the chain back at its parent.
+ * difficulty is stored, whichever comes first.  A seal below that
+ * difficulty is recorded, not enforced (the difficulty may be the lie);
+ * a branch holding a seal of the wrong shape is never taken.
  */
 static void
 test_seal(void **state)
@@ -1389,36 +1400,36 @@ test_seal(void **state)
 		assert_int_equal(proven(1, n), 1);
 	assert_int_equal(cseal->best_number, 5);
 
-	/* Its parent's difficulty known: failed when stored, not taken. */
+	/* Below its parent's difficulty: failed when stored, still taken. */
 	hpow(cseal, 1, 6, 1, 10);
 	assert_int_equal(proven(1, 6), 0);
-	assert_int_equal(cseal->best_number, 5);
-	assert_int_equal(cseal->seals_failed, 1);
-
-	/* Taken before its parent's difficulty came, then taken off. */
-	hpow(cseal, 2, 6, 1, 100);
-	hpow(cseal, 2, 7, 2, 10);
-	assert_int_equal(cseal->best_number, 7);
-	assert_int_equal(proven(2, 7), -1);
-	fwork(cseal, 2, 6, 50);
-	assert_int_equal(proven(2, 6), 1);
-	assert_int_equal(proven(2, 7), 0);
 	assert_int_equal(cseal->best_number, 6);
-	assert_int_equal(qf("SELECT count(*) FROM blocks b JOIN chains c ON"
-	    " c.id = b.chain_id WHERE c.name = 'seal' AND canonical = 1 AND"
-	    " number = 7"), 0);
-	assert_int_equal(qf("SELECT depth || ancestor_number FROM reorgs r"
-	    " JOIN chains c ON c.id = r.chain_id WHERE c.name = 'seal'"), 16);
-	/* An honest block 7 is taken as any. */
-	hpow(cseal, 3, 7, 2, 100);
+	assert_int_equal(cseal->seals_failed, 1);
+	/* Its parent's difficulty after it: failed then. */
+	hpow(cseal, 1, 7, 1, 10);
+	assert_int_equal(proven(1, 7), -1);
+	fwork(cseal, 1, 6, 50);
+	assert_int_equal(proven(1, 7), 0);
+	assert_int_equal(cseal->seals_failed, 2);
 	assert_int_equal(cseal->best_number, 7);
-	assert_int_equal(proven(3, 7), 1);
+
+	/* The wrong shape: never taken, nor anything above it. */
+	hseal(cseal, 2, 8, 1, 0, QPOW_SEAL_ENGINE);
+	assert_int_equal(proven(2, 8), 0);
+	assert_int_equal(qf("SELECT count(*) FROM blocks b JOIN chains c ON"
+	    " c.id = b.chain_id WHERE c.name = 'seal' AND number = 8 AND"
+	    " pow_max IS NULL"), 1);
+	hpow(cseal, 2, 9, 2, 100);
+	assert_int_equal(cseal->best_number, 7);
+	/* An honest block 8 is taken as any. */
+	hpow(cseal, 3, 8, 1, 100);
+	assert_int_equal(cseal->best_number, 8);
 }
 
 /*
  * Every seal fails, whoever served it, for 10 block times: the rule is
- * in doubt, the chain is followed, unproven, and the store says why; one
- * seal that passes ends the doubt.
+ * in doubt, the chain is followed (seals of the wrong shape too), and the
+ * store says why; one seal that passes ends the doubt.
  */
 static void
 test_seal_doubt(void **state)
@@ -1427,21 +1438,21 @@ test_seal_doubt(void **state)
 
 	hpow(cdoubt, 1, 0, 0, 0);
 	fwork(cdoubt, 1, 0, 50);
-	hpow(cdoubt, 1, 1, 1, 10);
+	hseal(cdoubt, 1, 1, 1, 0, QPOW_SEAL_LENGTH);
 	assert_int_equal(proven_in("doubt", 1, 1), 0);
 	assert_int_equal(cdoubt->best_number, 0);
 	assert_int_equal(qf("SELECT count(*) FROM chains WHERE name = 'doubt'"
 	    " AND unproven_reason IS NULL"), 1);
 	/* Not yet 10 block times: still refused. */
 	clk = t0 + 9000;
-	hpow(cdoubt, 1, 1, 1, 10);
+	hseal(cdoubt, 1, 1, 1, 0, QPOW_SEAL_LENGTH);
 	assert_int_equal(cdoubt->best_number, 0);
 	/* Then followed, and said so. */
 	clk = t0 + 10000;
-	hpow(cdoubt, 1, 1, 1, 10);
+	hseal(cdoubt, 1, 1, 1, 0, QPOW_SEAL_LENGTH);
 	assert_int_equal(cdoubt->best_number, 1);
 	fwork(cdoubt, 1, 1, 50);
-	hpow(cdoubt, 1, 2, 1, 10);
+	hseal(cdoubt, 1, 2, 1, 0, QPOW_SEAL_LENGTH);
 	assert_int_equal(cdoubt->best_number, 2);
 	assert_int_equal(qf("SELECT count(*) FROM chains WHERE name = 'doubt'"
 	    " AND unproven_reason = 'every seal fails from #1' AND"
@@ -1453,7 +1464,7 @@ test_seal_doubt(void **state)
 	assert_int_equal(qf("SELECT count(*) FROM chains WHERE name = 'doubt'"
 	    " AND unproven_reason IS NULL"), 1);
 	fwork(cdoubt, 1, 3, 50);
-	hpow(cdoubt, 1, 4, 1, 10);
+	hseal(cdoubt, 1, 4, 1, 0, QPOW_SEAL_LENGTH);
 	assert_int_equal(cdoubt->best_number, 3);
 	clk = t0;
 }

@@ -54,8 +54,8 @@ test_step_rows(void **state)
 	assert_int_equal(fork_step(&f), FA_WAIT_PARENT);
 	f = base(); f.linked = 0; f.tip_number = 100;
 	assert_int_equal(fork_step(&f), FA_WAIT_PARENT);
-	/* a seal of the branch fails: never the chain, however better,
-	 * whatever its work or its place */
+	/* a seal of the branch has the wrong shape: never the chain,
+	 * however better, whatever its work or its place */
 	f = base(); f.failed = 1;
 	assert_int_equal(fork_step(&f), FA_NOTHING);
 	f = base(); f.failed = 1; f.is_cand = 1;
@@ -138,6 +138,7 @@ add(int branch, int64_t n, int parent_branch, uint64_t diff, int canonical)
 	b->number = n;
 	b->canonical = canonical;
 	b->proven = 1;
+	b->has_pow = 1;
 	if (diff > 0) {
 		b->has_diff = 1;
 		memcpy(b->diff, &diff, sizeof(diff));	/* little-endian */
@@ -243,7 +244,10 @@ test_walk(void **state)
 	assert_int_equal(anc, 8);
 }
 
-/* A failed seal anywhere on the branch above the ancestor, and only there. */
+/*
+ * A seal of the wrong shape anywhere on the branch above the ancestor,
+ * and only there; a seal below its parent's difficulty does not count.
+ */
 static void
 test_failed(void **state)
 {
@@ -251,20 +255,26 @@ test_failed(void **state)
 	assert_int_equal(fork_failed(&view, find('B', 11), 7), 0);
 	find('B', 9)->proven = -1;	/* not checked yet is no failure */
 	assert_int_equal(fork_failed(&view, find('B', 11), 7), 0);
-	find('B', 9)->proven = 0;
+	find('B', 9)->proven = 0;	/* below the difficulty claimed */
+	find('B', 9)->has_pow = 1;
+	assert_int_equal(fork_failed(&view, find('B', 11), 7), 0);
+	find('B', 9)->has_pow = 0;	/* the wrong shape */
 	assert_int_equal(fork_failed(&view, find('B', 11), 7), 1);
 	assert_int_equal(fork_failed(&view, find('B', 9), 7), 1);
 	assert_int_equal(fork_failed(&view, find('B', 8), 7), 0);
 	/* The tip itself; the ancestor and below are not the branch. */
 	build(10);
 	find('B', 11)->proven = 0;
+	find('B', 11)->has_pow = 0;
 	assert_int_equal(fork_failed(&view, find('B', 11), 7), 1);
 	build(10);
 	find('A', 7)->proven = 0;
+	find('A', 7)->has_pow = 0;
 	assert_int_equal(fork_failed(&view, find('B', 11), 7), 0);
 	/* A block it cannot read ends the walk. */
 	build(10);
 	find('B', 8)->proven = 0;
+	find('B', 8)->has_pow = 0;
 	drop('B', 9);
 	assert_int_equal(fork_failed(&view, find('B', 11), 7), 0);
 }
