@@ -10,6 +10,9 @@
 #   work first: the state reads d2 is preferred for), the log line names
 #   the request and what differed, the item goes to d1.  The first two
 #   the worker finds; the third only the daemon's own check.
+#   seals: heads whose seal fails the difficulty at their parent are
+#   recorded unproven, never canonical in the end; every canonical block
+#   of every run proven.
 . "$top_srcdir/tests/integration/lib.sh"
 [ -x /usr/bin/python3 ] || { echo "SKIP: no python3"; exit 77; }
 command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
@@ -182,6 +185,11 @@ PY
 	    fail "$1: d1's answers were found malformed"
 	this_run | grep -q 'w/d1: endpoint inconsistent' &&
 	    fail "$1: d1 became inconsistent"
+	# d1's seals, mined for real, all pass.
+	_bad=$(sqlite3 "$T/chainwatch.db" "SELECT count(*) FROM blocks WHERE
+	    canonical = 1 AND proven IS NOT 1 AND number > 0 AND parent IN
+	    (SELECT hash FROM blocks WHERE difficulty IS NOT NULL)")
+	[ "$_bad" = 0 ] || fail "$1: $_bad canonical blocks not proven"
 	ok "$1: store equals d1's chain, every state value d1's, nothing queued"
 }
 
@@ -211,3 +219,15 @@ malformed_rises wrong_count_key
 expect_line wrong_count_key 'w/d2: answer to request [0-9]+ \([0-9]+ storage keys of (block #[0-9]+|[0-9]+ blocks #[0-9]+\.\.#[0-9]+)\) does not answer it: value [0-9]+ is (8 bytes, its key.s are 64|64 bytes, its key.s are 8); counted malformed, its item goes back to the queue'
 breaker_opened wrong_count_key
 honest_store wrong_count_key
+
+# --- seals: heads whose seal fails the difficulty at their parent ---------
+# d2 announces, on the real best block, a well-formed head whose nonce
+# does not meet that block's difficulty (issue 26).  The daemon records
+# and logs the failure; the honest chain, heavier as it grows, is the one
+# stored.
+run bad_seal 'bad_seal'
+expect_line bad_seal 'chain devchain: block #[0-9]+ 0x[0-9a-f]+\.\.\.: seal meets at most [0-9]+, the difficulty at its parent is [0-9]+ \(first from d2\): unproven'
+failed=$(sql "SELECT count(*) FROM blocks WHERE proven = 0")
+[ "$failed" -gt 0 ] || fail "bad_seal: no block recorded unproven"
+ok "bad_seal: $failed blocks recorded unproven"
+honest_store bad_seal
