@@ -91,6 +91,26 @@ answer_check_storage(const size_t *size, size_t asked,
 	return ANSWER_OK;
 }
 
+long
+answer_check_clock(const struct proto_res_storage *rs, size_t per,
+    uint64_t now, uint64_t *ahead_ms)
+{
+	for (size_t k = per - 1; per > 0 && k < rs->n; k += per) {
+		const struct proto_value *t = &rs->items[k];
+		uint64_t ts = 0;
+
+		if (t->outcome != OUTCOME_OK || t->value_len != 8)
+			continue;
+		for (int b = 7; b >= 0; b--)
+			ts = ts << 8 | t->value[b];
+		if (ts > now + ANSWER_AHEAD_MAX) {
+			*ahead_ms = ts - now;
+			return (long)k;
+		}
+	}
+	return -1;
+}
+
 const char *
 answer_verdict_name(enum answer_verdict v)
 {

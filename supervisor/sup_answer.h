@@ -45,6 +45,15 @@ enum answer_verdict answer_check_headers(const struct answer_asked *,
  */
 enum answer_verdict answer_check_storage(const size_t *size, size_t asked,
 		    const struct proto_res_storage *, char *why, size_t);
+/*
+ * Timestamp.Now values (every per-th value, the last of each block's)
+ * later than now + ANSWER_AHEAD_MAX ms: no node imports such a block
+ * (tests/vectors/quantus-qpow.md, section 5).  The index of the first
+ * value, -1 if none; *ahead_ms how far ahead it is.
+ */
+#define ANSWER_AHEAD_MAX	30000
+long		 answer_check_clock(const struct proto_res_storage *,
+		    size_t per, uint64_t now, uint64_t *ahead_ms);
 const char	*answer_verdict_name(enum answer_verdict);
 
 #endif

@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#define CLOCK_WINDOW_MS		60000
+
 #include "conf.h"
 #include "header.h"
 #include "proto.h"
@@ -106,6 +108,12 @@ struct chain {
 	uint64_t		 blocks_ingested;	/* for monitoring */
 	uint64_t		 seals_failed;		/* since start */
 	struct seal_watch	 seals;			/* sup_seal.c's */
+	/* Endpoints (bit: position) whose timestamps were ahead of this
+	 * clock in the window since clock_since; all of them: this clock
+	 * is suspected (sup_reply.c). */
+	uint64_t		 clock_eps;
+	uint64_t		 clock_since;
+	int			 clock_doubt;
 	uint64_t		 best_at;	/* wall ms: best last accepted */
 	/* The highest far head believed, and when: the reach counts from it
 	 * too, so that a stale first best caps nothing. */

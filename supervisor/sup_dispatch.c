@@ -100,7 +100,7 @@ dispatch_answer(struct worker *w, const struct msg *m, char *err,
 	int			r;
 	uint64_t		now = now_wall_ms();
 
-	if ((r = reply_answer(w, m, &a, err, errlen)) <= 0)
+	if ((r = reply_answer(w, m, &a, now, err, errlen)) <= 0)
 		return r;
 	switch (a.kind) {
 	case K_HEADERS:

@@ -255,9 +255,49 @@ discarded(const struct proto_value *v)
 	    strstr(v->why, "discarded") != NULL;
 }
 
+/*
+ * A timestamp later than this clock + 30 s is a lie of its answerer: no
+ * node imports that block.  Unless every endpoint of the chain said so
+ * within a minute: then this clock is suspected (behind), said once, and
+ * their answers are taken.  1 if the answer was rejected.
+ */
+static int
+clock_ahead(struct request *r, const struct proto_res_storage *rs,
+    size_t per, uint64_t now, struct reply *a)
+{
+	struct chain	*ch = r->ch;
+	uint64_t	 ahead = 0;
+	long		 k = answer_check_clock(rs, per, now, &ahead);
+	char		 why[ANSWER_WHY_MAX];
+	int		 pos = r->w->ep->position;
+
+	if (k < 0)
+		return 0;
+	if (now - ch->clock_since > CLOCK_WINDOW_MS) {
+		ch->clock_eps = 0;
+		ch->clock_since = now;
+	}
+	ch->clock_eps |= UINT64_C(1) << (pos & 63);
+	if ((size_t)__builtin_popcountll(ch->clock_eps) >= ch->n_endpoints) {
+		if (!ch->clock_doubt)
+			log_warnx("chain %s: every endpoint's timestamps are "
+			    "ahead of this clock (w/%s's by %.0f s): this clock "
+			    "may be behind; their answers are taken", ch->name,
+			    r->w->name, (double)ahead / 1000.0);
+		ch->clock_doubt = 1;
+		return 0;
+	}
+	ch->clock_doubt = 0;
+	snprintf(why, sizeof(why), "the timestamp of #%lld is %.0f s ahead "
+	    "of this clock (at most %d s)", (long long)r->numbers[(size_t)k /
+	    per], (double)ahead / 1000.0, ANSWER_AHEAD_MAX / 1000);
+	reject(r, ANSWER_WRONG, why, a);
+	return 1;
+}
+
 static void
 answer_storage(struct request *r, const struct proto_res_storage *rs,
-    struct reply *a)
+    uint64_t now, struct reply *a)
 {
 	int		quantus = r->ch->format == FORMAT_QUANTUS;
 	size_t		per = quantus ? 2 : 1, k = 0;
@@ -274,6 +314,8 @@ answer_storage(struct request *r, const struct proto_res_storage *rs,
 		reject(r, v, differed, a);
 		return;
 	}
+	if (clock_ahead(r, rs, per, now, a))
+		return;
 	count(r, request_outcome(rs->items, rs->n, sizeof(rs->items[0]),
 	    offsetof(struct proto_value, outcome)), endpoint_ms(rs->items,
 	    rs->n, sizeof(rs->items[0]), offsetof(struct proto_value,
@@ -338,7 +380,7 @@ answer_storage(struct request *r, const struct proto_res_storage *rs,
  */
 int
 reply_answer(struct worker *w, const struct msg *m, struct reply *a,
-    char *err, size_t errlen)
+    uint64_t now, char *err, size_t errlen)
 {
 	struct proto_res_headers	*rh = &a->res.headers;
 	struct proto_res_storage	*rs = &a->res.storage;
@@ -401,7 +443,7 @@ reply_answer(struct worker *w, const struct msg *m, struct reply *a,
 		answer_headers(r, rh, a);
 		break;
 	case K_STATE:
-		answer_storage(r, rs, a);
+		answer_storage(r, rs, now, a);
 		break;
 	case K_RUNTIME:
 		count(r, rr->outcome, rr->latency_ms, 0);

@@ -56,7 +56,7 @@ struct reply {
 };
 
 int	reply_answer(struct worker *, const struct msg *, struct reply *,
-	    char *err, size_t errlen);
+	    uint64_t now, char *err, size_t errlen);
 void	reply_settle(struct reply *);
 /*
  * w's answer to request id came (it may wait before it is taken): it

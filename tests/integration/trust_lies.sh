@@ -10,6 +10,8 @@
 #   work first: the state reads d2 is preferred for), the log line names
 #   the request and what differed, the item goes to d1.  The first two
 #   the worker finds; the third only the daemon's own check.
+#   timestamps a day ahead: past this clock + 30 s, rejected as the
+#   answers above are.
 #   seals: heads whose seal fails the difficulty at their parent are
 #   recorded unproven, never canonical in the end; every canonical block
 #   of every run proven.
@@ -48,7 +50,8 @@ fault() {
 	    fail "devnode $1: fault '$2' refused: $(cat "$T/ctl.out" 2>/dev/null)"
 }
 
-# run LABEL SPEC: a fresh store with d2 lying as SPEC over HTTP; returns
+# run LABEL SPEC [D1SPEC]: a fresh store with d2 lying as SPEC over HTTP
+# (and d1 as D1SPEC, when given); returns
 # with the chain caught up (nothing queued, past the backlog) and the
 # log of this run in $T/run.log.
 LOG_AT=0
@@ -58,7 +61,8 @@ run() {
 		wait "$DAEMON_PID" || fail "$1: the last run's daemon exited with $?"
 	fi
 	rm -f "$T"/chainwatch.db "$T"/chainwatch.db-wal "$T"/chainwatch.db-shm
-	fault d1 ''
+	D1_LIES=${3:-}
+	fault d1 "$D1_LIES"
 	fault d2 "$2"
 	LOG_AT=$( { wc -l <"$T/log"; } 2>/dev/null || echo 0)
 	RUN_AT=$(date +%s)
@@ -181,7 +185,9 @@ for i in range(0, len(rows), 100):
 print("state values: %d blocks, %d differ from d1's" % (len(rows), bad))
 sys.exit(1 if bad or not rows else 0)
 PY
-	this_run | grep -q 'w/d1: answer to request .* malformed' &&
+	# (When d1 lies as d2 does, either may be the first found so.)
+	[ -z "$D1_LIES" ] && this_run |
+	    grep -q 'w/d1: answer to request .* malformed' &&
 	    fail "$1: d1's answers were found malformed"
 	this_run | grep -q 'w/d1: endpoint inconsistent' &&
 	    fail "$1: d1 became inconsistent"
@@ -231,3 +237,19 @@ failed=$(sql "SELECT count(*) FROM blocks WHERE proven = 0")
 [ "$failed" -gt 0 ] || fail "bad_seal: no block recorded unproven"
 ok "bad_seal: $failed blocks recorded unproven"
 honest_store bad_seal
+
+# --- timestamps: a block from the future ----------------------------------
+# d2's Timestamp.Now answers are a day ahead: past this clock + 30 s, no
+# node imports such a block.  Its answers are rejected by name, counted
+# malformed, and the items go to d1 (d1's timestamps are this clock's).
+run timestamp_ahead 'timestamp_ahead'
+malformed_rises timestamp_ahead
+expect_line timestamp_ahead 'w/d2: answer to request [0-9]+ \([0-9]+ storage keys of (block #[0-9]+|[0-9]+ blocks #[0-9]+\.\.#[0-9]+)\) does not answer it: the timestamp of #[0-9]+ is 8640[0-9] s ahead of this clock \(at most 30 s\)'
+breaker_opened timestamp_ahead
+honest_store timestamp_ahead
+
+# Both endpoints a day ahead: this clock is suspected, not them (said
+# once); their answers are taken, and nobody is judged for it.
+run clock_behind 'timestamp_ahead' 'timestamp_ahead'
+expect_line clock_behind "chain devchain: every endpoint's timestamps are ahead of this clock"
+honest_store clock_behind

@@ -244,6 +244,45 @@ test_storage(void **state)
 }
 
 static void
+set_ts(size_t k, uint64_t ts)
+{
+	for (int b = 0; b < 8; b++)
+		rs.items[k].value[b] = (uint8_t)(ts >> (8 * b));
+}
+
+/* Timestamps up to 30 s past this clock pass; one beyond is named. */
+static void
+test_clock(void **state)
+{
+	size_t		size[PROTO_READS_MAX];
+	uint64_t	now = UINT64_C(1767225600000), ahead = 0;
+
+	values(6, size);
+	set_ts(1, now - 12000);
+	set_ts(3, now);
+	set_ts(5, now + ANSWER_AHEAD_MAX);
+	assert_int_equal(answer_check_clock(&rs, 2, now, &ahead), -1);
+	set_ts(5, now + ANSWER_AHEAD_MAX + 1);
+	assert_int_equal(answer_check_clock(&rs, 2, now, &ahead), 5);
+	assert_int_equal(ahead, ANSWER_AHEAD_MAX + 1);
+	/* The first one ahead; difficulties are not timestamps. */
+	set_ts(3, now + 86400000);
+	memset(rs.items[0].value, 0xff, 64);
+	assert_int_equal(answer_check_clock(&rs, 2, now, &ahead), 3);
+	assert_int_equal(ahead, 86400000);
+	/* A value absent or of another size is not read. */
+	rs.items[3].outcome = OUTCOME_ABSENT;
+	rs.items[5].value_len = 0;
+	assert_int_equal(answer_check_clock(&rs, 2, now, &ahead), -1);
+	/* Substrate: one value a block, each a timestamp. */
+	values(2, size);
+	rs.items[0].value_len = rs.items[1].value_len = 8;
+	set_ts(0, now);
+	set_ts(1, now + 60000);
+	assert_int_equal(answer_check_clock(&rs, 1, now, &ahead), 1);
+}
+
+static void
 test_names(void **state)
 {
 	assert_string_equal(answer_verdict_name(ANSWER_OK), "ok");
@@ -261,6 +300,7 @@ main(void)
 		cmocka_unit_test(test_range_unlinked),
 		cmocka_unit_test(test_by_hash),
 		cmocka_unit_test(test_storage),
+		cmocka_unit_test(test_clock),
 		cmocka_unit_test(test_names),
 	};
 
