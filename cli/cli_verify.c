@@ -91,7 +91,7 @@ static const char q_no_best[] =
  * but fetch every parent at random.
  */
 static const char q_parent[] =
-    "SELECT number, hash, parent FROM blocks"
+    "SELECT number, hash, parent, difficulty, pow_max, proven FROM blocks"
     " WHERE chain_id = ?1 AND +canonical = 1 ORDER BY +number";
 static const char q_unknown_miner[] =
     "SELECT DISTINCT coalesce(b.miner, x'') AS a FROM blocks b"
@@ -404,16 +404,56 @@ block_detail(int64_t number, const char *hash)
 	return d;
 }
 
+/*
+ * A canonical block's stored seal verdict against the stored facts: the
+ * largest difficulty its seal meets (pow_max) and the difficulty at its
+ * parent, the canonical block before it (diff, when have_diff).
+ */
+static void
+check_seal(struct verify *v, sqlite3_stmt *st, int64_t num,
+    const uint8_t diff[U512_BYTES], int have_diff)
+{
+	char		hash[HASH_HEX], have[U512_DEC_LEN], need[U512_DEC_LEN];
+	struct u512	m, d;
+	int		proven, want;
+
+	proven = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 :
+	    sqlite3_column_int(st, 5);
+	if (sqlite3_column_bytes(st, 4) != U512_BYTES) {
+		if (proven != 1)
+			return;		/* no seal, or one of the wrong shape */
+		block_ref(st, 1, hash);
+		diff_add(v, "seal", block_detail(num, hash), "%s: block #%lld "
+		    "%s: proven, but no bound of its seal is stored",
+		    v->ch->name, (long long)num, hash);
+		return;
+	}
+	if (!have_diff)
+		return;			/* not checkable yet */
+	u512_from_le(&m, sqlite3_column_blob(st, 4));
+	u512_from_le(&d, diff);
+	want = !u512_is_zero(&d) && u512_cmp(&d, &m) <= 0;
+	if (proven == want)
+		return;
+	block_ref(st, 1, hash);
+	u512_to_dec(&m, have);
+	u512_to_dec(&d, need);
+	diff_add(v, "seal", block_detail(num, hash), "%s: block #%lld %s: "
+	    "proven is %s, but its seal meets at most %s and the difficulty "
+	    "at its parent is %s", v->ch->name, (long long)num, hash,
+	    proven == -1 ? "NULL" : proven ? "1" : "0", have, need);
+}
+
 static int
 check_blocks(struct verify *v)
 {
 	sqlite3_stmt	*st;
 	char		 hash[HASH_HEX], parent[HASH_HEX], phash[HASH_HEX];
 	char		 name[2 * CLI_ACCOUNT_MAX + 3];
-	uint8_t		 prev_hash[32];
+	uint8_t		 prev_hash[32], prev_diff[U512_BYTES];
 	const char	*ss;
 	int64_t		 num, prev_num = 0;
-	int		 have_prev = 0;
+	int		 have_prev = 0, have_diff = 0;
 	json_t		*d;
 	int		 rc;
 
@@ -486,8 +526,13 @@ check_blocks(struct verify *v)
 			    "is not the canonical block #%lld %s", v->ch->name,
 			    (long long)num, hash, parent, (long long)(num - 1),
 			    phash);
-		}
+		} else if (have_prev && prev_num == num - 1)
+			check_seal(v, st, num, prev_diff, have_diff);
 		memcpy(prev_hash, sqlite3_column_blob(st, 1), 32);
+		have_diff = sqlite3_column_bytes(st, 3) == U512_BYTES;
+		if (have_diff)
+			memcpy(prev_diff, sqlite3_column_blob(st, 3),
+			    U512_BYTES);
 		prev_num = num;
 		have_prev = 1;
 	}

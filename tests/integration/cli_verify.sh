@@ -1,6 +1,7 @@
 #!/bin/sh
 # chainwatch verify: clean on a consistent store; on copies with one kind
-# of inconsistency each, exit 1 with exactly the difference lines; every
+# of inconsistency each (a seal's verdict among them), exit 1 with
+# exactly the difference lines; every
 # difference reported when there are several; --json.
 . "$top_srcdir/tests/integration/cli_lib.sh"
 
@@ -153,6 +154,26 @@ vcase "parent" "UPDATE blocks SET parent = zeroblob(32) WHERE number = 15 AND ca
 planck: block #15 $H15: parent $ZERO is not the canonical block #14 $H14
 verify: 2 chains, 32 blocks, 1 difference
 EOF_W
+
+# The seal's verdict against the stored facts: a bound of 1 cannot meet
+# #14's difficulty; a block proven without a bound.
+D14=$(sqlite3 "$DB" "SELECT hex(difficulty) FROM blocks WHERE number = 14
+    AND canonical = 1" | python3 -c 'import sys
+print(int.from_bytes(bytes.fromhex(sys.stdin.read().strip()), "little"))')
+H16=$(hashof "planck 16")
+ONE=x\'01$(printf '00%.0s' $(seq 63))\'
+vcase "seal" "UPDATE blocks SET pow_max = $ONE, proven = 1
+    WHERE number = 15 AND canonical = 1;
+    UPDATE blocks SET proven = 1 WHERE number = 16 AND canonical = 1" <<EOF_W
+planck: block #15 $H15: proven is 1, but its seal meets at most 1 and the difficulty at its parent is $D14
+planck: block #16 $H16: proven, but no bound of its seal is stored
+verify: 2 chains, 32 blocks, 2 differences
+EOF_W
+cp "$DB" "$T/s.db"
+sqlite3 "$T/s.db" "UPDATE blocks SET pow_max = $ONE, proven = 0
+    WHERE number = 15 AND canonical = 1" || fail "sqlite3 seal"
+expect_rc 0 cw -d "$T/s.db" verify >/dev/null
+ok "a seal recorded as failing is no difference"
 
 # A parent is checked only when the canonical block below is stored:
 # without #12 (whose difficulty is unknown, so the work stays), #13 may
