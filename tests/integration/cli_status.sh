@@ -344,6 +344,7 @@ for name, (upd, best, final, eps) in chains.items():
         updated_at_iso=None if upd is None else iso(upd), block_time=BT,
         slow=slow.get(name, (None, None))[0],
         slow_since=slow.get(name, (None, None))[1],
+        unproven=None, unproven_since=None,
         stale=st in ("stalled", "unreachable"),
         # No daemon runs on this store: who subscribes is not known.
         subscribe=None, subscription=None,
