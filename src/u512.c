@@ -203,6 +203,21 @@ u512_bits(const struct u512 *a)
  * below 2^511 the running remainder (< b) doubled still fits; a larger b
  * goes into a at most once.
  */
+/* out = a >> n, 0 <= n <= 512. */
+static void
+shr(const struct u512 *a, unsigned n, struct u512 *out)
+{
+	unsigned	limbs = n / 64, sh = n % 64;
+
+	for (unsigned i = 0; i < U512_LIMBS; i++) {
+		unsigned j = i + limbs;
+		uint64_t lo = j < U512_LIMBS ? a->w[j] : 0;
+		uint64_t hi = j + 1 < U512_LIMBS ? a->w[j + 1] : 0;
+
+		out->w[i] = sh == 0 ? lo : lo >> sh | hi << (64 - sh);
+	}
+}
+
 int
 u512_divmod(const struct u512 *a, const struct u512 *b, struct u512 *q,
     struct u512 *r)
@@ -218,8 +233,16 @@ u512_divmod(const struct u512 *a, const struct u512 *b, struct u512 *q,
 		if (u512_sub(&rr, b) == 0)
 			qq.w[0] = 1;
 	} else {
-		u512_zero(&rr);
-		for (bit = u512_bits(a); bit-- > 0;) {
+		/*
+		 * The top bits(b) - 1 bits of a are less than b: they start
+		 * the remainder, and only the bits below them are divided
+		 * (a few for MAX / (H + 1) at a small difficulty).
+		 */
+		unsigned na = u512_bits(a), nb = u512_bits(b);
+
+		bit = na >= nb ? na - nb + 1 : 0;
+		shr(a, bit, &rr);
+		while (bit-- > 0) {
 			for (i = U512_LIMBS - 1; i > 0; i--)
 				rr.w[i] = rr.w[i] << 1 | rr.w[i - 1] >> 63;
 			rr.w[0] = rr.w[0] << 1 |

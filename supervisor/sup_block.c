@@ -38,8 +38,8 @@ static struct store_stmt s_block_at = { "SELECT hash, parent, number, "
 
 static struct store_stmt s_block_insert = { "INSERT OR IGNORE INTO blocks "
     "(chain_id, hash, number, parent, miner, runtime_updated, "
-    "first_endpoint_id, first_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    NULL, NULL };
+    "first_endpoint_id, first_seen, pow_max, proven) VALUES "
+    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", NULL, NULL };
 
 static struct store_stmt s_block_seen = { "SELECT first_seen FROM blocks "
     "WHERE chain_id = ? AND hash = ?", NULL, NULL };
@@ -252,15 +252,20 @@ block_store(struct chain *ch, const struct proto_header *h,
     int64_t endpoint_id, uint64_t seen, struct sblock *b, int64_t *first_seen)
 {
 	sqlite3_stmt	*st;
-	int		 inserted;
+	int		 inserted, proven = seal_shape(ch, h);
 
-	st = store_bind(&s_block_insert, "ibibBiii", ch->id, h->hash,
+	st = store_bind(&s_block_insert, "ibibBiiiBi", ch->id, h->hash,
 	    (int64_t)h->number, h->parent, h->miner, h->has_miner ? 32 : 0,
-	    (int64_t)h->runtime_updated, endpoint_id, (int64_t)seen);
+	    (int64_t)h->runtime_updated, endpoint_id, (int64_t)seen,
+	    h->pow_max, 64, (int64_t)proven);
 	if (!h->has_miner)
 		sqlite3_bind_null(st, 5);
 	if (endpoint_id <= 0)
 		sqlite3_bind_null(st, 7);
+	if (!h->has_pow || ch->format != FORMAT_QUANTUS || h->number == 0)
+		sqlite3_bind_null(st, 9);
+	if (proven == -1)
+		sqlite3_bind_null(st, 10);
 	inserted = store_run(st) > 0;
 	if (inserted) {
 		struct seal_fail f;

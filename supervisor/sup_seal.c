@@ -19,9 +19,6 @@
 #include "u512.h"
 #include "util.h"
 
-static struct store_stmt s_seal_set = { "UPDATE blocks SET pow_max = ?, "
-    "proven = ? WHERE chain_id = ? AND hash = ?", NULL, NULL };
-
 static struct store_stmt s_parent_diff = { "SELECT difficulty FROM blocks "
     "WHERE chain_id = ? AND hash = ? AND difficulty IS NOT NULL",
     NULL, NULL };
@@ -102,11 +99,19 @@ seal_enforced(struct chain *ch, uint64_t now)
 }
 
 int
+seal_shape(struct chain *ch, const struct proto_header *h)
+{
+	if (ch->format != FORMAT_QUANTUS || h->number == 0)
+		return -1;
+	return h->seal == QPOW_SEAL_OK ? -1 : 0;
+}
+
+int
 seal_store(struct chain *ch, const struct proto_header *h,
     int64_t endpoint_id, uint64_t now, struct seal_fail *f)
 {
 	sqlite3_stmt	*st;
-	int		 have_need = 0, proven = -1;
+	int		 proven;
 
 	if (ch->format != FORMAT_QUANTUS || h->number == 0)
 		return 0;
@@ -115,26 +120,22 @@ seal_store(struct chain *ch, const struct proto_header *h,
 	f->number = (int64_t)h->number;
 	f->endpoint_id = endpoint_id;
 	f->seal = (enum qpow_seal)h->seal;
-	if (h->seal != QPOW_SEAL_OK)
-		proven = 0;
-	else if (h->has_pow) {
-		memcpy(f->pow_max, h->pow_max, 64);
-		st = store_bind(&s_parent_diff, "ib", ch->id, h->parent);
-		if (store_row(st))
-			have_need = store_col_blob(st, 0, f->need, 64);
-		sqlite3_reset(st);
-		if (have_need)
-			proven = meets(f->pow_max, f->need);
+	if (h->seal != QPOW_SEAL_OK) {
+		note(ch, 0, f->number, now);	/* stored so (seal_shape) */
+		return 1;
 	}
-	if (proven != -1)
-		note(ch, proven, f->number, now);
-	st = store_bind(&s_seal_set, "Biib", h->pow_max, h->has_pow ? 64 : 0,
-	    (int64_t)proven, ch->id, h->hash);
 	if (!h->has_pow)
-		sqlite3_bind_null(st, 1);
-	if (proven == -1)
-		sqlite3_bind_null(st, 2);
-	store_run(st);
+		return 0;
+	memcpy(f->pow_max, h->pow_max, 64);
+	st = store_bind(&s_parent_diff, "ib", ch->id, h->parent);
+	proven = store_row(st) && store_col_blob(st, 0, f->need, 64);
+	sqlite3_reset(st);
+	if (!proven)
+		return 0;		/* seal_parent, when it comes */
+	proven = meets(f->pow_max, f->need);
+	note(ch, proven, f->number, now);
+	store_run(store_bind(&s_proven, "iib", (int64_t)proven, ch->id,
+	    h->hash));
 	return proven == 0;
 }
 

@@ -40,8 +40,14 @@ struct seal_fail {
 };
 
 /*
- * A block just stored: its seal's columns.  1 if its seal fails now (its
- * shape, or the difficulty at its parent, stored already), with *f.
+ * A block to be stored: proven as its row starts with, 0 for a seal of
+ * the wrong shape, else -1 (NULL: not known yet).  Its pow_max is the
+ * header's.
+ */
+int		 seal_shape(struct chain *, const struct proto_header *);
+/*
+ * A block just stored (as seal_shape said): checked now if its parent's
+ * difficulty is stored.  1 if its seal fails, with *f.
  */
 int		 seal_store(struct chain *, const struct proto_header *,
 		    int64_t endpoint_id, uint64_t now, struct seal_fail *f);
