@@ -412,28 +412,31 @@ p2_bytes_to_felts(const uint8_t *in, size_t len, uint64_t *out)
 	return n + 1;
 }
 
-/* bytes_to_felts(in) absorbed and padded: the sponge's 4 felts in out. */
+/*
+ * bytes_to_felts(in) absorbed and padded, the 4 felts serialized into out;
+ * sp is left as the last permutation left it.
+ */
 static void
 p2_sponge_bytes(struct p2_sponge *sp, const uint8_t *in, size_t len,
-    uint64_t out[P2_OUT])
+    uint8_t out[32])
 {
-	size_t	i, n = len / 4;
+	uint64_t	f[P2_OUT];
+	size_t		i, n = len / 4;
 
 	p2_sponge_init(sp);
 	for (i = 0; i < n; i++)
 		p2_sponge_absorb(sp, p2_le32(in + 4 * i));
 	p2_sponge_absorb(sp, p2_tail_felt(in, len));
-	p2_sponge_finish(sp, out);
+	p2_sponge_finish(sp, f);
+	p2_felts_to_bytes(f, out);
 }
 
 void
 p2_hash_bytes(const uint8_t *in, size_t len, uint8_t out[32])
 {
 	struct p2_sponge	sp;
-	uint64_t		f[P2_OUT];
 
-	p2_sponge_bytes(&sp, in, len, f);
-	p2_felts_to_bytes(f, out);
+	p2_sponge_bytes(&sp, in, len, out);
 }
 
 /* The squeeze goes on from the state the absorb left (the 5th permutation). */
@@ -441,10 +444,8 @@ void
 p2_hash_bytes_squeeze_twice(const uint8_t *in, size_t len, uint8_t out[64])
 {
 	struct p2_sponge	sp;
-	uint64_t		f[P2_OUT];
 
-	p2_sponge_bytes(&sp, in, len, f);
-	p2_felts_to_bytes(f, out);
+	p2_sponge_bytes(&sp, in, len, out);
 	p2_permute(sp.s);
 	p2_felts_to_bytes(sp.s, out + 32);
 }

@@ -13,34 +13,30 @@
 #define QPOW_STEP_DIV	2048	/* one step moves D by floor(D / 2048) */
 #define QPOW_MAX_DOWN	99	/* the most steps one block lowers D by */
 
-static const char *const qpow_seal_names[QPOW_SEAL_COUNT] = {
-	[QPOW_SEAL_OK] = "ok",
-	[QPOW_SEAL_WINDOW] = "window",
-	[QPOW_SEAL_UNSEALED] = "unsealed",
-	[QPOW_SEAL_ENGINE] = "engine",
-	[QPOW_SEAL_LENGTH] = "length",
-	[QPOW_SEAL_ZERO] = "zero",
-};
-
-static const char *const qpow_seal_phrases[QPOW_SEAL_COUNT] = {
-	[QPOW_SEAL_OK] = "a pow_ seal of a 64-byte nonce",
-	[QPOW_SEAL_WINDOW] = "digest outside the 110/111-byte window",
-	[QPOW_SEAL_UNSEALED] = "last digest item is not a Seal",
-	[QPOW_SEAL_ENGINE] = "seal engine is not pow_",
-	[QPOW_SEAL_LENGTH] = "seal payload is not 64 bytes",
-	[QPOW_SEAL_ZERO] = "nonce is all zero",
+/* Each verdict's name and phrase, for logs and the CLI. */
+static const struct {
+	const char	*name;
+	const char	*words;
+} qpow_seal_text[QPOW_SEAL_COUNT] = {
+	[QPOW_SEAL_OK] = { "ok", "a pow_ seal of a 64-byte nonce" },
+	[QPOW_SEAL_WINDOW] = { "window",
+	    "digest outside the 110/111-byte window" },
+	[QPOW_SEAL_UNSEALED] = { "unsealed", "last digest item is not a Seal" },
+	[QPOW_SEAL_ENGINE] = { "engine", "seal engine is not pow_" },
+	[QPOW_SEAL_LENGTH] = { "length", "seal payload is not 64 bytes" },
+	[QPOW_SEAL_ZERO] = { "zero", "nonce is all zero" },
 };
 
 const char *
 qpow_seal_name(enum qpow_seal s)
 {
-	return (unsigned)s < QPOW_SEAL_COUNT ? qpow_seal_names[s] : "?";
+	return (unsigned)s < QPOW_SEAL_COUNT ? qpow_seal_text[s].name : "?";
 }
 
 const char *
 qpow_seal_words(enum qpow_seal s)
 {
-	return (unsigned)s < QPOW_SEAL_COUNT ? qpow_seal_phrases[s] :
+	return (unsigned)s < QPOW_SEAL_COUNT ? qpow_seal_text[s].words :
 	    "unknown seal verdict";
 }
 
