@@ -64,7 +64,7 @@ struct mtr_chain {
 	int		 has_tips;
 	int64_t		 tips;			/* branches its tips are on */
 	int		 in_sup;
-	uint64_t	 blocks_ingested, hedges, hedges_won;
+	uint64_t	 blocks_ingested, hedges, hedges_won, seals_failed;
 	/* Estimated hashrate (hashes/s) per view_window, from the store. */
 	int		 has_hashrate[MTR_NWINDOWS];
 	double		 hashrate[MTR_NWINDOWS];

@@ -262,6 +262,10 @@ static const struct fam chain_ingest[] = {
 	CHAIN_FAM("chainwatch_chain_hedges_won_total", "counter",
 	    "Hedged requests that the second endpoint answered first.",
 	    in_sup, hedges_won, VAL_U64),
+	CHAIN_FAM("chainwatch_chain_seals_failed_total", "counter",
+	    "Blocks whose seal failed (its shape, or the difficulty at its "
+	    "parent) since chainwatchd started.",
+	    in_sup, seals_failed, VAL_U64),
 };
 
 /* Queue items, or the blocks they cover, by kind and state. */

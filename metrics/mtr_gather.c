@@ -528,6 +528,7 @@ sup_chain(struct mtr_snap *s, const json_t *o)
 	(void)view_ctl_count(o, "blocks_ingested", &c->blocks_ingested);
 	(void)view_ctl_count(o, "hedges", &c->hedges);
 	(void)view_ctl_count(o, "hedges_won", &c->hedges_won);
+	(void)view_ctl_count(o, "seals_failed", &c->seals_failed);
 }
 
 /*

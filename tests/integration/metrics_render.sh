@@ -116,7 +116,7 @@ cat >"$T/answer" <<'JSON'
    "rss_bytes": 1000, "inflight": 0, "hedges": 0, "breaker": "closed"}],
  "chains": [
   {"chain": "planck", "best_number": 501, "final_number": 401,
-   "blocks_ingested": 42, "hedges": 4, "hedges_won": 1},
+   "blocks_ingested": 42, "hedges": 4, "hedges_won": 1, "seals_failed": 3},
   {"chain": "heisenberg", "best_number": 80, "final_number": null,
    "blocks_ingested": 80, "hedges": 0, "hedges_won": 0}]}
 JSON
@@ -169,6 +169,8 @@ expect "$T/m1" 'chainwatch_chain_tips{chain="planck"}' 2
 expect "$T/m1" 'chainwatch_chain_tips{chain="heisenberg"}' 1
 expect "$T/m1" 'chainwatch_chain_blocks_ingested_total{chain="planck"}' 42
 expect "$T/m1" 'chainwatch_chain_hedges_won_total{chain="planck"}' 1
+expect "$T/m1" 'chainwatch_chain_seals_failed_total{chain="planck"}' 3
+expect "$T/m1" 'chainwatch_chain_seals_failed_total{chain="heisenberg"}' 0
 expect "$T/m1" 'chainwatch_chain_queue_items{chain="planck",kind="headers",state="pending"}' 1
 expect "$T/m1" 'chainwatch_chain_queue_blocks{chain="planck",kind="headers",state="pending"}' 100
 expect "$T/m1" 'chainwatch_chain_queue_items{chain="planck",kind="parent",state="leased"}' 1
