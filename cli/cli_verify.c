@@ -56,8 +56,8 @@ static const char q_recount[] =
     "SELECT g.miner, m.ss58, g.blocks, g.final_blocks, g.work,"
     "  g.final_work, g.first_number, g.last_number"
     " FROM (SELECT coalesce(miner, x'') AS miner, count(*) AS blocks,"
-    "    sum(final) AS final_blocks, u512_sum(difficulty) AS work,"
-    "    u512_sum(CASE WHEN final = 1 THEN difficulty END) AS final_work,"
+    "    sum(final) AS final_blocks, u512_sum(work) AS work,"
+    "    u512_sum(CASE WHEN final = 1 THEN work END) AS final_work,"
     "    min(number) AS first_number, max(number) AS last_number"
     "  FROM blocks WHERE chain_id = ?1 AND canonical = 1 AND number > 0"
     "  GROUP BY 1) g"
@@ -91,8 +91,8 @@ static const char q_no_best[] =
  * but fetch every parent at random.
  */
 static const char q_parent[] =
-    "SELECT number, hash, parent, difficulty, pow_max, proven FROM blocks"
-    " WHERE chain_id = ?1 AND +canonical = 1 ORDER BY +number";
+    "SELECT number, hash, parent, difficulty, pow_max, proven, work"
+    " FROM blocks WHERE chain_id = ?1 AND +canonical = 1 ORDER BY +number";
 static const char q_unknown_miner[] =
     "SELECT DISTINCT coalesce(b.miner, x'') AS a FROM blocks b"
     " WHERE b.chain_id = ?1 AND b.canonical = 1 AND NOT EXISTS"
@@ -444,6 +444,40 @@ check_seal(struct verify *v, sqlite3_stmt *st, int64_t num,
 	    proven == -1 ? "NULL" : proven ? "1" : "0", have, need);
 }
 
+/*
+ * A canonical block's work is the difficulty at its parent, the canonical
+ * block before it (diff, when have_diff), and nothing while that is not
+ * known: what the standings sum.
+ */
+static void
+check_work(struct verify *v, sqlite3_stmt *st, int64_t num,
+    const uint8_t diff[U512_BYTES], int have_diff)
+{
+	char		hash[HASH_HEX], have[U512_DEC_LEN], need[U512_DEC_LEN];
+	struct u512	w, d;
+	int		has_work = sqlite3_column_bytes(st, 6) == U512_BYTES;
+
+	if (has_work && have_diff &&
+	    memcmp(sqlite3_column_blob(st, 6), diff, U512_BYTES) == 0)
+		return;
+	if (!has_work && !have_diff)
+		return;
+	block_ref(st, 1, hash);
+	snprintf(have, sizeof(have), "NULL");
+	snprintf(need, sizeof(need), "not known");
+	if (has_work) {
+		u512_from_le(&w, sqlite3_column_blob(st, 6));
+		u512_to_dec(&w, have);
+	}
+	if (have_diff) {
+		u512_from_le(&d, diff);
+		u512_to_dec(&d, need);
+	}
+	diff_add(v, "work", block_detail(num, hash), "%s: block #%lld %s: "
+	    "work is %s, but the difficulty at its parent is %s",
+	    v->ch->name, (long long)num, hash, have, need);
+}
+
 static int
 check_blocks(struct verify *v)
 {
@@ -526,8 +560,10 @@ check_blocks(struct verify *v)
 			    "is not the canonical block #%lld %s", v->ch->name,
 			    (long long)num, hash, parent, (long long)(num - 1),
 			    phash);
-		} else if (have_prev && prev_num == num - 1)
+		} else if (have_prev && prev_num == num - 1) {
 			check_seal(v, st, num, prev_diff, have_diff);
+			check_work(v, st, num, prev_diff, have_diff);
+		}
 		memcpy(prev_hash, sqlite3_column_blob(st, 1), 32);
 		have_diff = sqlite3_column_bytes(st, 3) == U512_BYTES;
 		if (have_diff)

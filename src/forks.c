@@ -163,8 +163,8 @@ measure(forks_lookup_fn *lookup, void *ctx, const struct forks_block *top,
 		return 0;
 	}
 	while (cur.number > r->ancestor_number) {
-		if (cur.has_diff) {
-			u512_from_le(&d, cur.diff);
+		if (cur.has_work) {
+			u512_from_le(&d, cur.work);
 			if (u512_add(&a->work, &d) == 0)
 				a->work_blocks++;
 		}

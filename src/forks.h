@@ -37,8 +37,8 @@ struct forks_block {
 	uint8_t		hash[32];
 	uint8_t		parent[32];
 	int64_t		number;
-	int		has_diff;
-	uint8_t		diff[U512_BYTES];	/* little-endian, as stored */
+	int		has_work;
+	uint8_t		work[U512_BYTES];	/* the difficulty at its parent */
 };
 
 /*

@@ -334,6 +334,52 @@ const char *const schema_migrations[] = {
 	 * seals pass). */
 	"ALTER TABLE chains ADD COLUMN unproven_reason TEXT;"
 	"ALTER TABLE chains ADD COLUMN unproven_since INTEGER;",
+	/* 8: a block's work is the difficulty it had to meet, the one read
+	 * at its parent, as the node counts it (NULL until that is known);
+	 * the standings, their views and the window index sum it.  Which
+	 * endpoint answered a block's state (difficulty and time), so that
+	 * a difficulty found false names its answerer. */
+	"ALTER TABLE blocks ADD COLUMN work BLOB"
+	"  CHECK (work IS NULL OR length(work) = 64);"
+	"ALTER TABLE blocks ADD COLUMN work_f REAL;"
+	"ALTER TABLE blocks ADD COLUMN state_endpoint_id INTEGER"
+	"  REFERENCES endpoints(id);"
+	"DROP VIEW standings_1h;"
+	"DROP VIEW standings_24h;"
+	"DROP VIEW standings_7d;"
+	"CREATE VIEW standings_1h AS"
+	"  SELECT c.name AS chain, m.ss58 AS miner, count(*) AS blocks,"
+	"    sum(b.final = 0) AS provisional, sum(b.final) AS final_blocks,"
+	"    total(b.work_f) AS work_f, min(b.number) AS first_number,"
+	"    max(b.number) AS last_number"
+	"  FROM blocks b JOIN chains c ON c.id = b.chain_id"
+	"  JOIN miners m ON m.account = b.miner"
+	"  WHERE b.canonical = 1 AND b.number > 0 AND b.timestamp >="
+	"    (strftime('%s', 'now') - 3600) * 1000"
+	"  GROUP BY b.chain_id, b.miner;"
+	"CREATE VIEW standings_24h AS"
+	"  SELECT c.name AS chain, m.ss58 AS miner, count(*) AS blocks,"
+	"    sum(b.final = 0) AS provisional, sum(b.final) AS final_blocks,"
+	"    total(b.work_f) AS work_f, min(b.number) AS first_number,"
+	"    max(b.number) AS last_number"
+	"  FROM blocks b JOIN chains c ON c.id = b.chain_id"
+	"  JOIN miners m ON m.account = b.miner"
+	"  WHERE b.canonical = 1 AND b.number > 0 AND b.timestamp >="
+	"    (strftime('%s', 'now') - 86400) * 1000"
+	"  GROUP BY b.chain_id, b.miner;"
+	"CREATE VIEW standings_7d AS"
+	"  SELECT c.name AS chain, m.ss58 AS miner, count(*) AS blocks,"
+	"    sum(b.final = 0) AS provisional, sum(b.final) AS final_blocks,"
+	"    total(b.work_f) AS work_f, min(b.number) AS first_number,"
+	"    max(b.number) AS last_number"
+	"  FROM blocks b JOIN chains c ON c.id = b.chain_id"
+	"  JOIN miners m ON m.account = b.miner"
+	"  WHERE b.canonical = 1 AND b.number > 0 AND b.timestamp >="
+	"    (strftime('%s', 'now') - 604800) * 1000"
+	"  GROUP BY b.chain_id, b.miner;"
+	"DROP INDEX blocks_window;"
+	"CREATE INDEX blocks_window ON blocks(chain_id, timestamp, number,"
+	"  miner, final, work, canonical) WHERE canonical = 1;",
 };
 
 const size_t schema_version = nitems(schema_migrations);
@@ -368,4 +414,25 @@ const char *const schema_fixups[nitems(schema_migrations)] = {
 	"  (SELECT 1 FROM genesis_rows g WHERE g.chain_id ="
 	"  standings.chain_id AND g.miner = standings.miner);"
 	"DROP TABLE genesis_rows;",
+	[7] =
+	/* Each block's work from its parent's difficulty, and every
+	 * standing's work counted again from it: the same blocks, each
+	 * credited with what it had to meet instead of what its children
+	 * must (the counts of blocks do not change). */
+	"UPDATE blocks SET (work, work_f) = (SELECT p.difficulty,"
+	"  p.difficulty_f FROM blocks p WHERE p.chain_id = blocks.chain_id"
+	"  AND p.hash = blocks.parent) WHERE number > 0;"
+	"CREATE TEMP TABLE recount AS"
+	"  SELECT chain_id, coalesce(miner, x'') AS miner, count(*) AS blocks,"
+	"    sum(final) AS final_blocks, u512_sum(work) AS work,"
+	"    u512_sum(CASE WHEN final = 1 THEN work END) AS final_work,"
+	"    min(number) AS first_number, max(number) AS last_number"
+	"  FROM blocks WHERE canonical = 1 AND number > 0 GROUP BY 1, 2;"
+	"UPDATE standings SET (work, final_work) = (SELECT"
+	"  coalesce(r.work, '0'), coalesce(r.final_work, '0') FROM recount r"
+	"  WHERE r.chain_id = standings.chain_id AND r.miner = standings.miner)"
+	"  WHERE EXISTS (SELECT 1 FROM recount r WHERE r.chain_id ="
+	"  standings.chain_id AND r.miner = standings.miner);"
+	"UPDATE standings SET work_f = CAST(work AS REAL);"
+	"DROP TABLE recount;",
 };

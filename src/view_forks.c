@@ -22,7 +22,7 @@ static const char q_tips[] =
     "SELECT id, name, tip_hash, tip_number, tip_at FROM endpoints"
     " WHERE chain_id = ?1 AND configured = 1 ORDER BY position, name";
 static const char q_block[] =
-    "SELECT hash, parent, number, difficulty FROM blocks"
+    "SELECT hash, parent, number, work FROM blocks"
     " WHERE chain_id = ?1 AND hash = ?2";
 static const char q_splits[] =
     "SELECT id, first_seen, last_seen, ended, branches, ancestor_number,"
@@ -63,8 +63,8 @@ lookup(void *ctx, const uint8_t hash[32], struct forks_block *b)
 	b->number = sqlite3_column_int64(l->st, 2);
 	if (sqlite3_column_type(l->st, 3) == SQLITE_BLOB &&
 	    sqlite3_column_bytes(l->st, 3) == U512_BYTES) {
-		b->has_diff = 1;
-		memcpy(b->diff, sqlite3_column_blob(l->st, 3), U512_BYTES);
+		b->has_work = 1;
+		memcpy(b->work, sqlite3_column_blob(l->st, 3), U512_BYTES);
 	}
 	return 1;
 }

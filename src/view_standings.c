@@ -65,14 +65,14 @@ static const char q_blocks[] =
     "SELECT g.miner, m.ss58, g.blocks, g.final_blocks, g.work,"
     "  g.first_number, g.last_number"
     " FROM (SELECT coalesce(miner, x'') AS miner, count(*) AS blocks,"
-    "    sum(final) AS final_blocks, u512_sum(difficulty) AS work,"
+    "    sum(final) AS final_blocks, u512_sum(work) AS work,"
     "    min(number) AS first_number, max(number) AS last_number"
     "  FROM blocks WHERE chain_id = ?1 AND canonical = 1 AND +number > 0%s%s"
     "  GROUP BY 1) g"
     " LEFT JOIN miners m ON m.account = g.miner";
 /* The window's earliest mined block, and its latest time. */
 static const char q_first[] =
-    "SELECT timestamp, miner, difficulty FROM blocks"
+    "SELECT timestamp, miner, work FROM blocks"
     " WHERE chain_id = ?1 AND canonical = 1 AND +number > 0 AND"
     " miner IS NOT NULL AND timestamp IS NOT NULL%s%s"
     " ORDER BY timestamp, number LIMIT 1";

@@ -28,11 +28,11 @@
 
 static struct store_stmt s_block_get = { "SELECT hash, parent, number, "
     "miner, difficulty, canonical, final, runtime_updated, proven, "
-    "pow_max FROM blocks WHERE chain_id = ? AND hash = ?", NULL, NULL };
+    "pow_max, work FROM blocks WHERE chain_id = ? AND hash = ?", NULL, NULL };
 
 static struct store_stmt s_block_at = { "SELECT hash, parent, number, "
     "miner, difficulty, canonical, final, runtime_updated, proven, "
-    "pow_max FROM blocks WHERE chain_id = ? AND number = ? AND "
+    "pow_max, work FROM blocks WHERE chain_id = ? AND number = ? AND "
     "canonical = 1",
     NULL, NULL };
 
@@ -48,8 +48,8 @@ static struct store_stmt s_block_flags = { "UPDATE blocks SET canonical = ?, "
     "final = ? WHERE chain_id = ? AND hash = ?", NULL, NULL };
 
 static struct store_stmt s_child_at = { "SELECT hash, parent, number, miner, "
-    "difficulty, canonical, final, runtime_updated, proven, pow_max "
-    "FROM blocks INDEXED BY blocks_number WHERE chain_id = ? AND number = ? AND parent = ? "
+    "difficulty, canonical, final, runtime_updated, proven, pow_max, "
+    "work FROM blocks INDEXED BY blocks_number WHERE chain_id = ? AND number = ? AND parent = ? "
     "ORDER BY first_seen LIMIT 1", NULL, NULL };
 
 static struct store_stmt s_ep_name = { "SELECT name FROM endpoints WHERE "
@@ -70,6 +70,7 @@ block_row(sqlite3_stmt *st, struct sblock *b)
 	b->proven = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 :
 	    sqlite3_column_int(st, 8);
 	b->has_pow = store_col_blob(st, 9, b->pow_max, 64);
+	b->has_work = store_col_blob(st, 10, b->work, 64);
 }
 
 /* The first row of a bound statement into b: 1, or 0 if none. */

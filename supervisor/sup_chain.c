@@ -34,11 +34,14 @@ static size_t		  n_chains;
 
 /* ---- SQL ---- */
 
+/* state_endpoint_id: who answered the difficulty, else the time. */
 static struct store_stmt s_block_state = { "UPDATE blocks SET "
-    "difficulty = coalesce(?, difficulty), difficulty_f = coalesce(?, "
-    "difficulty_f), timestamp = coalesce(?, timestamp), "
-    "state_at = coalesce(state_at, ?) WHERE chain_id = ? AND hash = ?",
-    NULL, NULL };
+    "difficulty = coalesce(?1, difficulty), difficulty_f = coalesce(?2, "
+    "difficulty_f), timestamp = coalesce(?3, timestamp), "
+    "state_at = coalesce(state_at, ?4), state_endpoint_id = CASE WHEN "
+    "?1 IS NOT NULL OR state_endpoint_id IS NULL THEN coalesce(?5, "
+    "state_endpoint_id) ELSE state_endpoint_id END "
+    "WHERE chain_id = ?6 AND hash = ?7", NULL, NULL };
 static struct store_stmt s_chain_get = { "SELECT id, genesis, best_number, "
     "best_hash, final_number, updated_at, unproven_since FROM chains "
     "WHERE name = ?", NULL, NULL };
@@ -232,10 +235,34 @@ sup_chains_tick(uint64_t now)
 	}
 }
 
-/* Difficulty and time of a block, from a state read. */
+/*
+ * The difficulty at a block is its canonical child's work: credited to
+ * the child's miner now, when the child was counted without it.
+ */
+static void
+credit_child(struct chain *ch, const struct sblock *parent,
+    const uint8_t diff[64])
+{
+	struct sblock	 c;
+	struct standing	*s;
+
+	if (!block_at(ch, parent->number + 1, &c) || c.has_work ||
+	    memcmp(c.parent, parent->hash, 32) != 0 || !standing_counts(&c))
+		return;
+	memcpy(c.work, diff, 64);
+	c.has_work = 1;
+	s = standing(ch, &c);
+	work_add(&s->work, &c, 1);
+	if (c.final)
+		work_add(&s->final_work, &c, 1);
+	s->dirty = 1;
+}
+
+/* Difficulty and time of a block, from endpoint_id's state read. */
 void
-sup_chain_state(struct chain *ch, const uint8_t hash[32],
-    const uint8_t *difficulty, int64_t timestamp, uint64_t now)
+sup_chain_state(struct chain *ch, int64_t endpoint_id,
+    const uint8_t hash[32], const uint8_t *difficulty, int64_t timestamp,
+    uint64_t now)
 {
 	struct sblock	 b;
 	struct u512	 d;
@@ -256,21 +283,16 @@ sup_chain_state(struct chain *ch, const uint8_t hash[32],
 	if (timestamp >= 0 && (difficulty != NULL || b.has_diff ||
 	    ch->format != FORMAT_QUANTUS))
 		sqlite3_bind_int64(st, 4, (int64_t)now);
-	sqlite3_bind_int64(st, 5, ch->id);
-	sqlite3_bind_blob(st, 6, hash, 32, SQLITE_TRANSIENT);
+	if (endpoint_id > 0)
+		sqlite3_bind_int64(st, 5, endpoint_id);
+	sqlite3_bind_int64(st, 6, ch->id);
+	sqlite3_bind_blob(st, 7, hash, 32, SQLITE_TRANSIENT);
 	store_run(st);
-	if (difficulty != NULL)
+	if (difficulty != NULL) {
+		/* Before its work is stored: it reads whether it was. */
+		credit_child(ch, &b, difficulty);
 		seal_parent(ch, hash, b.number, difficulty, now,
 		    block_seal_failed);
-	if (difficulty != NULL && b.canonical && standing_counts(&b)) {
-		struct standing *s = standing(ch, &b);
-
-		memcpy(b.diff, difficulty, 64);
-		b.has_diff = 1;
-		work_add(&s->work, &b, 1);
-		if (b.final)
-			work_add(&s->final_work, &b, 1);
-		s->dirty = 1;
 	}
 	/* The branch waiting for its work may be decided now. */
 	if (difficulty != NULL && ch->have_cand && b.number >= ch->cand_from) {

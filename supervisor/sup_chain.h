@@ -153,8 +153,9 @@ void		 sup_chain_head(struct chain *, int64_t endpoint_id,
 		    const struct proto_head *, uint64_t now);
 void		 sup_chain_fetched(struct chain *, int64_t endpoint_id,
 		    const struct proto_header *, uint64_t now);
-void		 sup_chain_state(struct chain *, const uint8_t hash[32],
-		    const uint8_t *difficulty, int64_t timestamp, uint64_t now);
+void		 sup_chain_state(struct chain *, int64_t endpoint_id,
+		    const uint8_t hash[32], const uint8_t *difficulty,
+		    int64_t timestamp, uint64_t now);
 void		 sup_chain_runtime(struct chain *, const char *spec_name,
 		    uint64_t spec_version, const uint8_t *at, int64_t number,
 		    uint64_t now);

@@ -114,8 +114,8 @@ dispatch_answer(struct worker *w, const struct msg *m, char *err,
 		break;
 	case K_STATE:
 		for (size_t i = 0; i < a.n; i++)
-			sup_chain_state(a.ch, a.hashes[i], a.difficulty[i],
-			    a.timestamp[i], now);
+			sup_chain_state(a.ch, a.endpoint_id, a.hashes[i],
+			    a.difficulty[i], a.timestamp[i], now);
 		break;
 	case K_RUNTIME:
 		if (!a.settles)

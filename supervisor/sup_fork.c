@@ -52,9 +52,12 @@ fork_walk(const struct fork_view *v, const struct fork_chain *c,
 
 /*
  * Is tip's branch better than the canonical one above their ancestor?
- * A branch that extends the best is.  Quantus: heavier by summed
- * difficulty; *unknown is set when a difficulty of either side is not
- * known yet (the caller asks for it and waits, then falls back to the
+ * A branch that extends the best is.  Quantus, as the node counts: the
+ * heavier by summed work, each block's the difficulty at its parent; on
+ * equal work the higher.  Both sides' first blocks had to meet the
+ * ancestor's difficulty, so only the blocks above them are summed.
+ * *unknown is set when a work of either side is not known yet (the
+ * caller asks for the difficulties and waits, then falls back to the
  * longer).  Substrate: longer.  Ties keep the first seen, the canonical
  * one.
  */
@@ -67,6 +70,7 @@ fork_better(const struct fork_view *v, const struct fork_chain *c,
 	int		known = c->quantus &&
 			    tip->number - ancestor <= 2 * c->finality &&
 			    c->best_number - ancestor <= 2 * c->finality;
+	int		cmp;
 
 	*unknown = 0;
 	if (ancestor >= c->best_number)
@@ -75,33 +79,33 @@ fork_better(const struct fork_view *v, const struct fork_chain *c,
 		return tip->number > c->best_number;
 	u512_zero(&wn);
 	u512_zero(&wo);
-	for (;;) {
-		if (!cur.has_diff) {
+	while (cur.number > ancestor + 1) {
+		if (!cur.has_work) {
 			known = 0;
 			break;
 		}
-		u512_from_le(&d, cur.diff);
+		u512_from_le(&d, cur.work);
 		(void)u512_add(&wn, &d);
-		if (cur.number - 1 <= ancestor)
-			break;
 		if (!v->by_hash(v->ctx, cur.parent, &b)) {
 			known = 0;
 			break;
 		}
 		cur = b;
 	}
-	for (int64_t n = ancestor + 1; known && n <= c->best_number; n++) {
-		if (!v->canonical_at(v->ctx, n, &b) || !b.has_diff)
+	for (int64_t n = ancestor + 2; known && n <= c->best_number; n++) {
+		if (!v->canonical_at(v->ctx, n, &b) || !b.has_work)
 			known = 0;
 		else {
-			u512_from_le(&d, b.diff);
+			u512_from_le(&d, b.work);
 			(void)u512_add(&wo, &d);
 		}
 	}
-	if (known)
-		return u512_cmp(&wn, &wo) > 0;
-	*unknown = 1;
-	return tip->number > c->best_number;
+	if (!known) {
+		*unknown = 1;
+		return tip->number > c->best_number;
+	}
+	cmp = u512_cmp(&wn, &wo);
+	return cmp > 0 || (cmp == 0 && tip->number > c->best_number);
 }
 
 /*

@@ -51,7 +51,7 @@ static struct store_stmt s_tips = { "SELECT id, name, tip_hash, tip_number, "
     "tip_hash IS NOT NULL AND tip_number IS NOT NULL AND tip_at IS NOT "
     "NULL ORDER BY position, name", NULL, NULL };
 static struct store_stmt s_block = { "SELECT hash, parent, number, "
-    "difficulty FROM blocks WHERE chain_id = ? AND hash = ?", NULL, NULL };
+    "work FROM blocks WHERE chain_id = ? AND hash = ?", NULL, NULL };
 static struct store_stmt s_open = { "SELECT id, first_seen FROM splits "
     "WHERE chain_id = ? AND ended IS NULL ORDER BY id DESC LIMIT 1",
     NULL, NULL };
@@ -95,7 +95,7 @@ lookup(void *ctx, const uint8_t hash[32], struct forks_block *b)
 		store_col_blob(st, 0, b->hash, 32);
 		store_col_blob(st, 1, b->parent, 32);
 		b->number = sqlite3_column_int64(st, 2);
-		b->has_diff = store_col_blob(st, 3, b->diff, U512_BYTES);
+		b->has_work = store_col_blob(st, 3, b->work, U512_BYTES);
 	}
 	sqlite3_reset(st);
 	return found;

@@ -3,7 +3,8 @@
  * worker found it (its shape, and the largest difficulty its nonce hash
  * meets), against the difficulty stored at its parent.  blocks.proven is
  * NULL until both are known, then 1 or 0; a seal whose shape fails is 0
- * at once.  Substrate blocks and genesis carry no seal and stay NULL, as
+ * at once.  The same difficulty is the block's work (blocks.work), what
+ * the standings and fork choice sum, whatever its seal.  Substrate blocks and genesis carry no seal and stay NULL, as
  * does a header that came without its bound (a worker always sends it).
  */
 #include "config.h"
@@ -37,6 +38,32 @@ static struct store_stmt s_runtime = { "SELECT spec_name || ' ' || "
 
 static struct store_stmt s_proven = { "UPDATE blocks SET proven = ? "
     "WHERE chain_id = ? AND hash = ?", NULL, NULL };
+
+static struct store_stmt s_work = { "UPDATE blocks SET work = ?, work_f = ? "
+    "WHERE chain_id = ? AND hash = ?", NULL, NULL };
+
+static struct store_stmt s_children_work = { "UPDATE blocks INDEXED BY "
+    "blocks_number SET work = ?, work_f = ? WHERE chain_id = ? AND "
+    "number = ? AND parent = ? AND work IS NULL", NULL, NULL };
+
+/* A block's work (where), or its children's (by parent), is diff. */
+static int
+work_set(struct store_stmt *s, struct chain *ch, const uint8_t diff[64],
+    int64_t number, const uint8_t hash[32])
+{
+	struct u512	d;
+	sqlite3_stmt	*st = store_prepare(s);
+	int		 i = 3;
+
+	u512_from_le(&d, diff);
+	sqlite3_bind_blob(st, 1, diff, 64, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 2, u512_to_double(&d));
+	sqlite3_bind_int64(st, i++, ch->id);
+	if (number >= 0)
+		sqlite3_bind_int64(st, i++, number);
+	sqlite3_bind_blob(st, i, hash, 32, SQLITE_TRANSIENT);
+	return store_run(st);
+}
 
 /* 1 if a seal that meets at most pow_max meets need (its parent's). */
 static int
@@ -120,18 +147,18 @@ seal_store(struct chain *ch, const struct proto_header *h,
 	f->number = (int64_t)h->number;
 	f->endpoint_id = endpoint_id;
 	f->seal = (enum qpow_seal)h->seal;
+	st = store_bind(&s_parent_diff, "ib", ch->id, h->parent);
+	proven = store_row(st) && store_col_blob(st, 0, f->need, 64);
+	sqlite3_reset(st);
+	if (proven)	/* its work, whatever its seal */
+		work_set(&s_work, ch, f->need, -1, h->hash);
 	if (h->seal != QPOW_SEAL_OK) {
 		note(ch, 0, f->number, now);	/* stored so (seal_shape) */
 		return 1;
 	}
-	if (!h->has_pow)
-		return 0;
-	memcpy(f->pow_max, h->pow_max, 64);
-	st = store_bind(&s_parent_diff, "ib", ch->id, h->parent);
-	proven = store_row(st) && store_col_blob(st, 0, f->need, 64);
-	sqlite3_reset(st);
-	if (!proven)
+	if (!h->has_pow || !proven)
 		return 0;		/* seal_parent, when it comes */
+	memcpy(f->pow_max, h->pow_max, 64);
 	proven = meets(f->pow_max, f->need);
 	note(ch, proven, f->number, now);
 	store_run(store_bind(&s_proven, "iib", (int64_t)proven, ch->id,
@@ -172,6 +199,8 @@ seal_parent(struct chain *ch, const uint8_t hash[32], int64_t number,
 
 	if (ch->format != FORMAT_QUANTUS)
 		return;
+	if (work_set(&s_children_work, ch, diff, number + 1, hash) < 0)
+		return;			/* the store is blocked */
 	/* Children of one parent are few (a fork, a lie): a batch or two. */
 	do {
 		n = children(ch, hash, number, diff, f, nitems(f));

@@ -1,8 +1,9 @@
 /*
  * Proof of work (sup_seal.c): a quantus block's seal, as its worker found
  * it, checked against the difficulty at its parent once both are stored
- * (tests/vectors/quantus-qpow.md, section 4).  Below the blocks layer: it
- * reads and writes only the seal's columns.
+ * (tests/vectors/quantus-qpow.md, section 4), and the block's work, that
+ * same difficulty (section 6).  Below the blocks layer: it reads and
+ * writes only the seal's and the work's columns.
  */
 #ifndef CW_SUP_SEAL_H
 #define CW_SUP_SEAL_H
@@ -46,14 +47,15 @@ struct seal_fail {
  */
 int		 seal_shape(struct chain *, const struct proto_header *);
 /*
- * A block just stored (as seal_shape said): checked now if its parent's
- * difficulty is stored.  1 if its seal fails, with *f.
+ * A block just stored (as seal_shape said): its work set and its seal
+ * checked now if its parent's difficulty is stored.  1 if its seal
+ * fails, with *f.
  */
 int		 seal_store(struct chain *, const struct proto_header *,
 		    int64_t endpoint_id, uint64_t now, struct seal_fail *f);
 /*
- * The difficulty at a block became known: its children's seals are
- * checked; fn is called for each one that fails.
+ * The difficulty at a block became known: it is its children's work, and
+ * their seals are checked; fn is called for each one that fails.
  */
 void		 seal_parent(struct chain *, const uint8_t hash[32],
 		    int64_t number, const uint8_t diff[64], uint64_t now,

@@ -79,9 +79,9 @@ work_add(struct u512 *acc, const struct sblock *b, int sign)
 {
 	struct u512	d;
 
-	if (!b->has_diff)
+	if (!b->has_work)
 		return;
-	u512_from_le(&d, b->diff);
+	u512_from_le(&d, b->work);
 	if ((sign > 0 ? u512_add(acc, &d) : u512_sub(acc, &d)) == -1)
 		fatalx(CW_EXIT_INTERNAL, "work of a miner over- or underflows "
 		    "at block #%lld", (long long)b->number);

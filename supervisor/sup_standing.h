@@ -34,6 +34,8 @@ struct sblock {
 	int		proven;		/* its seal: 1, 0, -1 not checked */
 	int		has_pow;	/* pow_max: its seal has the shape */
 	uint8_t		pow_max[64];
+	int		has_work;	/* work: the difficulty at its parent */
+	uint8_t		work[64];
 };
 
 int		 standing_counts(const struct sblock *);

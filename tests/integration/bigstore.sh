@@ -29,18 +29,21 @@ INSERT INTO endpoints (id, chain_id, name, rpc_url, ws_url, position, state,
     $now, 0, $N);
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $N)
 INSERT INTO blocks (chain_id, hash, number, parent, miner, difficulty,
-    difficulty_f, timestamp, canonical, final, first_endpoint_id, first_seen)
+    difficulty_f, work, work_f, timestamp, canonical, final,
+    first_endpoint_id, first_seen)
     SELECT 1, CAST(printf('h%031d', i * $SCATTER % 4294967296) AS BLOB), i,
     CAST(printf('h%031d', (i - 1) * $SCATTER % 4294967296) AS BLOB),
     CAST(printf('m%031d', (i * 7 + i / 1000) % $MINERS) AS BLOB), $DIFF_LE,
-    $DIFF, $now - ($N - i) * 12000, 1, i <= $N - 100, 1, $now FROM n;
+    $DIFF, $DIFF_LE, $DIFF, $now - ($N - i) * 12000, 1, i <= $N - 100, 1, $now FROM n;
 WITH RECURSIVE n(i) AS (SELECT $SIBLINGS UNION ALL SELECT i + $SIBLINGS
     FROM n WHERE i + $SIBLINGS <= $N)
 INSERT INTO blocks (chain_id, hash, number, parent, miner, difficulty,
-    difficulty_f, timestamp, canonical, final, first_endpoint_id, first_seen)
+    difficulty_f, work, work_f, timestamp, canonical, final,
+    first_endpoint_id, first_seen)
     SELECT 1, CAST(printf('r%031d', i * $SCATTER % 4294967296) AS BLOB), i,
     CAST(printf('h%031d', (i - 1) * $SCATTER % 4294967296) AS BLOB),
     CAST(printf('m%031d', (i + 3) % $MINERS) AS BLOB), $DIFF_LE, $DIFF,
+    $DIFF_LE, $DIFF,
     $now - ($N - i) * 12000, 0, 0, 1, $now FROM n WHERE i <= $N;
 INSERT INTO reorgs (chain_id, at, depth, ancestor_number, old_tip, new_tip,
     endpoint_id)

@@ -45,8 +45,8 @@ export SS58_A SS58_B SS58_C
 
 # cli_store DB: a WAL store with two chains.  planck has a genesis and 30
 # canonical blocks (best 30, final 27) spread over 10 days, a fork block
-# at 30, a block with no miner (unsealed) and one whose difficulty is
-# unknown, and standings that agree; heisenberg has nothing yet.  Writes
+# at 30, a block with no miner (unsealed), one whose difficulty is
+# unknown (so its child's work is), and standings that agree; heisenberg has nothing yet.  Writes
 # $T/expect.json: the standings python3 computes for every window, and
 # for final blocks only: the genesis counts nowhere, the unsealed block
 # apart from the miners.
@@ -90,6 +90,13 @@ rows.append(dict(number=30, hash=h("fork 30"), parent=h("planck 29"),
                  miner=C, difficulty=diff(999), ts=now - 6 * MIN,
                  canonical=0, final=0))
 
+# Each block's work: the difficulty at its parent (unknown for #13,
+# whose parent's was not read).
+by_hash = {r["hash"]: r for r in rows}
+for r in rows:
+    p = by_hash.get(r["parent"]) if r["number"] > 0 else None
+    r["work"] = None if p is None else p["difficulty"]
+
 def x(b):
     return "x'%s'" % b.hex()
 
@@ -106,14 +113,17 @@ out.append("INSERT INTO chains (id, name, format, block_time, "
 for acc in (A, B, C):
     out.append("INSERT INTO miners VALUES (%s, '%s');" % (x(acc), ss58[acc]))
 for r in rows:
-    d = r["difficulty"]
+    d, w = r["difficulty"], r["work"]
     out.append("INSERT INTO blocks (chain_id, hash, number, parent, miner, "
-               "difficulty, difficulty_f, timestamp, canonical, final, "
-               "first_seen) VALUES (1, %s, %d, %s, %s, %s, %s, %d, %d, %d, "
-               "%d);" % (x(r["hash"]), r["number"], x(r["parent"]),
+               "difficulty, difficulty_f, work, work_f, timestamp, "
+               "canonical, final, first_seen) VALUES (1, %s, %d, %s, %s, "
+               "%s, %s, %s, %s, %d, %d, %d, %d);" % (x(r["hash"]),
+               r["number"], x(r["parent"]),
                "NULL" if r["miner"] is None else x(r["miner"]),
                "NULL" if d is None else x(d.to_bytes(64, "little")),
-               "NULL" if d is None else repr(float(d)), r["ts"],
+               "NULL" if d is None else repr(float(d)),
+               "NULL" if w is None else x(w.to_bytes(64, "little")),
+               "NULL" if w is None else repr(float(w)), r["ts"],
                r["canonical"], r["final"], r["ts"] + 500))
 
 def standings(since=None, final_only=False):
@@ -130,9 +140,9 @@ def standings(since=None, final_only=False):
                                    first=None, last=None))
         s["blocks"] += 1
         s["final"] += r["final"]
-        s["work"] += r["difficulty"] or 0
+        s["work"] += r["work"] or 0
         if r["final"]:
-            s["final_work"] += r["difficulty"] or 0
+            s["final_work"] += r["work"] or 0
         s["first"] = r["number"] if s["first"] is None else min(s["first"], r["number"])
         s["last"] = r["number"] if s["last"] is None else max(s["last"], r["number"])
     return acc
@@ -144,7 +154,7 @@ for m, s in sorted(standings().items()):
 open(sys.argv[1], "w").write("\n".join(out) + "\n")
 
 # The hashrate estimator of chainwatch(1): the window's work less its
-# earliest block's difficulty, over the span of its block times.
+# earliest block's, over the span of its block times.
 def span(since=None, final_only=False):
     ws = [r for r in rows if r["canonical"] and r["number"] > 0 and
           r["miner"] is not None and (since is None or r["ts"] >= since) and
@@ -163,10 +173,10 @@ def rows_of(acc, first=None, last=None):
                         first_number=u["first"], last_number=u["last"])
     total = sum(s["blocks"] for s in acc.values())
     def hashrate(work, m):
-        if first is None or first["difficulty"] is None or last <= first["ts"]:
+        if first is None or first["work"] is None or last <= first["ts"]:
             return None
         if m is None or m == (first["miner"] or b""):
-            work -= first["difficulty"]
+            work -= first["work"]
         return work * 1000.0 / (last - first["ts"])
     rs = [dict(miner=ss58[m], account=("0x" + m.hex()) if m else None,
                blocks=s["blocks"], provisional=s["blocks"] - s["final"],

@@ -86,7 +86,7 @@ verify: 2 chains, 32 blocks, 1 difference
 EOF_W
 
 vcase "final_work" "UPDATE standings SET final_work = '0' WHERE miner = $C" <<EOF_W
-planck: miner $SS58_C: final_work 0 in standings, $(python3 -c "print(5 * 2**100 + 1000003 * sum(range(21, 26)))") in blocks
+planck: miner $SS58_C: final_work 0 in standings, $(python3 -c "print(5 * 2**100 + 1000003 * sum(range(20, 25)))") in blocks
 verify: 2 chains, 32 blocks, 1 difference
 EOF_W
 
@@ -145,7 +145,7 @@ planck: block #30 $H30: canonical but above best_number 28
 verify: 2 chains, 32 blocks, 2 differences
 EOF_W
 
-vcase "no best_number" "UPDATE chains SET best_number = NULL WHERE name = 'planck'; UPDATE blocks SET canonical = 0, final = 0 WHERE number <> 1; UPDATE standings SET blocks = 1, final_blocks = 1, work = '$(python3 -c "print(2**100 + 1000003)")', work_f = $(python3 -c "print(float(2**100 + 1000003))"), final_work = '$(python3 -c "print(2**100 + 1000003)")', last_number = 1 WHERE miner = $A; DELETE FROM standings WHERE miner <> $A" <<EOF_W
+vcase "no best_number" "UPDATE chains SET best_number = NULL WHERE name = 'planck'; UPDATE blocks SET canonical = 0, final = 0 WHERE number <> 1; UPDATE standings SET blocks = 1, final_blocks = 1, work = '$(python3 -c "print(2**100)")', work_f = $(python3 -c "print(float(2**100))"), final_work = '$(python3 -c "print(2**100)")', last_number = 1 WHERE miner = $A; DELETE FROM standings WHERE miner <> $A" <<EOF_W
 planck: block #1 $(hashof "planck 1"): canonical but the chain has no best_number
 verify: 2 chains, 32 blocks, 1 difference
 EOF_W
@@ -169,6 +169,19 @@ planck: block #15 $H15: proven is 1, but its seal meets at most 1 and the diffic
 planck: block #16 $H16: proven, but no bound of its seal is stored
 verify: 2 chains, 32 blocks, 2 differences
 EOF_W
+# A block's work is its parent's difficulty: #15 credited with its own
+# (and its miner's standings with it) is a difference of the block.
+W15=$(python3 -c "print(2**100 + 15 * 1000003)")
+D15=x\'$(python3 -c "print((2**100 + 15 * 1000003).to_bytes(64, 'little').hex())")\'
+vcase "work of a block" "UPDATE blocks SET work = $D15, work_f = $W15.0
+    WHERE number = 15 AND canonical = 1;
+    UPDATE standings SET work = '$(python3 -c "print($(expected all "$SS58_B" work) + 1000003)")',
+    final_work = '$(python3 -c "print($(expected "all final" "$SS58_B" work) + 1000003)")',
+    work_f = $(python3 -c "print(float($(expected all "$SS58_B" work) + 1000003))")
+    WHERE miner = $B" <<EOF_W
+planck: block #15 $H15: work is $W15, but the difficulty at its parent is $D14
+verify: 2 chains, 32 blocks, 1 difference
+EOF_W
 cp "$DB" "$T/s.db"
 sqlite3 "$T/s.db" "UPDATE blocks SET pow_max = $ONE, proven = 0
     WHERE number = 15 AND canonical = 1" || fail "sqlite3 seal"
@@ -176,12 +189,12 @@ expect_rc 0 cw -d "$T/s.db" verify >/dev/null
 ok "a seal recorded as failing is no difference"
 
 # A parent is checked only when the canonical block below is stored:
-# without #12 (whose difficulty is unknown, so the work stays), #13 may
-# name any parent.
+# without #13 (whose work is unknown, #12's difficulty being so, so the
+# standings' work stays), #14 may name any parent.
 expect_rc 0 cw -d "$DB" verify >/dev/null
 cp "$DB" "$T/gap.db"
-sqlite3 "$T/gap.db" "DELETE FROM blocks WHERE number = 12;
-    UPDATE blocks SET parent = zeroblob(32) WHERE number = 13;
+sqlite3 "$T/gap.db" "DELETE FROM blocks WHERE number = 13;
+    UPDATE blocks SET parent = zeroblob(32) WHERE number = 14;
     UPDATE standings SET blocks = blocks - 1, final_blocks = final_blocks - 1
     WHERE miner = $B" || fail "sqlite3 gap"
 expect_rc 0 cw -d "$T/gap.db" verify >"$T/out"

@@ -129,7 +129,7 @@ work(int branch, int64_t n, uint64_t diff)
 	mkhash(h, branch, n);
 	memset(d, 0, sizeof(d));
 	memcpy(d, &diff, sizeof(diff));
-	sup_chain_state(ch, h, d, 1700000000000LL + n, clk);
+	sup_chain_state(ch, 0, h, d, 1700000000000LL + n, clk);
 }
 
 static int
@@ -239,11 +239,15 @@ teardown(void **state)
 static void
 test_reorg_and_back(void **state)
 {
-	/* Branch 1: blocks 0..10, miners 1 and 2 alternating. */
+	/*
+	 * Branch 1: blocks 0..10, miners 1 and 2 alternating, difficulty
+	 * 100 at each: each block's work is its parent's, block 1's the
+	 * genesis's.
+	 */
 	head(1, 0, 0, 0);
 	for (int64_t n = 1; n <= 10; n++)
 		head(1, n, 1, n % 2 ? 1 : 2);
-	for (int64_t n = 1; n <= 10; n++)
+	for (int64_t n = 0; n <= 10; n++)
 		work(1, n, 100);
 	assert_int_equal(q("SELECT count(*) FROM blocks WHERE canonical = 1"),
 	    11);
@@ -256,9 +260,14 @@ test_reorg_and_back(void **state)
 	assert_int_equal(q("SELECT sum(CAST(work AS INTEGER)) FROM "
 	    "standings"), 1000);
 
-	/* Branch 2 forks after block 7 and grows to 11, all by miner 3. */
+	/*
+	 * Branch 2 forks after block 7 and grows to 11, all by miner 3,
+	 * difficulty 1000 at each.  Its first block met #7's (100); above
+	 * it, B9..B11 (3000) weigh against A9..A10 (200).
+	 */
 	for (int64_t n = 8; n <= 11; n++)
 		head(2, n, n == 8 ? 1 : 2, 3);
+	assert_int_equal(canonical_branch(11), -1);	/* work not known */
 	for (int64_t n = 8; n <= 11; n++)
 		work(2, n, 1000);
 	for (int64_t n = 0; n <= 7; n++)
@@ -272,23 +281,24 @@ test_reorg_and_back(void **state)
 	assert_int_equal(miner_blocks(2, "blocks"), 3);
 	assert_int_equal(miner_blocks(3, "blocks"), 4);
 	assert_int_equal(q("SELECT work FROM standings WHERE "
-	    "substr(miner, 1, 1) = x'03'"), 4000);
+	    "substr(miner, 1, 1) = x'03'"), 3100);
 	assert_int_equal(q("SELECT work FROM standings WHERE "
 	    "substr(miner, 1, 1) = x'02'"), 300);
+	assert_int_equal(q("SELECT work FROM standings WHERE "
+	    "substr(miner, 1, 1) = x'01'"), 400);
 	assert_int_equal(q("SELECT depth FROM reorgs"), 3);
 	assert_int_equal(q("SELECT ancestor_number FROM reorgs"), 7);
 
 	/*
-	 * Branch 1 comes back, heavier: 11 and 12 by miner 4.  Each time
-	 * the switch waits for the work of the branch.
+	 * Branch 1 comes back, heavier, by miner 4: 11 (work 100) leaves
+	 * it lighter; the difficulty at 11 is 3000, so 12 makes it 3300.
 	 */
 	head(1, 11, 1, 4);
-	assert_int_equal(canonical_branch(11), 2);	/* work not known */
-	work(1, 11, 2000);
-	assert_int_equal(canonical_branch(11), 2);	/* 2300 < 4000 */
-	head(1, 12, 1, 4);
-	assert_int_equal(canonical_branch(12), -1);
-	work(1, 12, 2000);				/* 4300 > 4000 */
+	assert_int_equal(canonical_branch(11), 2);	/* 300 < 3000 */
+	work(1, 11, 3000);
+	assert_int_equal(canonical_branch(11), 2);
+	head(1, 12, 1, 4);				/* 3300 > 3000 */
+	work(1, 12, 2000);
 	for (int64_t n = 8; n <= 12; n++)
 		assert_int_equal(canonical_branch(n), 1);
 	assert_int_equal(miner_blocks(3, "blocks"), 0);
@@ -431,7 +441,7 @@ fwork(struct chain *c, int branch, int64_t n, uint64_t diff)
 	mkhash(h, branch, n);
 	memset(d, 0, sizeof(d));
 	memcpy(d, &diff, sizeof(diff));
-	sup_chain_state(c, h, d, 1700000000000LL + n, clk);
+	sup_chain_state(c, 0, h, d, 1700000000000LL + n, clk);
 }
 
 /* Is the canonical set of c one chain, from its lowest block to best? */

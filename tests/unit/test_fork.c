@@ -110,9 +110,9 @@ test_step_rows(void **state)
 /* ---- a chain in an array ---- */
 
 /*
- * Canonical: A0..A10.  Branch B forks at 7: B8..B11.  Difficulty 10 on
- * A, b_diff on B; a block can be left out of the array, or its
- * difficulty unknown.
+ * Canonical: A0..A10.  Branch B forks at 7: B8..B11.  Work (and the
+ * difficulty read at it) 10 on A, b_diff on B; a block can be left out
+ * of the array, or its work unknown.
  */
 #define NB	32
 static struct sblock	blocks[NB];
@@ -140,8 +140,9 @@ add(int branch, int64_t n, int parent_branch, uint64_t diff, int canonical)
 	b->proven = 1;
 	b->has_pow = 1;
 	if (diff > 0) {
-		b->has_diff = 1;
+		b->has_diff = b->has_work = 1;
 		memcpy(b->diff, &diff, sizeof(diff));	/* little-endian */
+		memcpy(b->work, &diff, sizeof(diff));
 	}
 	return b;
 }
@@ -285,33 +286,53 @@ test_better(void **state)
 	struct fork_chain	c = chain(1, -1);
 	int			unknown = -1;
 
-	/* Quantus: 4 x 10 against 3 x 10 above #7: heavier. */
+	/*
+	 * Quantus: above #7, each side's first block met #7's difficulty,
+	 * so B9..B11 are summed against A9..A10.  3 x 10 against 2 x 10:
+	 * heavier.
+	 */
 	build(10);
 	assert_int_equal(fork_better(&view, &c, find('B', 11), 7, &unknown),
 	    1);
 	assert_int_equal(unknown, 0);
-	/* 4 x 7 against 30: longer but lighter. */
-	build(7);
+	/* 3 x 6 against 20: longer but lighter. */
+	build(6);
 	assert_int_equal(fork_better(&view, &c, find('B', 11), 7, &unknown),
 	    0);
 	assert_int_equal(unknown, 0);
-	/* Shorter but heavier: B8..B10 at 11 against A8..A10 at 10. */
+	/* As long and heavier: B9..B10 at 11 against A9..A10 at 10. */
 	build(11);
 	assert_int_equal(fork_better(&view, &c, find('B', 10), 7, &unknown),
 	    1);
-	/* Equal work: the canonical one stays. */
+	/* Equal work, as high: the canonical one stays ... */
 	build(10);
 	assert_int_equal(fork_better(&view, &c, find('B', 10), 7, &unknown),
 	    0);
-	/* A difficulty of the branch unknown: the longer, and said so. */
-	build(7);
-	find('B', 9)->has_diff = 0;
+	/* ... equal work, higher: the higher, as the node chooses. */
+	build(10);
+	find('B', 9)->work[0] = 5;
+	find('B', 10)->work[0] = 5;
+	assert_int_equal(fork_better(&view, &c, find('B', 11), 7, &unknown),
+	    1);
+	find('B', 10)->work[0] = 4;
+	assert_int_equal(fork_better(&view, &c, find('B', 11), 7, &unknown),
+	    0);
+	/* The first blocks' work is not needed: the ancestor's. */
+	build(10);
+	find('B', 8)->has_work = 0;
+	find('A', 8)->has_work = 0;
+	assert_int_equal(fork_better(&view, &c, find('B', 11), 7, &unknown),
+	    1);
+	assert_int_equal(unknown, 0);
+	/* A work of the branch unknown: the longer, and said so. */
+	build(6);
+	find('B', 9)->has_work = 0;
 	assert_int_equal(fork_better(&view, &c, find('B', 11), 7, &unknown),
 	    1);
 	assert_int_equal(unknown, 1);
 	/* ... or of the canonical side. */
-	build(7);
-	find('A', 9)->has_diff = 0;
+	build(6);
+	find('A', 9)->has_work = 0;
 	assert_int_equal(fork_better(&view, &c, find('B', 10), 7, &unknown),
 	    0);
 	assert_int_equal(unknown, 1);

@@ -40,7 +40,7 @@ mkhash(uint8_t h[32], int br, int64_t n)
 
 /*
  * Blocks br:from..to, the first one's parent being pbr:from-1, each of
- * difficulty diff (0: not known).
+ * work diff (0: not known).
  */
 static void
 add_run(int br, int64_t from, int64_t to, int pbr, unsigned diff)
@@ -54,9 +54,9 @@ add_run(int br, int64_t from, int64_t to, int pbr, unsigned diff)
 		mkhash(b->parent, n == from ? pbr : br, n - 1);
 		b->number = n;
 		if (diff > 0) {
-			b->has_diff = 1;
-			b->diff[0] = (uint8_t)diff;
-			b->diff[1] = (uint8_t)(diff >> 8);
+			b->has_work = 1;
+			b->work[0] = (uint8_t)diff;
+			b->work[1] = (uint8_t)(diff >> 8);
 		}
 	}
 }

@@ -333,7 +333,8 @@ store_from_version(size_t v, const char *rows)
 static void
 test_migrate_genesis(void **state)
 {
-	/* Difficulties 5 (genesis), 7, 2^64 + 11 and 13: sums past 64 bits. */
+	/* Difficulties 5 (genesis), 7, 2^64 + 11 and 13: sums past 64 bits;
+	 * migration 8 then credits each block with its parent's. */
 	store_from_version(4,
 	    "INSERT INTO chains (id, name, format, block_time,"
 	    "  finality_depth) VALUES (1, 'p', 'quantus', 1000, 1),"
@@ -356,16 +357,16 @@ test_migrate_genesis(void **state)
 	    "    '18446744073709551632', 0, 3),"
 	    "  (1, x'" Z32 "', 1, 1, '7', 7.0, '7', 1, 1),"
 	    "  (2, x'', 1, 0, '5', 5.0, '0', 0, 0);");
-	assert_text("PRAGMA user_version", "7");
+	assert_text("PRAGMA user_version", "8");
 	assert_text("SELECT blocks || ' ' || final_blocks || ' ' || work ||"
 	    " ' ' || final_work || ' ' || first_number || ' ' || last_number"
 	    " FROM standings WHERE chain_id = 1 AND miner = x''",
-	    "2 1 18446744073709551640 18446744073709551627 2 3");
+	    "2 1 18446744073709551634 7 2 3");
 	assert_text("SELECT work_f = CAST(work AS REAL) FROM standings"
 	    " WHERE chain_id = 1 AND miner = x''", "1");
 	assert_text("SELECT blocks || ' ' || work || ' ' || first_number"
 	    " FROM standings WHERE chain_id = 1 AND miner = x'" Z32 "'",
-	    "1 7 1");
+	    "1 5 1");
 	assert_text("SELECT count(*) FROM standings WHERE chain_id = 2",
 	    "0");
 	/* The views: miners only; the unsealed blocks apart. */
@@ -390,7 +391,7 @@ test_migrate_pow(void **state)
 	    "  difficulty, timestamp, canonical, final, first_seen) VALUES"
 	    "  (1, x'01" Z31 "', 1, x'" Z32 "', x'" Z32 "',"
 	    "    x'07" Z63 "', 1000, 1, 1, 1);");
-	assert_text("PRAGMA user_version", "7");
+	assert_text("PRAGMA user_version", "8");
 	assert_text("SELECT count(*) FROM blocks WHERE pow_max IS NULL AND"
 	    " proven IS NULL", "1");
 	teardown(state);
@@ -454,7 +455,7 @@ test_migrate_window(void **state)
 	    "    x'07" Z63 "', 2000, 1, 0, 1),"
 	    "  (1, x'03" Z31 "', 2, x'01" Z31 "', x'" Z32 "',"
 	    "    x'07" Z63 "', 2100, 0, 0, 1);");
-	assert_text("PRAGMA user_version", "7");
+	assert_text("PRAGMA user_version", "8");
 	assert_text("SELECT group_concat(name) FROM sqlite_schema WHERE"
 	    " name IN ('blocks_time', 'blocks_window')", "blocks_window");
 	assert_text("SELECT count(*) || ' ' || sum(canonical) FROM blocks",
@@ -462,19 +463,69 @@ test_migrate_window(void **state)
 	assert_text("SELECT count(*) FROM blocks INDEXED BY blocks_window"
 	    " WHERE chain_id = 1 AND canonical = 1 AND timestamp >= 0", "2");
 	assert_true(plan_says("SELECT coalesce(miner, x''), count(*),"
-	    " sum(final), max(difficulty), min(number), max(number)"
+	    " sum(final), max(work), min(number), max(number)"
 	    " FROM blocks WHERE chain_id = 1 AND canonical = 1 AND"
 	    " +number > 0 AND timestamp >= 1500 GROUP BY 1",
 	    "COVERING INDEX blocks_window"));
-	assert_true(plan_says("SELECT timestamp, miner, difficulty FROM blocks"
+	assert_true(plan_says("SELECT timestamp, miner, work FROM blocks"
 	    " WHERE chain_id = 1 AND canonical = 1 AND +number > 0 AND"
 	    " miner IS NOT NULL AND timestamp IS NOT NULL"
 	    " ORDER BY timestamp, number LIMIT 1",
 	    "COVERING INDEX blocks_window"));
-	assert_false(plan_says("SELECT timestamp, miner, difficulty FROM blocks"
+	assert_false(plan_says("SELECT timestamp, miner, work FROM blocks"
 	    " WHERE chain_id = 1 AND canonical = 1 AND +number > 0 AND"
 	    " miner IS NOT NULL AND timestamp IS NOT NULL"
 	    " ORDER BY timestamp, number LIMIT 1", "TEMP B-TREE"));
+	teardown(state);
+}
+
+/*
+ * Migration 8 credits each block with the difficulty at its parent:
+ * block 1 with the genesis's, a block whose parent's is not known with
+ * nothing, a branch block with its own parent's; the standings are
+ * counted again from the canonical blocks, exactly.
+ */
+static void
+test_migrate_work(void **state)
+{
+	store_from_version(7,
+	    "INSERT INTO chains (id, name, format, block_time,"
+	    "  finality_depth) VALUES (1, 'p', 'quantus', 1000, 1);"
+	    "INSERT INTO miners VALUES (x'" Z32 "', 'a'), (x'01" Z31 "', 'b');"
+	    "INSERT INTO blocks (chain_id, hash, number, parent, miner,"
+	    "  difficulty, difficulty_f, canonical, final, first_seen) VALUES"
+	    "  (1, x'00" Z31 "', 0, x'" Z32 "', NULL, x'05" Z63 "', 5, 1, 1, 1),"
+	    "  (1, x'01" Z31 "', 1, x'00" Z31 "', x'" Z32 "',"
+	    "    x'0b0000000000000001" Z55 "', 1.8e19, 1, 1, 1),"
+	    "  (1, x'02" Z31 "', 2, x'01" Z31 "', x'01" Z31 "', NULL, NULL,"
+	    "    1, 0, 1),"
+	    "  (1, x'03" Z31 "', 3, x'02" Z31 "', x'" Z32 "', x'0d" Z63 "',"
+	    "    13, 1, 0, 1),"
+	    "  (1, x'12" Z31 "', 2, x'01" Z31 "', x'" Z32 "', x'09" Z63 "',"
+	    "    9, 0, 0, 1);"
+	    "INSERT INTO standings VALUES"
+	    "  (1, x'" Z32 "', 2, 1, '18446744073709551640', 1.8e19,"
+	    "    '18446744073709551627', 1, 3),"
+	    "  (1, x'01" Z31 "', 1, 0, '0', 0, '0', 2, 2);");
+	assert_text("PRAGMA user_version", "8");
+	assert_text("SELECT group_concat(number || ':' || hex(substr(work, 1,"
+	    " 9)) || ':' || coalesce(work_f, '-'), ' ') FROM"
+	    " (SELECT * FROM blocks ORDER BY number, hash)",
+	    "0::- 1:050000000000000000:5.0 2:0B0000000000000001:1.8e+19"
+	    " 2:0B0000000000000001:1.8e+19 3::-");
+	/* a: #1 (5) and #3 (unknown), #1 final; b: #2 (2^64 + 11). */
+	assert_text("SELECT blocks || ' ' || final_blocks || ' ' || work ||"
+	    " ' ' || final_work || ' ' || work_f || ' ' || first_number ||"
+	    " ' ' || last_number FROM standings WHERE miner = x'" Z32 "'",
+	    "2 1 5 5 5.0 1 3");
+	assert_text("SELECT blocks || ' ' || work || ' ' || (work_f ="
+	    " CAST(work AS REAL)) FROM standings WHERE miner = x'01" Z31 "'",
+	    "1 18446744073709551627 1");
+	assert_text("SELECT group_concat(miner || ' ' || work_f) FROM"
+	    " standings_all", "a 5.0,b 1.84467440737096e+19");
+	/* The column refuses a work of another length. */
+	assert_int_equal(sqlite3_exec(op, "UPDATE blocks SET work = x'05'",
+	    NULL, NULL, NULL), SQLITE_CONSTRAINT);
 	teardown(state);
 }
 
@@ -492,6 +543,7 @@ main(void)
 		cmocka_unit_test(test_migrate_genesis),
 		cmocka_unit_test(test_migrate_window),
 		cmocka_unit_test(test_migrate_pow),
+		cmocka_unit_test(test_migrate_work),
 	};
 	int	rc;
 
