@@ -338,12 +338,16 @@ const char *const schema_migrations[] = {
 	 * at its parent, as the node counts it (NULL until that is known);
 	 * the standings, their views and the window index sum it.  Which
 	 * endpoint answered a block's state (difficulty and time), so that
-	 * a difficulty found false names its answerer. */
+	 * a difficulty found false names its answerer ... */
 	"ALTER TABLE blocks ADD COLUMN work BLOB"
 	"  CHECK (work IS NULL OR length(work) = 64);"
 	"ALTER TABLE blocks ADD COLUMN work_f REAL;"
 	"ALTER TABLE blocks ADD COLUMN state_endpoint_id INTEGER"
 	"  REFERENCES endpoints(id);"
+	/* ... and whether a second endpoint read it: 0 owed (a seal
+	 * failed against it), 1 the same, NULL neither. */
+	"ALTER TABLE blocks ADD COLUMN cross_read INTEGER"
+	"  CHECK (cross_read IS NULL OR cross_read IN (0, 1));"
 	"DROP VIEW standings_1h;"
 	"DROP VIEW standings_24h;"
 	"DROP VIEW standings_7d;"

@@ -4,8 +4,8 @@
 # metrics; spawn; dispatch; the scheduler -- reply (answers), tick and
 # snapshot; judge (endpoint judging); sched (requests and leases); load
 # (the workers' load and route pass) --; primary; health; the chain
-# -- chain (what arrives), claim, choice (fork choice), final, block and
-# window --; child, endpoint, forks, queue and standing; the pure machines
+# -- chain (what arrives), cross (second reads of a disputed difficulty),
+# claim, choice (fork choice), final, block and window --; child, endpoint, forks, queue and standing; the pure machines
 # and checks (route, lease, breaker, fsm, answer, overdue, fork), the control
 # request's parse (ctlreq), chan and backlog; the store.
 sbin_PROGRAMS += supervisor/chainwatchd
@@ -21,6 +21,7 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/sup_choice.c supervisor/sup_choice.h \
 	supervisor/sup_claim.c supervisor/sup_claim.h \
 	supervisor/sup_control.c supervisor/sup_control.h \
+	supervisor/sup_cross.c supervisor/sup_cross.h \
 	supervisor/sup_ctlreq.c supervisor/sup_ctlreq.h \
 	supervisor/sup_depth.c supervisor/sup_depth.h \
 	supervisor/sup_dispatch.c supervisor/sup_dispatch.h \

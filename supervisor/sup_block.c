@@ -26,14 +26,11 @@
 #include "u512.h"
 #include "util.h"
 
-static struct store_stmt s_block_get = { "SELECT hash, parent, number, "
-    "miner, difficulty, canonical, final, runtime_updated, proven, "
-    "pow_max, work FROM blocks WHERE chain_id = ? AND hash = ?", NULL, NULL };
+static struct store_stmt s_block_get = { "SELECT " BLOCK_COLUMNS
+    " FROM blocks WHERE chain_id = ? AND hash = ?", NULL, NULL };
 
-static struct store_stmt s_block_at = { "SELECT hash, parent, number, "
-    "miner, difficulty, canonical, final, runtime_updated, proven, "
-    "pow_max, work FROM blocks WHERE chain_id = ? AND number = ? AND "
-    "canonical = 1",
+static struct store_stmt s_block_at = { "SELECT " BLOCK_COLUMNS
+    " FROM blocks WHERE chain_id = ? AND number = ? AND canonical = 1",
     NULL, NULL };
 
 static struct store_stmt s_block_insert = { "INSERT OR IGNORE INTO blocks "
@@ -47,10 +44,9 @@ static struct store_stmt s_block_seen = { "SELECT first_seen FROM blocks "
 static struct store_stmt s_block_flags = { "UPDATE blocks SET canonical = ?, "
     "final = ? WHERE chain_id = ? AND hash = ?", NULL, NULL };
 
-static struct store_stmt s_child_at = { "SELECT hash, parent, number, miner, "
-    "difficulty, canonical, final, runtime_updated, proven, pow_max, "
-    "work FROM blocks INDEXED BY blocks_number WHERE chain_id = ? AND number = ? AND parent = ? "
-    "ORDER BY first_seen LIMIT 1", NULL, NULL };
+static struct store_stmt s_child_at = { "SELECT " BLOCK_COLUMNS
+    " FROM blocks INDEXED BY blocks_number WHERE chain_id = ? AND "
+    "number = ? AND parent = ? ORDER BY first_seen LIMIT 1", NULL, NULL };
 
 static struct store_stmt s_ep_name = { "SELECT name FROM endpoints WHERE "
     "id = ?", NULL, NULL };
@@ -71,6 +67,8 @@ block_row(sqlite3_stmt *st, struct sblock *b)
 	    sqlite3_column_int(st, 8);
 	b->has_pow = store_col_blob(st, 9, b->pow_max, 64);
 	b->has_work = store_col_blob(st, 10, b->work, 64);
+	b->state_ep = sqlite3_column_int64(st, 11);
+	b->cross_read = sqlite3_column_int(st, 12);
 }
 
 /* The first row of a bound statement into b: 1, or 0 if none. */
@@ -229,11 +227,20 @@ block_verdict(struct chain *ch, int64_t endpoint_id, enum chain_verdict_kind k,
 	va_end(ap);
 }
 
-/* A block whose seal fails, in the log. */
+static struct store_stmt s_cross_owed = { "UPDATE blocks SET cross_read = 0 "
+    "WHERE chain_id = ? AND hash = ? AND cross_read IS NULL", NULL, NULL };
+
+/*
+ * A block whose seal fails, in the log; then what its parent's
+ * difficulty is worth (sup_cross.h): two endpoints said it, and the
+ * block's server is judged; one did, and another is asked.  Not while
+ * the rule is in doubt, nor with one endpoint to ask.
+ */
 void
 block_seal_failed(struct chain *ch, const struct seal_fail *f)
 {
-	char	hb[24], eb[CONF_NAME_MAX + 16], why[200];
+	char		hb[24], eb[CONF_NAME_MAX + 16], why[200];
+	struct sblock	p;
 
 	/* While the rule is in doubt, every block says it: no news. */
 	(ch->seals.doubt ? log_debug : log_warnx)("chain %s: block #%lld %s: "
@@ -241,6 +248,24 @@ block_seal_failed(struct chain *ch, const struct seal_fail *f)
 	    block_short_hash(f->hash, hb), seal_words(f, why, sizeof(why)),
 	    block_ep_name(f->endpoint_id, eb));
 	ch->seals_failed++;
+	if (f->seal != QPOW_SEAL_OK || ch->seals.doubt ||
+	    !block_get(ch, f->parent, &p) || !p.has_diff)
+		return;
+	if (p.cross_read == 1) {
+		block_verdict(ch, f->endpoint_id, CV_CONTRADICTED, "block "
+		    "#%lld %s: %s, which two endpoints answered",
+		    (long long)f->number, hb, seal_words(f, why, sizeof(why)));
+		return;
+	}
+	if (p.cross_read == 0 || ch->n_endpoints < 2)
+		return;
+	store_run(store_bind(&s_cross_owed, "ib", ch->id, p.hash));
+	snprintf(why, sizeof(why), "the seal of #%lld fails it",
+	    (long long)f->number);
+	queue_dispute(ch->id, p.number, p.number, p.state_ep, 0, why);
+	log_info("chain %s: difficulty at #%lld, %s's answer: asked of "
+	    "another endpoint (%s)", ch->name, (long long)p.number,
+	    block_ep_name(p.state_ep, eb), why);
 }
 
 /*

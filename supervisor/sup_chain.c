@@ -20,6 +20,7 @@
 #include "sup_chain.h"
 #include "sup_choice.h"
 #include "sup_claim.h"
+#include "sup_cross.h"
 #include "sup_final.h"
 #include "sup_queue.h"
 #include "sup_seal.h"
@@ -270,8 +271,12 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 
 	if (!block_get(ch, hash, &b))
 		return;
-	if (difficulty != NULL && b.has_diff)
-		difficulty = NULL;	/* known already: counted already */
+	if (difficulty != NULL && b.has_diff) {
+		/* Known already: counted already, or disputed. */
+		if (b.cross_read == 0)
+			cross_answer(ch, &b, endpoint_id, difficulty, now);
+		difficulty = NULL;
+	}
 	st = store_prepare(&s_block_state);
 	if (difficulty != NULL) {
 		u512_from_le(&d, difficulty);
@@ -289,6 +294,7 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 	sqlite3_bind_blob(st, 7, hash, 32, SQLITE_TRANSIENT);
 	store_run(st);
 	if (difficulty != NULL) {
+		cross_stored(ch, &b, endpoint_id);
 		/* Before its work is stored: it reads whether it was. */
 		credit_child(ch, &b, difficulty);
 		seal_parent(ch, hash, b.number, difficulty, now,

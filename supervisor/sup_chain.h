@@ -31,6 +31,7 @@
  */
 #define CHAIN_BACKFILL_WINDOW	10000
 #define CHAIN_VERDICTS_MAX	64
+#define CHAIN_FALSE_MAX		8	/* false difficulties: who answered */
 
 /*
  * A head that does not connect to the stored chain yet: held in memory,
@@ -108,6 +109,10 @@ struct chain {
 	uint64_t		 blocks_ingested;	/* for monitoring */
 	uint64_t		 seals_failed;		/* since start */
 	struct seal_watch	 seals;			/* sup_seal.c's */
+	/* Endpoints found answering a false difficulty, since start, the
+	 * last CHAIN_FALSE_MAX (sup_cross.c). */
+	int64_t			 false_diff[CHAIN_FALSE_MAX];
+	size_t			 n_false_diff;
 	/* Endpoints (bit: position) whose timestamps were ahead of this
 	 * clock in the window since clock_since; all of them: this clock
 	 * is suspected (sup_reply.c). */

@@ -42,11 +42,9 @@
  */
 #define FINAL_SLICE	1000	/* blocks made final per call, at most */
 
-static struct store_stmt s_unfinal = { "SELECT hash, parent, number, miner, "
-    "difficulty, canonical, final, runtime_updated, proven, pow_max, "
-    "work FROM blocks WHERE chain_id = ? AND canonical = 1 AND final = 0 AND "
-    "number > ? AND "
-    "number <= ? ORDER BY number", NULL, NULL };
+static struct store_stmt s_unfinal = { "SELECT " BLOCK_COLUMNS
+    " FROM blocks WHERE chain_id = ? AND canonical = 1 AND final = 0 AND "
+    "number > ? AND number <= ? ORDER BY number", NULL, NULL };
 
 static struct store_stmt s_chain_best = { "UPDATE chains SET best_number = "
     "?, best_hash = ?, final_number = ?, updated_at = ? WHERE id = ?",

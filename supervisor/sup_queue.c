@@ -33,8 +33,8 @@ static struct store_stmt s_due = { "SELECT id, kind, range_from, range_to, "
     "(NOT ?5 AND last_endpoint_id IS ?6)) AND "
     "(NOT ?7 OR kind = 'parent' OR (kind IN ('state', 'runtime') AND "
     "coalesce(range_to, block_number) >= ?4)) AND "
-    "NOT ((last_outcome = 'malformed' OR (kind = 'parent' AND "
-    "last_outcome = 'absent')) AND last_endpoint_id IS ?9) ORDER BY "
+    "NOT ((last_outcome IN ('malformed', 'disputed') OR (kind = 'parent' "
+    "AND last_outcome = 'absent')) AND last_endpoint_id IS ?9) ORDER BY "
     "kind != 'parent', coalesce(range_to, block_number) DESC, "
     "kind = 'state' LIMIT 1", NULL, NULL };
 static struct store_stmt s_retry_now = { "UPDATE queue SET next_attempt = ? "
@@ -71,14 +71,22 @@ static struct store_stmt s_overlap_state = { "SELECT range_from, range_to "
 static struct store_stmt s_insert_range = { "INSERT INTO queue (chain_id, "
     "kind, range_from, range_to, created_at) VALUES (?, ?, ?, ?, ?)",
     NULL, NULL };
+/* A second read of a block's state, not by the endpoint that answered. */
+static struct store_stmt s_disputed = { "SELECT 1 FROM queue WHERE "
+    "chain_id = ? AND kind = 'state' AND range_from = ? AND range_to = ? "
+    "AND last_outcome = 'disputed' AND last_endpoint_id IS ?", NULL, NULL };
+static struct store_stmt s_insert_disputed = { "INSERT INTO queue "
+    "(chain_id, kind, range_from, range_to, next_attempt, last_outcome, "
+    "last_error, last_endpoint_id, created_at) VALUES (?, 'state', ?, ?, "
+    "?, 'disputed', ?, ?, ?)", NULL, NULL };
 static struct store_stmt s_insert_at = { "INSERT OR IGNORE INTO queue "
     "(chain_id, kind, block_hash, block_number, created_at) VALUES "
     "(?, ?, ?, ?, ?)", NULL, NULL };
 static struct store_stmt s_owed_blocks = { "SELECT hash, number FROM "
     "blocks WHERE "
     "chain_id = ? AND canonical = 1 AND number BETWEEN ? AND ? AND "
-    "(timestamp IS NULL OR (? AND difficulty IS NULL)) ORDER BY number",
-    NULL, NULL };
+    "(timestamp IS NULL OR (? AND difficulty IS NULL) OR cross_read = 0) "
+    "ORDER BY number", NULL, NULL };
 /* The same, and the blocks of a candidate branch, from its tip down. */
 static struct store_stmt s_owed_cand = { "WITH RECURSIVE br(hash, parent, "
     "number) AS (SELECT hash, parent, number FROM blocks WHERE "
@@ -87,8 +95,8 @@ static struct store_stmt s_owed_cand = { "WITH RECURSIVE br(hash, parent, "
     "b.chain_id = ?1 AND b.hash = br.parent AND b.number >= ?2) "
     "SELECT hash, number FROM blocks WHERE chain_id = ?1 AND number "
     "BETWEEN ?2 AND ?3 AND (canonical = 1 OR hash IN (SELECT hash FROM br)) "
-    "AND (timestamp IS NULL OR (?4 AND difficulty IS NULL)) ORDER BY number",
-    NULL, NULL };
+    "AND (timestamp IS NULL OR (?4 AND difficulty IS NULL) OR "
+    "cross_read = 0) ORDER BY number", NULL, NULL };
 static struct store_stmt s_drop_runtime = { "DELETE FROM queue WHERE "
     "chain_id = ? AND kind = 'runtime' AND block_hash = ? AND "
     "state = 'pending'", NULL, NULL };
@@ -218,6 +226,38 @@ void
 queue_state(int64_t chain, int64_t from, int64_t to)
 {
 	cover(chain, K_STATE, from, to);
+}
+
+/*
+ * Second reads of the state of [from, to] (the blocks there that owe one:
+ * blocks.cross_read), by any endpoint but not_ep, whose answers are
+ * disputed, due at due; a range once per endpoint.
+ */
+void
+queue_dispute(int64_t chain, int64_t from, int64_t to, int64_t not_ep,
+    uint64_t due, const char *why)
+{
+	sqlite3_stmt	*st;
+	int		 have;
+
+	for (int64_t hi = to; hi >= from; hi -= QUEUE_STATE_RANGE) {
+		int64_t lo = hi - QUEUE_STATE_RANGE + 1 < from ? from :
+		    hi - QUEUE_STATE_RANGE + 1;
+
+		st = store_bind(&s_disputed, "iiii", chain, lo, hi, not_ep);
+		if (not_ep <= 0)
+			sqlite3_bind_null(st, 4);
+		have = store_row(st);
+		sqlite3_reset(st);
+		if (have)
+			continue;
+		st = store_bind(&s_insert_disputed, "iiiitii", chain, lo, hi,
+		    (int64_t)due, why, not_ep, (int64_t)now_wall_ms());
+		if (not_ep <= 0)
+			sqlite3_bind_null(st, 6);
+		store_run(st);
+		added = 1;
+	}
 }
 
 /* Nobody waits for that block any more: a claim connected or was dropped. */

@@ -67,6 +67,8 @@ void		 queue_ranges(int64_t chain, int64_t from, int64_t to);
 int		 queue_headers_within(int64_t chain, int64_t from,
 		    int64_t to);
 void		 queue_state(int64_t chain, int64_t from, int64_t to);
+void		 queue_dispute(int64_t chain, int64_t from, int64_t to,
+		    int64_t not_ep, uint64_t due, const char *why);
 void		 queue_drop_parent(int64_t chain, const uint8_t hash[32]);
 int		 queue_drop_headers_above(int64_t chain, int64_t number);
 void		 queue_block_canonical(int64_t chain, struct queue_owed *,

@@ -24,10 +24,12 @@ static struct store_stmt s_parent_diff = { "SELECT difficulty FROM blocks "
     "WHERE chain_id = ? AND hash = ? AND difficulty IS NOT NULL",
     NULL, NULL };
 
+/* ?4: every child with a bound, not only those not checked yet. */
 static struct store_stmt s_children = { "SELECT hash, pow_max, "
     "coalesce(first_endpoint_id, 0) FROM blocks INDEXED BY blocks_number "
-    "WHERE chain_id = ? AND number = ? AND parent = ? AND "
-    "pow_max IS NOT NULL AND proven IS NULL", NULL, NULL };
+    "WHERE chain_id = ?1 AND number = ?2 AND parent = ?3 AND "
+    "pow_max IS NOT NULL AND (?4 OR proven IS NULL) AND hash > ?5 "
+    "ORDER BY hash", NULL, NULL };
 
 static struct store_stmt s_doubt = { "UPDATE chains SET unproven_reason = "
     "?, unproven_since = ? WHERE id = ?", NULL, NULL };
@@ -45,6 +47,10 @@ static struct store_stmt s_work = { "UPDATE blocks SET work = ?, work_f = ? "
 static struct store_stmt s_children_work = { "UPDATE blocks INDEXED BY "
     "blocks_number SET work = ?, work_f = ? WHERE chain_id = ? AND "
     "number = ? AND parent = ? AND work IS NULL", NULL, NULL };
+
+static struct store_stmt s_children_rework = { "UPDATE blocks INDEXED BY "
+    "blocks_number SET work = ?, work_f = ? WHERE chain_id = ? AND "
+    "number = ? AND parent = ?", NULL, NULL };
 
 /* A block's work (where), or its children's (by parent), is diff. */
 static int
@@ -144,6 +150,7 @@ seal_store(struct chain *ch, const struct proto_header *h,
 		return 0;
 	memset(f, 0, sizeof(*f));
 	memcpy(f->hash, h->hash, 32);
+	memcpy(f->parent, h->parent, 32);
 	f->number = (int64_t)h->number;
 	f->endpoint_id = endpoint_id;
 	f->seal = (enum qpow_seal)h->seal;
@@ -166,21 +173,27 @@ seal_store(struct chain *ch, const struct proto_header *h,
 	return proven == 0;
 }
 
-/* Up to max children of a block whose seals wait for its difficulty. */
+/*
+ * Up to max children of a block with a bound, after the hash after (all
+ * of them with every, else those not checked yet), against diff.
+ */
 static size_t
 children(struct chain *ch, const uint8_t hash[32], int64_t number,
-    const uint8_t diff[64], struct seal_fail *f, size_t max)
+    const uint8_t diff[64], int every, const uint8_t after[32],
+    struct seal_fail *f, size_t max)
 {
 	sqlite3_stmt	*st;
 	size_t		 n = 0;
 
-	st = store_bind(&s_children, "iib", ch->id, number + 1, hash);
+	st = store_bind(&s_children, "iibib", ch->id, number + 1, hash,
+	    (int64_t)every, after);
 	while (n < max && store_row(st)) {
 		memset(&f[n], 0, sizeof(f[n]));
 		store_col_blob(st, 0, f[n].hash, 32);
 		store_col_blob(st, 1, f[n].pow_max, 64);
 		f[n].endpoint_id = sqlite3_column_int64(st, 2);
 		f[n].number = number + 1;
+		memcpy(f[n].parent, hash, 32);
 		memcpy(f[n].need, diff, 64);
 		n++;
 	}
@@ -188,22 +201,22 @@ children(struct chain *ch, const uint8_t hash[32], int64_t number,
 	return n;
 }
 
-void
-seal_parent(struct chain *ch, const uint8_t hash[32], int64_t number,
-    const uint8_t diff[64], uint64_t now,
+/* The children's seals checked against diff, every one or the new. */
+static void
+check_children(struct chain *ch, const uint8_t hash[32], int64_t number,
+    const uint8_t diff[64], int every, uint64_t now,
     void (*fn)(struct chain *, const struct seal_fail *))
 {
 	struct seal_fail f[8];
+	uint8_t		 after[32];
 	size_t		 n;
 	sqlite3_stmt	*st;
 
-	if (ch->format != FORMAT_QUANTUS)
-		return;
-	if (work_set(&s_children_work, ch, diff, number + 1, hash) < 0)
-		return;			/* the store is blocked */
 	/* Children of one parent are few (a fork, a lie): a batch or two. */
+	memset(after, 0, sizeof(after));
 	do {
-		n = children(ch, hash, number, diff, f, nitems(f));
+		n = children(ch, hash, number, diff, every, after, f,
+		    nitems(f));
 		for (size_t i = 0; i < n; i++) {
 			int ok = meets(f[i].pow_max, f[i].need);
 
@@ -212,8 +225,55 @@ seal_parent(struct chain *ch, const uint8_t hash[32], int64_t number,
 			if (store_run(st) <= 0)
 				return;		/* the store is blocked */
 			note(ch, ok, f[i].number, now);
-			if (!ok)
+			if (!ok && fn != NULL)
 				fn(ch, &f[i]);
+			memcpy(after, f[i].hash, 32);
+		}
+	} while (n == nitems(f));
+}
+
+void
+seal_parent(struct chain *ch, const uint8_t hash[32], int64_t number,
+    const uint8_t diff[64], uint64_t now,
+    void (*fn)(struct chain *, const struct seal_fail *))
+{
+	if (ch->format != FORMAT_QUANTUS)
+		return;
+	if (work_set(&s_children_work, ch, diff, number + 1, hash) < 0)
+		return;			/* the store is blocked */
+	check_children(ch, hash, number, diff, 0, now, fn);
+}
+
+void
+seal_reparent(struct chain *ch, const uint8_t hash[32], int64_t number,
+    const uint8_t diff[64], uint64_t now,
+    void (*fn)(struct chain *, const struct seal_fail *))
+{
+	if (ch->format != FORMAT_QUANTUS)
+		return;
+	if (work_set(&s_children_rework, ch, diff, number + 1, hash) < 0)
+		return;
+	check_children(ch, hash, number, diff, 1, now, fn);
+}
+
+void
+seal_children_meet(struct chain *ch, const uint8_t hash[32], int64_t number,
+    const uint8_t diff[64], unsigned *meet, unsigned *fail)
+{
+	struct seal_fail f[8];
+	uint8_t		 after[32];
+	size_t		 n;
+
+	*meet = *fail = 0;
+	memset(after, 0, sizeof(after));
+	do {
+		n = children(ch, hash, number, diff, 1, after, f, nitems(f));
+		for (size_t i = 0; i < n; i++) {
+			if (meets(f[i].pow_max, f[i].need))
+				(*meet)++;
+			else
+				(*fail)++;
+			memcpy(after, f[i].hash, 32);
 		}
 	} while (n == nitems(f));
 }

@@ -33,6 +33,7 @@ struct seal_watch {
 /* A block whose seal fails, for the log. */
 struct seal_fail {
 	uint8_t		hash[32];
+	uint8_t		parent[32];
 	int64_t		number;
 	int64_t		endpoint_id;	/* the first to serve it; 0: none */
 	enum qpow_seal	seal;		/* not OK: its shape fails */
@@ -60,6 +61,21 @@ int		 seal_store(struct chain *, const struct proto_header *,
 void		 seal_parent(struct chain *, const uint8_t hash[32],
 		    int64_t number, const uint8_t diff[64], uint64_t now,
 		    void (*fn)(struct chain *, const struct seal_fail *));
+/*
+ * The difficulty at a block was found false and replaced by diff: its
+ * children's work and every verdict on their seals follow; fn is called
+ * for each one that fails still.
+ */
+void		 seal_reparent(struct chain *, const uint8_t hash[32],
+		    int64_t number, const uint8_t diff[64], uint64_t now,
+		    void (*fn)(struct chain *, const struct seal_fail *));
+/*
+ * Of the children of a block with a seal of the right shape, how many
+ * meet diff (*meet) and how many do not (*fail).
+ */
+void		 seal_children_meet(struct chain *, const uint8_t hash[32],
+		    int64_t number, const uint8_t diff[64], unsigned *meet,
+		    unsigned *fail);
 /* 1 if failed seals count now (the rule is not in doubt). */
 int		 seal_enforced(struct chain *, uint64_t now);
 /* "seal meets at most 1234, the difficulty at its parent is 5678". */

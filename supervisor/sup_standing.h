@@ -36,6 +36,8 @@ struct sblock {
 	uint8_t		pow_max[64];
 	int		has_work;	/* work: the difficulty at its parent */
 	uint8_t		work[64];
+	int64_t		state_ep;	/* who answered diff; 0: none */
+	int		cross_read;	/* -1 none, 0 owed, 1 agreed */
 };
 
 int		 standing_counts(const struct sblock *);

@@ -74,7 +74,7 @@ tests_unit_test_chain_CFLAGS = $(UNIT_CFLAGS) $(SQLITE_CFLAGS) \
 tests_unit_test_chain_LDFLAGS = -pthread
 tests_unit_test_chain_SOURCES = tests/unit/test_chain.c \
 	supervisor/sup_chain.c supervisor/sup_block.c supervisor/sup_choice.c \
-	supervisor/sup_fork.c \
+	supervisor/sup_cross.c supervisor/sup_fork.c \
 	supervisor/sup_claim.c supervisor/sup_final.c supervisor/sup_window.c \
 	supervisor/sup_seal.c supervisor/sup_standing.c supervisor/sup_queue.c \
 	supervisor/sup_route.c supervisor/sup_store.c src/u512_sql.c

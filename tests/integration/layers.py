@@ -37,6 +37,7 @@ ORDER = [
     ["sup_health.c"],
     # The chain module, its entry points first.
     ["sup_chain.c"],
+    ["sup_cross.c"],
     ["sup_claim.c"],
     ["sup_choice.c"],
     ["sup_final.c"],

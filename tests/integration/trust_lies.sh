@@ -14,7 +14,9 @@
 #   answers above are.
 #   seals: heads whose seal fails the difficulty at their parent are
 #   recorded unproven, never canonical in the end; every canonical block
-#   of every run proven.
+#   of every run proven, its work its parent's difficulty (verify).
+#   difficulties a hundredfold: found false by d1's answer and the seals,
+#   replaced, d2 judged.
 . "$top_srcdir/tests/integration/lib.sh"
 [ -x /usr/bin/python3 ] || { echo "SKIP: no python3"; exit 77; }
 command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
@@ -196,7 +198,12 @@ PY
 	    canonical = 1 AND proven IS NOT 1 AND number > 0 AND parent IN
 	    (SELECT hash FROM blocks WHERE difficulty IS NOT NULL)")
 	[ "$_bad" = 0 ] || fail "$1: $_bad canonical blocks not proven"
-	ok "$1: store equals d1's chain, every state value d1's, nothing queued"
+	# Each block's work is its parent's difficulty, d1's, and the
+	# standings sum it: the honest node's work.
+	"$top_builddir/cli/chainwatch" -d "$T/chainwatch.db" verify \
+	    >"$T/verify.out" 2>&1 ||
+	    fail "$1: chainwatch verify: $(head -n 5 "$T/verify.out")"
+	ok "$1: store equals d1's chain, every state value d1's, nothing queued, verify clean"
 }
 
 # --- no lie: what the same run costs when both endpoints are honest ------
@@ -237,6 +244,16 @@ failed=$(sql "SELECT count(*) FROM blocks WHERE proven = 0")
 [ "$failed" -gt 0 ] || fail "bad_seal: no block recorded unproven"
 ok "bad_seal: $failed blocks recorded unproven"
 honest_store bad_seal
+
+# --- difficulties: d2 answers each a hundredfold --------------------------
+# The seals of d1's blocks, mined for the true difficulty, fail d2's
+# answers: each failure has that difficulty read again by d1, whose
+# answer the seals meet: d1's is stored, d2 judged, and every other
+# difficulty d2 answered read again (issue 26).  The standings' work
+# then equals the honest node's.
+run difficulty_x100 'difficulty_x100'
+expect_line difficulty_x100 "chain devchain: difficulty at #[0-9]+: d2 answered [0-9]+, d1 answers [0-9]+; the seals of its children meet d1's only: d1's is stored, d2 is judged"
+honest_store difficulty_x100
 
 # --- timestamps: a block from the future ----------------------------------
 # d2's Timestamp.Now answers are a day ahead: past this clock + 30 s, no

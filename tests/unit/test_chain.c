@@ -34,6 +34,7 @@ static struct chain	*clate;		/* two endpoints: a parent comes late */
 static struct chain	*cn;		/* substrate, for unsealed blocks */
 static struct chain	*csy, *c1, *cf, *cg, *cpair; /* far heads */
 static struct chain	*cseal;		/* quantus: seals checked */
+static struct chain	*ccross;	/* two endpoints: difficulties disputed */
 static struct chain	*cdoubt;	/* quantus: every seal fails */
 static sqlite3		*ro;	/* a second connection, as the CLI would */
 /*
@@ -173,6 +174,9 @@ setup(void **state)
 	    "endpoint = g3 http://127.0.0.1:3 ws://127.0.0.1:3\n"
 	    "[chain seal]\nblock_time = 1s\n"
 	    "endpoint = se http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "[chain cross]\nblock_time = 1s\n"
+	    "endpoint = x1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "endpoint = x2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
 	    "[chain doubt]\nblock_time = 1s\n"
 	    "endpoint = de http://127.0.0.1:1 ws://127.0.0.1:1\n"
 	    "[chain pair]\nblock_time = 1s\nbackfill_from = 450\n"
@@ -213,6 +217,8 @@ setup(void **state)
 	assert_non_null(cpair);
 	cseal = sup_chain_find("seal");
 	assert_non_null(cseal);
+	ccross = sup_chain_find("cross");
+	assert_non_null(ccross);
 	cdoubt = sup_chain_find("doubt");
 	assert_non_null(cdoubt);
 	assert_non_null(cf);
@@ -1352,6 +1358,8 @@ test_reload(void **state)
  * A head whose seal meets at most pow; a seal of the wrong shape when
  * shape is not QPOW_SEAL_OK (no bound then).
  */
+static int64_t	seal_ep = 1;	/* hseal's endpoint */
+
 static void
 hseal(struct chain *c, int branch, int64_t n, int parent_branch,
     uint64_t pow, enum qpow_seal shape)
@@ -1367,7 +1375,7 @@ hseal(struct chain *c, int branch, int64_t n, int parent_branch,
 		h.h.has_pow = 1;
 		memcpy(h.h.pow_max, &pow, sizeof(pow));	/* little-endian */
 	}
-	sup_chain_head(c, 1, &h, clk);
+	sup_chain_head(c, seal_ep, &h, clk);
 }
 
 static void
@@ -1434,6 +1442,129 @@ test_seal(void **state)
 	/* An honest block 8 is taken as any. */
 	hpow(cseal, 3, 8, 1, 100);
 	assert_int_equal(cseal->best_number, 8);
+}
+
+/* ep's answer: the difficulty at block n of branch is diff. */
+static void
+xstate(struct chain *c, int64_t ep, int branch, int64_t n, uint64_t diff)
+{
+	uint8_t	h[32], d[64];
+
+	mkhash(h, branch, n);
+	memset(d, 0, sizeof(d));
+	memcpy(d, &diff, sizeof(diff));
+	sup_chain_state(c, ep, h, d, 1700000000000LL + n, clk);
+}
+
+static int64_t
+xcol(const char *col, int branch, int64_t n)
+{
+	return qf("SELECT coalesce(%s, -1) FROM blocks WHERE chain_id = %lld"
+	    " AND number = %lld AND substr(hash, 1, 1) = x'%02x'", col,
+	    (long long)ccross->id, (long long)n, branch);
+}
+
+/* Queue rows of the cross chain disputing ep's answer at number. */
+static int64_t
+disputes(int64_t number, int64_t ep)
+{
+	return qf("SELECT count(*) FROM queue WHERE chain_id = %lld AND"
+	    " kind = 'state' AND range_from = %lld AND range_to = %lld AND"
+	    " last_outcome = 'disputed' AND last_endpoint_id = %lld",
+	    (long long)ccross->id, (long long)number, (long long)number,
+	    (long long)ep);
+}
+
+/*
+ * Difficulty answers are claims (sup_cross.c): a seal that fails its
+ * parent's difficulty has another endpoint asked; the answer the seals
+ * meet is kept, the other answerer judged, and the work and standings
+ * follow.  Two answers alike judge the seal's server.
+ */
+static void
+test_cross(void **state)
+{
+	store_run(store_bind(&s_ep_add, "iit", (int64_t)91, ccross->id, "x1"));
+	store_run(store_bind(&s_ep_add, "iit", (int64_t)92, ccross->id, "x2"));
+	drain();
+	/* The first best: a head both endpoints agree on. */
+	seal_ep = 92;
+	hpow(ccross, 1, 0, 0, 0);
+	seal_ep = 91;
+	hpow(ccross, 1, 0, 0, 0);
+	assert_int_equal(ccross->best_number, 0);
+	for (int64_t n = 1; n <= 5; n++)
+		hpow(ccross, 1, n, 1, 100);
+	/*
+	 * x2 inflates #0..#2 a hundredfold and #3 less, so that #4's seal
+	 * meets it; x1 answers #4 and #5 truly.
+	 */
+	for (int64_t n = 0; n <= 2; n++)
+		xstate(ccross, 92, 1, n, 5000);
+	xstate(ccross, 92, 1, 3, 80);
+	for (int64_t n = 4; n <= 5; n++)
+		xstate(ccross, 91, 1, n, 50);
+	for (int64_t n = 1; n <= 3; n++) {
+		assert_int_equal(xcol("proven", 1, n), 0);
+		assert_int_equal(xcol("cross_read", 1, n - 1), 0);
+		assert_int_equal(disputes(n - 1, 92), 1);
+	}
+	assert_int_equal(xcol("cross_read", 1, 3), -1);
+	assert_int_equal(xcol("state_endpoint_id", 1, 2), 92);
+	assert_int_equal(qf("SELECT work FROM standings WHERE chain_id = %lld",
+	    (long long)ccross->id), 3 * 5000 + 80 + 50);
+	assert_int_equal(xcol("proven", 1, 4), 1);
+	assert_int_equal(verdicts(92, CV_CONTRADICTED), 0);
+
+	/* x2 again: not a second endpoint; still owed, once. */
+	xstate(ccross, 92, 1, 0, 5000);
+	assert_int_equal(disputes(0, 92), 1);
+	assert_int_equal(xcol("cross_read", 1, 0), 0);
+	/* x1: the seals meet its answers, not x2's. */
+	for (int64_t n = 0; n <= 2; n++)
+		xstate(ccross, 91, 1, n, 50);
+	assert_int_equal(verdicts(92, CV_CONTRADICTED), 3);
+	assert_non_null(strstr(reason, "difficulty at #2: answered 5000; x1"
+	    " answers 50, which the seals of its children meet"));
+	/*
+	 * Found false, x2's every other difficulty is read again: #3's,
+	 * which no seal refutes, is x1's once x1 answers otherwise.
+	 */
+	assert_int_equal(xcol("cross_read", 1, 3), 0);
+	assert_int_equal(disputes(3, 92), 1);
+	xstate(ccross, 91, 1, 3, 50);
+	assert_int_equal(verdicts(92, CV_CONTRADICTED), 0);
+	for (int64_t n = 0; n <= 3; n++) {
+		assert_int_equal(xcol("cross_read", 1, n), 1);
+		assert_int_equal(xcol("state_endpoint_id", 1, n), 91);
+		assert_int_equal(xcol("proven", 1, n + 1), 1);
+		assert_int_equal(xcol("work_f", 1, n + 1), 50);
+	}
+	assert_int_equal(qf("SELECT work FROM standings"
+	    " WHERE chain_id = %lld", (long long)ccross->id), 250);
+	assert_int_equal(ccross->best_number, 5);
+
+	/* A seal below a true difficulty: the second answer judges it. */
+	seal_ep = 1;
+	hpow(ccross, 1, 6, 1, 10);
+	assert_int_equal(xcol("cross_read", 1, 5), 0);
+	assert_int_equal(disputes(5, 91), 1);
+	assert_int_equal(verdicts(1, CV_CONTRADICTED), 0);
+	xstate(ccross, 92, 1, 5, 50);
+	assert_int_equal(xcol("cross_read", 1, 5), 1);
+	assert_int_equal(verdicts(1, CV_CONTRADICTED), 1);
+	assert_non_null(strstr(reason, "which two endpoints answered"));
+	/* Another child of #5 failing it: judged at once. */
+	hpow(ccross, 2, 6, 1, 20);
+	assert_int_equal(verdicts(1, CV_CONTRADICTED), 1);
+	assert_int_equal(verdicts(92, CV_CONTRADICTED) +
+	    verdicts(91, CV_CONTRADICTED), 0);
+	/* A new answer of x2, found false before: read again by another. */
+	xstate(ccross, 92, 1, 6, 50);
+	assert_int_equal(xcol("cross_read", 1, 6), 0);
+	assert_int_equal(disputes(6, 92), 1);
+	seal_ep = 1;
+	drain();
 }
 
 /*
@@ -1507,6 +1638,7 @@ main(void)
 		cmocka_unit_test(test_unsealed),
 		cmocka_unit_test(test_seal),
 		cmocka_unit_test(test_seal_doubt),
+		cmocka_unit_test(test_cross),
 		cmocka_unit_test(test_reload),
 	};
 

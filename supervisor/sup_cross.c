@@ -1,0 +1,228 @@
+/*
+ * Difficulty answers are claims: a second endpoint's read of a block's
+ * difficulty, settled against the first by the seals of its children
+ * (the table is in sup_cross.h).
+ */
+#include "config.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "sup_block.h"
+#include "sup_chain.h"
+#include "sup_cross.h"
+#include "sup_queue.h"
+#include "sup_seal.h"
+#include "sup_standing.h"
+#include "sup_store.h"
+#include "u512.h"
+
+static struct store_stmt s_agreed = { "UPDATE blocks SET cross_read = ? "
+    "WHERE chain_id = ? AND hash = ?", NULL, NULL };
+
+static struct store_stmt s_reopen = { "UPDATE blocks SET cross_read = 0 "
+    "WHERE chain_id = ? AND state_endpoint_id = ? AND cross_read IS NULL "
+    "AND difficulty IS NOT NULL RETURNING number", NULL, NULL };
+
+static struct store_stmt s_owed = { "UPDATE blocks SET cross_read = 0 "
+    "WHERE chain_id = ? AND hash = ? AND cross_read IS NULL", NULL, NULL };
+
+static struct store_stmt s_replace = { "UPDATE blocks SET difficulty = ?, "
+    "difficulty_f = ?, state_endpoint_id = ?, cross_read = 1 "
+    "WHERE chain_id = ? AND hash = ?", NULL, NULL };
+
+/* A child whose seal fails a difficulty two endpoints agree on. */
+static void
+judge_child(struct chain *ch, const struct seal_fail *f)
+{
+	char	hb[24], eb[CONF_NAME_MAX + 16], why[200];
+
+	block_short_hash(f->hash, hb);
+	seal_words(f, why, sizeof(why));
+	log_warnx("chain %s: block #%lld %s: %s, which two endpoints "
+	    "answered: %s is judged", ch->name, (long long)f->number, hb, why,
+	    block_ep_name(f->endpoint_id, eb));
+	block_verdict(ch, f->endpoint_id, CV_CONTRADICTED, "block #%lld %s: "
+	    "%s, which two endpoints answered", (long long)f->number, hb, why);
+}
+
+static const char *
+dec(const uint8_t d[64], char buf[U512_DEC_LEN])
+{
+	struct u512	x;
+
+	u512_from_le(&x, d);
+	u512_to_dec(&x, buf);
+	return buf;
+}
+
+/*
+ * The difficulty at b was false: diff replaces it, answered by
+ * endpoint_id; its children's work follows, and with it the standing of
+ * the canonical one's miner.
+ */
+static void
+replace(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
+    const uint8_t diff[64], uint64_t now)
+{
+	struct sblock	 c;
+	struct standing	*s = NULL;
+	struct u512	 d;
+	sqlite3_stmt	*st;
+
+	if (block_at(ch, b->number + 1, &c) &&
+	    memcmp(c.parent, b->hash, 32) == 0 && standing_counts(&c)) {
+		s = standing(ch, &c);
+		work_add(&s->work, &c, -1);
+		if (c.final)
+			work_add(&s->final_work, &c, -1);
+	}
+	u512_from_le(&d, diff);
+	st = store_prepare(&s_replace);
+	sqlite3_bind_blob(st, 1, diff, 64, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 2, u512_to_double(&d));
+	sqlite3_bind_int64(st, 3, endpoint_id);
+	sqlite3_bind_int64(st, 4, ch->id);
+	sqlite3_bind_blob(st, 5, b->hash, 32, SQLITE_TRANSIENT);
+	store_run(st);
+	seal_reparent(ch, b->hash, b->number, diff, now, judge_child);
+	if (s != NULL) {
+		memcpy(c.work, diff, 64);
+		c.has_work = 1;
+		work_add(&s->work, &c, 1);
+		if (c.final)
+			work_add(&s->final_work, &c, 1);
+		s->dirty = 1;
+	}
+}
+
+static int
+found_false(const struct chain *ch, int64_t endpoint_id)
+{
+	for (size_t i = 0; i < ch->n_false_diff; i++)
+		if (ch->false_diff[i] == endpoint_id)
+			return 1;
+	return 0;
+}
+
+/*
+ * endpoint_id answered a false difficulty: every other difficulty it
+ * answered and no other endpoint read is read again by another.
+ */
+static void
+suspect(struct chain *ch, int64_t endpoint_id, int64_t number)
+{
+	sqlite3_stmt	*st;
+	int64_t		 lo = -1, hi = -1, n;
+	char		 why[96];
+
+	if (found_false(ch, endpoint_id))
+		return;
+	if (ch->n_false_diff == CHAIN_FALSE_MAX)
+		memmove(&ch->false_diff[0], &ch->false_diff[1],
+		    (CHAIN_FALSE_MAX - 1) * sizeof(ch->false_diff[0]));
+	else
+		ch->n_false_diff++;
+	ch->false_diff[ch->n_false_diff - 1] = endpoint_id;
+	st = store_bind(&s_reopen, "ii", ch->id, endpoint_id);
+	while (store_row(st)) {
+		n = sqlite3_column_int64(st, 0);
+		if (lo < 0 || n < lo)
+			lo = n;
+		if (n > hi)
+			hi = n;
+	}
+	sqlite3_reset(st);
+	if (lo < 0)
+		return;
+	snprintf(why, sizeof(why), "its answerer's difficulty at #%lld was "
+	    "false", (long long)number);
+	queue_dispute(ch->id, lo, hi, endpoint_id, 0, why);
+}
+
+void
+cross_stored(struct chain *ch, const struct sblock *b, int64_t endpoint_id)
+{
+	char	why[96];
+
+	if (!found_false(ch, endpoint_id))
+		return;
+	store_run(store_bind(&s_owed, "ib", ch->id, b->hash));
+	snprintf(why, sizeof(why), "its answerer answered a false difficulty "
+	    "before");
+	queue_dispute(ch->id, b->number, b->number, endpoint_id, 0, why);
+}
+
+void
+cross_answer(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
+    const uint8_t diff[64], uint64_t now)
+{
+	char		 e1[CONF_NAME_MAX + 16], e2[CONF_NAME_MAX + 16];
+	char		 d1[U512_DEC_LEN], d2[U512_DEC_LEN], why[96];
+	unsigned	 meet1, fail1, meet2, fail2;
+
+	if (endpoint_id <= 0 || endpoint_id == b->state_ep) {
+		/* The same endpoint again: still owed, by another. */
+		snprintf(why, sizeof(why), "a seal of #%lld fails it",
+		    (long long)b->number + 1);
+		queue_dispute(ch->id, b->number, b->number, b->state_ep,
+		    now + ch->block_time, why);
+		return;
+	}
+	block_ep_name(b->state_ep, e1);
+	block_ep_name(endpoint_id, e2);
+	if (memcmp(diff, b->diff, 64) == 0) {
+		store_run(store_bind(&s_agreed, "iib", (int64_t)1, ch->id,
+		    b->hash));
+		log_info("chain %s: difficulty at #%lld: %s answers it as %s "
+		    "did", ch->name, (long long)b->number, e2, e1);
+		/* The children that fail it are judged now. */
+		seal_reparent(ch, b->hash, b->number, b->diff, now,
+		    judge_child);
+		return;
+	}
+	seal_children_meet(ch, b->hash, b->number, b->diff, &meet1, &fail1);
+	seal_children_meet(ch, b->hash, b->number, diff, &meet2, &fail2);
+	dec(b->diff, d1);
+	dec(diff, d2);
+	if (fail1 > 0 && fail2 == 0 && meet2 > 0) {
+		block_verdict(ch, b->state_ep, CV_CONTRADICTED, "difficulty at "
+		    "#%lld: answered %.40s; %s answers %.40s, which the seals "
+		    "of its children meet", (long long)b->number, d1, e2, d2);
+		log_warnx("chain %s: difficulty at #%lld: %s answered %s, %s "
+		    "answers %s; the seals of its children meet %s's only: "
+		    "%s's is stored, %s is judged", ch->name,
+		    (long long)b->number, e1, d1, e2, d2, e2, e2, e1);
+		replace(ch, b, endpoint_id, diff, now);
+		suspect(ch, b->state_ep, b->number);
+		return;
+	}
+	if (fail2 > 0 && fail1 == 0 && meet1 > 0) {
+		block_verdict(ch, endpoint_id, CV_CONTRADICTED, "difficulty at "
+		    "#%lld: answered %.40s; %s answered %.40s, which the seals "
+		    "of its children meet", (long long)b->number, d2, e1, d1);
+		log_warnx("chain %s: difficulty at #%lld: %s answered %s, %s "
+		    "answers %s; the seals of its children meet %s's only: "
+		    "%s is judged", ch->name, (long long)b->number, e1, d1, e2,
+		    d2, e1, e2);
+		store_run(store_bind(&s_agreed, "iib", (int64_t)1, ch->id,
+		    b->hash));
+		return;
+	}
+	/* No seal tells: an answerer found false before is not believed. */
+	if (found_false(ch, b->state_ep) && !found_false(ch, endpoint_id)) {
+		log_warnx("chain %s: difficulty at #%lld: %s answered %s, %s "
+		    "answers %s; %s answered a false difficulty before: %s's "
+		    "is stored", ch->name, (long long)b->number, e1, d1, e2,
+		    d2, e1, e2);
+		replace(ch, b, endpoint_id, diff, now);
+		return;
+	}
+	log_warnx("chain %s: difficulty at #%lld: %s answered %s, %s answers "
+	    "%s, and the seals of its children tell neither apart: the first "
+	    "stays, nobody is judged", ch->name, (long long)b->number, e1, d1,
+	    e2, d2);
+	store_run(store_bind(&s_agreed, "nib", ch->id, b->hash));
+}

@@ -1,0 +1,43 @@
+/*
+ * Difficulty answers are claims (sup_cross.c).  A seal that fails the
+ * difficulty stored at its parent convicts either the header's server
+ * (the seal is bad) or the difficulty's answerer (the number is): a
+ * second endpoint's read of the same state tells them apart.
+ *
+ *   the parent's cross_read  a seal of a child fails   a second answer
+ *   NULL (one answer)        0: a read owed, by any    -
+ *                            endpoint but the first
+ *   0 (owed)                 -                         same D: 1, the
+ *                                                      child's server
+ *                                                      judged; other D:
+ *                                                      the seals decide
+ *   1 (two agree)            the child's server judged -
+ *
+ * When the answers differ, the one the children's seals meet where the
+ * other's fail is kept (the stored one replaced, the children's work and
+ * the standings with it) and the other answerer is judged; when the
+ * seals tell neither apart, nobody is, and the first answer stays.  The
+ * first two columns are block_seal_failed's (sup_block.c), below this.
+ */
+#ifndef CW_SUP_CROSS_H
+#define CW_SUP_CROSS_H
+
+#include <stdint.h>
+
+struct chain;
+struct sblock;
+
+/*
+ * The difficulty at b was just stored from endpoint_id's answer: read
+ * again by another if that endpoint answered a false one before.
+ */
+void	cross_stored(struct chain *, const struct sblock *b,
+	    int64_t endpoint_id);
+/*
+ * A state answer of endpoint_id with difficulty diff for b, whose
+ * difficulty is stored and owed a second read.
+ */
+void	cross_answer(struct chain *, const struct sblock *b,
+	    int64_t endpoint_id, const uint8_t diff[64], uint64_t now);
+
+#endif
