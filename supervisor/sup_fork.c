@@ -51,11 +51,32 @@ fork_walk(const struct fork_view *v, const struct fork_chain *c,
 }
 
 /*
+ * The work fork choice counts for b: the difficulty at its parent, but
+ * never more than its seal meets.  An endpoint's answer may claim any
+ * difficulty; the seal proves what was met, so a branch of copied seals
+ * weighs what its seals prove, whatever difficulties are claimed for it.
+ * Honest seals meet their parent's difficulty: their work is unchanged.
+ */
+static void
+proven_work(const struct sblock *b, struct u512 *w)
+{
+	struct u512	m;
+
+	u512_from_le(w, b->work);
+	if (!b->has_pow)
+		return;
+	u512_from_le(&m, b->pow_max);
+	if (u512_cmp(&m, w) < 0)
+		*w = m;
+}
+
+/*
  * Is tip's branch better than the canonical one above their ancestor?
  * A branch that extends the best is.  Quantus, as the node counts: the
  * heavier by summed work, each block's the difficulty at its parent; on
- * equal work the higher.  Both sides' first blocks had to meet the
- * ancestor's difficulty, so only the blocks above them are summed.
+ * equal work the higher, each block's capped by its seal (proven_work).
+ * Both sides' first blocks had to meet the ancestor's difficulty, so only
+ * the blocks above them are summed.
  * *unknown is set when a work of either side is not known yet (the
  * caller asks for the difficulties and waits, then falls back to the
  * longer).  Substrate: longer.  Ties keep the first seen, the canonical
@@ -84,7 +105,7 @@ fork_better(const struct fork_view *v, const struct fork_chain *c,
 			known = 0;
 			break;
 		}
-		u512_from_le(&d, cur.work);
+		proven_work(&cur, &d);
 		(void)u512_add(&wn, &d);
 		if (!v->by_hash(v->ctx, cur.parent, &b)) {
 			known = 0;
@@ -96,7 +117,7 @@ fork_better(const struct fork_view *v, const struct fork_chain *c,
 		if (!v->canonical_at(v->ctx, n, &b) || !b.has_work)
 			known = 0;
 		else {
-			u512_from_le(&d, b.work);
+			proven_work(&b, &d);
 			(void)u512_add(&wo, &d);
 		}
 	}

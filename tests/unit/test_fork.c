@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -139,6 +140,7 @@ add(int branch, int64_t n, int parent_branch, uint64_t diff, int canonical)
 	b->canonical = canonical;
 	b->proven = 1;
 	b->has_pow = 1;
+	memset(b->pow_max, 0xff, sizeof(b->pow_max));	/* meets anything */
 	if (diff > 0) {
 		b->has_diff = b->has_work = 1;
 		memcpy(b->diff, &diff, sizeof(diff));	/* little-endian */
@@ -167,6 +169,16 @@ find(int branch, int64_t n)
 		if (memcmp(blocks[i].hash, h, 32) == 0)
 			return &blocks[i];
 	return NULL;
+}
+
+/* b's seal meets at most v. */
+static void
+pow_meets(struct sblock *b, uint8_t v)
+{
+	if (b == NULL)
+		abort();
+	memset(b->pow_max, 0, sizeof(b->pow_max));
+	b->pow_max[0] = v;
 }
 
 static void
@@ -324,6 +336,27 @@ test_better(void **state)
 	assert_int_equal(fork_better(&view, &c, find('B', 11), 7, &unknown),
 	    1);
 	assert_int_equal(unknown, 0);
+	/*
+	 * Copied seals: the branch claims 1000 a block, its seals meet 3;
+	 * it weighs 9 against 20.  The canonical side's seals meet less
+	 * than claimed too: capped alike (2 x 3 = 6 against 9).
+	 */
+	build(1000);
+	for (int64_t n = 8; n <= 11; n++)
+		pow_meets(find('B', n), 3);
+	assert_int_equal(fork_better(&view, &c, find('B', 11), 7, &unknown),
+	    0);
+	assert_int_equal(unknown, 0);
+	pow_meets(find('A', 9), 3);
+	pow_meets(find('A', 10), 3);
+	assert_int_equal(fork_better(&view, &c, find('B', 11), 7, &unknown),
+	    1);
+	/* A block without a bound (substrate, or none sent) is not capped. */
+	build(1000);
+	for (int64_t n = 8; n <= 11; n++)
+		find('B', n)->has_pow = 0;
+	assert_int_equal(fork_better(&view, &c, find('B', 11), 7, &unknown),
+	    1);
 	/* A work of the branch unknown: the longer, and said so. */
 	build(6);
 	find('B', 9)->has_work = 0;
