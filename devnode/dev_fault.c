@@ -67,6 +67,8 @@ static const struct fault_def {
 	[FAULT_BAD_SEAL] =	{ "bad_seal", ARG_NONE, 0, 0, T_BOTH, 1 },
 	[FAULT_DIFFICULTY_X100] = { "difficulty_x100", ARG_NONE, 0, 0, T_BOTH,
 				    1 },
+	[FAULT_DIFFICULTY_DIV100] = { "difficulty_div100", ARG_NONE, 0, 0,
+				    T_BOTH, 1 },
 	[FAULT_TIMESTAMP_AHEAD] = { "timestamp_ahead", ARG_NONE, 0, 0, T_BOTH,
 				    1 },
 };

@@ -543,7 +543,7 @@ usage(int status)
 "        each as NAME[:ARG][@http|ws|both][%%PERCENT]\n"
 "lies:   split forge_head[:N] forge_chain:K bad_number[:K] finalized_off\n"
 "        wrong_header wrong_count[:0|1|2] bad_seal difficulty_x100\n"
-"        timestamp_ahead\n"
+"        difficulty_div100 timestamp_ahead\n"
 "see chainwatch-devnode(1)\n");
 	exit(status);
 }

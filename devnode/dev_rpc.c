@@ -447,6 +447,8 @@ m_get_storage(struct call *c)
 		d = dev_chain_difficulty(v->chain, &ref);
 		if (dev_fault_hit(c->ctx->fv, FAULT_DIFFICULTY_X100))
 			d *= 100;
+		if (dev_fault_hit(c->ctx->fv, FAULT_DIFFICULTY_DIV100))
+			d /= 100;
 		for (int i = 0; i < 16; i++)
 			val[i] = (uint8_t)(d >> (8 * i));
 		dev_json_hex(c->out, val, 64, 1);

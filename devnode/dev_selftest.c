@@ -472,6 +472,9 @@ check_faults(void)
 	CHECK(dev_fault_parse("difficulty_x100@ws", &s, err, sizeof(err)) == 0 &&
 	    s.id == FAULT_DIFFICULTY_X100 && s.targets == 2,
 	    "difficulty_x100@ws: %s", err);
+	CHECK(dev_fault_parse("difficulty_div100", &s, err, sizeof(err)) == 0 &&
+	    s.id == FAULT_DIFFICULTY_DIV100 && s.targets == 3,
+	    "difficulty_div100: %s", err);
 	CHECK(dev_fault_parse("timestamp_ahead", &s, err, sizeof(err)) == 0 &&
 	    s.id == FAULT_TIMESTAMP_AHEAD && s.targets == 3,
 	    "timestamp_ahead: %s", err);

@@ -272,8 +272,10 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 	if (!block_get(ch, hash, &b))
 		return;
 	if (difficulty != NULL && b.has_diff) {
-		/* Known already: counted already, or disputed. */
-		if (b.cross_read == 0)
+		/* Known already: counted already; a second read, or owed. */
+		if (ch->format == FORMAT_QUANTUS && (b.cross_read == 0 ||
+		    (b.cross_read == -1 && endpoint_id > 0 &&
+		    endpoint_id != b.state_ep)))
 			cross_answer(ch, &b, endpoint_id, difficulty, now);
 		difficulty = NULL;
 	}
@@ -309,6 +311,16 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 		else
 			ch->have_cand = 0;
 	}
+}
+
+/* One block of endpoint_id's state answer, drawn at random. */
+void
+sup_chain_sample(struct chain *ch, int64_t endpoint_id, const uint8_t hash[32])
+{
+	struct sblock	b;
+
+	if (block_get(ch, hash, &b))
+		cross_sample(ch, &b, endpoint_id);
 }
 
 void

@@ -32,6 +32,7 @@
 #define CHAIN_BACKFILL_WINDOW	10000
 #define CHAIN_VERDICTS_MAX	64
 #define CHAIN_FALSE_MAX		8	/* false difficulties: who answered */
+#define CHAIN_THIRD_MAX		16	/* disputes waiting for a third read */
 
 /*
  * A head that does not connect to the stored chain yet: held in memory,
@@ -113,6 +114,13 @@ struct chain {
 	 * last CHAIN_FALSE_MAX (sup_cross.c). */
 	int64_t			 false_diff[CHAIN_FALSE_MAX];
 	size_t			 n_false_diff;
+	/* Second answers that wait for a third endpoint's (sup_cross.c). */
+	struct cross_third {
+		uint8_t		 hash[32];
+		int64_t		 endpoint_id;
+		uint8_t		 diff[64];
+	}			 third[CHAIN_THIRD_MAX];
+	size_t			 n_third;
 	/* Endpoints (bit: position) whose timestamps were ahead of this
 	 * clock in the window since clock_since; all of them: this clock
 	 * is suspected (sup_reply.c). */
@@ -161,6 +169,8 @@ void		 sup_chain_fetched(struct chain *, int64_t endpoint_id,
 void		 sup_chain_state(struct chain *, int64_t endpoint_id,
 		    const uint8_t hash[32], const uint8_t *difficulty,
 		    int64_t timestamp, uint64_t now);
+void		 sup_chain_sample(struct chain *, int64_t endpoint_id,
+		    const uint8_t hash[32]);
 void		 sup_chain_runtime(struct chain *, const char *spec_name,
 		    uint64_t spec_version, const uint8_t *at, int64_t number,
 		    uint64_t now);

@@ -155,32 +155,113 @@ cross_stored(struct chain *ch, const struct sblock *b, int64_t endpoint_id)
 	queue_dispute(ch->id, b->number, b->number, endpoint_id, 0, why);
 }
 
+/*
+ * A second answer that neither the seals nor a record decide, kept while
+ * a third endpoint is asked (the chain's last CHAIN_THIRD_MAX).
+ */
+static struct cross_third *
+third_find(struct chain *ch, const uint8_t hash[32])
+{
+	for (size_t i = 0; i < ch->n_third; i++)
+		if (memcmp(ch->third[i].hash, hash, 32) == 0)
+			return &ch->third[i];
+	return NULL;
+}
+
+static void
+third_drop(struct chain *ch, struct cross_third *p)
+{
+	size_t	i = (size_t)(p - ch->third);
+
+	memmove(&ch->third[i], &ch->third[i + 1],
+	    (ch->n_third - i - 1) * sizeof(*p));
+	ch->n_third--;
+}
+
+static void
+third_add(struct chain *ch, const uint8_t hash[32], int64_t endpoint_id,
+    const uint8_t diff[64])
+{
+	struct cross_third *p;
+
+	if (ch->n_third == CHAIN_THIRD_MAX)
+		third_drop(ch, &ch->third[0]);
+	p = &ch->third[ch->n_third++];
+	memcpy(p->hash, hash, 32);
+	p->endpoint_id = endpoint_id;
+	memcpy(p->diff, diff, 64);
+}
+
+/* Two answers of three agree against one: the one is judged. */
+static void
+outvoted(struct chain *ch, const struct sblock *b, int64_t liar,
+    const uint8_t lie[64], int64_t a, int64_t c, const uint8_t truth[64])
+{
+	char	el[CONF_NAME_MAX + 16], ea[CONF_NAME_MAX + 16];
+	char	ec[CONF_NAME_MAX + 16], dl[U512_DEC_LEN], dt[U512_DEC_LEN];
+
+	block_ep_name(liar, el);
+	block_ep_name(a, ea);
+	block_ep_name(c, ec);
+	dec(lie, dl);
+	dec(truth, dt);
+	log_warnx("chain %s: difficulty at #%lld: %s answered %s, %s and %s "
+	    "answer %s: %s is judged", ch->name, (long long)b->number, el, dl,
+	    ea, ec, dt, el);
+	block_verdict(ch, liar, CV_CONTRADICTED, "difficulty at #%lld: "
+	    "answered %.40s; %s and %s answer %.40s", (long long)b->number, dl,
+	    ea, ec, dt);
+}
+
 void
 cross_answer(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
     const uint8_t diff[64], uint64_t now)
 {
 	char		 e1[CONF_NAME_MAX + 16], e2[CONF_NAME_MAX + 16];
-	char		 d1[U512_DEC_LEN], d2[U512_DEC_LEN], why[96];
+	char		 d1[U512_DEC_LEN], d2[U512_DEC_LEN], why[160];
 	unsigned	 meet1, fail1, meet2, fail2;
+	struct cross_third *p = third_find(ch, b->hash), second;
 
-	if (endpoint_id <= 0 || endpoint_id == b->state_ep) {
-		/* The same endpoint again: still owed, by another. */
-		snprintf(why, sizeof(why), "a seal of #%lld fails it",
-		    (long long)b->number + 1);
-		queue_dispute(ch->id, b->number, b->number, b->state_ep,
+	if (endpoint_id <= 0 || endpoint_id == b->state_ep ||
+	    (p != NULL && endpoint_id == p->endpoint_id)) {
+		/* An endpoint heard already: still owed, by another. */
+		if (b->cross_read != 0)
+			return;		/* a read again, nothing owed */
+		snprintf(why, sizeof(why), "its difficulty is disputed");
+		queue_dispute(ch->id, b->number, b->number,
+		    p != NULL ? p->endpoint_id : b->state_ep,
 		    now + ch->block_time, why);
 		return;
+	}
+	if (p != NULL) {
+		second = *p;
+		third_drop(ch, p);
+		p = &second;
 	}
 	block_ep_name(b->state_ep, e1);
 	block_ep_name(endpoint_id, e2);
 	if (memcmp(diff, b->diff, 64) == 0) {
 		store_run(store_bind(&s_agreed, "iib", (int64_t)1, ch->id,
 		    b->hash));
-		log_info("chain %s: difficulty at #%lld: %s answers it as %s "
+		log_debug("chain %s: difficulty at #%lld: %s answers it as %s "
 		    "did", ch->name, (long long)b->number, e2, e1);
+		if (p != NULL) {
+			outvoted(ch, b, p->endpoint_id, p->diff, b->state_ep,
+			    endpoint_id, diff);
+			suspect(ch, p->endpoint_id, b->number);
+		}
 		/* The children that fail it are judged now. */
 		seal_reparent(ch, b->hash, b->number, b->diff, now,
 		    judge_child);
+		return;
+	}
+	if (p != NULL && memcmp(diff, p->diff, 64) == 0) {
+		if (b->state_ep > 0) {
+			outvoted(ch, b, b->state_ep, b->diff, p->endpoint_id,
+			    endpoint_id, diff);
+			suspect(ch, b->state_ep, b->number);
+		}
+		replace(ch, b, endpoint_id, diff, now);
 		return;
 	}
 	seal_children_meet(ch, b->hash, b->number, b->diff, &meet1, &fail1);
@@ -188,15 +269,18 @@ cross_answer(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
 	dec(b->diff, d1);
 	dec(diff, d2);
 	if (fail1 > 0 && fail2 == 0 && meet2 > 0) {
-		block_verdict(ch, b->state_ep, CV_CONTRADICTED, "difficulty at "
-		    "#%lld: answered %.40s; %s answers %.40s, which the seals "
-		    "of its children meet", (long long)b->number, d1, e2, d2);
 		log_warnx("chain %s: difficulty at #%lld: %s answered %s, %s "
 		    "answers %s; the seals of its children meet %s's only: "
 		    "%s's is stored, %s is judged", ch->name,
 		    (long long)b->number, e1, d1, e2, d2, e2, e2, e1);
+		if (b->state_ep > 0) {
+			block_verdict(ch, b->state_ep, CV_CONTRADICTED,
+			    "difficulty at #%lld: answered %.40s; %s answers "
+			    "%.40s, which the seals of its children meet",
+			    (long long)b->number, d1, e2, d2);
+			suspect(ch, b->state_ep, b->number);
+		}
 		replace(ch, b, endpoint_id, diff, now);
-		suspect(ch, b->state_ep, b->number);
 		return;
 	}
 	if (fail2 > 0 && fail1 == 0 && meet1 > 0) {
@@ -207,6 +291,7 @@ cross_answer(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
 		    "answers %s; the seals of its children meet %s's only: "
 		    "%s is judged", ch->name, (long long)b->number, e1, d1, e2,
 		    d2, e1, e2);
+		suspect(ch, endpoint_id, b->number);
 		store_run(store_bind(&s_agreed, "iib", (int64_t)1, ch->id,
 		    b->hash));
 		return;
@@ -220,9 +305,43 @@ cross_answer(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
 		replace(ch, b, endpoint_id, diff, now);
 		return;
 	}
+	if (found_false(ch, endpoint_id) && !found_false(ch, b->state_ep)) {
+		log_warnx("chain %s: difficulty at #%lld: %s answered %s, %s "
+		    "answers %s; %s answered a false difficulty before: %s's "
+		    "stays", ch->name, (long long)b->number, e1, d1, e2, d2, e2,
+		    e1);
+		store_run(store_bind(&s_agreed, "iib", (int64_t)1, ch->id,
+		    b->hash));
+		return;
+	}
+	/* A third endpoint's answer decides, when there is one. */
+	if (p == NULL && ch->n_endpoints >= 3) {
+		log_warnx("chain %s: difficulty at #%lld: %s answered %s, %s "
+		    "answers %s, and the seals of its children tell neither "
+		    "apart: asked of a third endpoint", ch->name,
+		    (long long)b->number, e1, d1, e2, d2);
+		third_add(ch, b->hash, endpoint_id, diff);
+		store_run(store_bind(&s_agreed, "iib", (int64_t)0, ch->id,
+		    b->hash));
+		snprintf(why, sizeof(why), "%s and %s disagree on it", e1, e2);
+		queue_dispute(ch->id, b->number, b->number, endpoint_id, now,
+		    why);
+		return;
+	}
 	log_warnx("chain %s: difficulty at #%lld: %s answered %s, %s answers "
-	    "%s, and the seals of its children tell neither apart: the first "
-	    "stays, nobody is judged", ch->name, (long long)b->number, e1, d1,
-	    e2, d2);
+	    "%s, and nothing tells which is true: the first stays, nobody is "
+	    "judged", ch->name, (long long)b->number, e1, d1, e2, d2);
 	store_run(store_bind(&s_agreed, "nib", ch->id, b->hash));
+}
+
+void
+cross_sample(struct chain *ch, const struct sblock *b, int64_t endpoint_id)
+{
+	if (ch->format != FORMAT_QUANTUS || ch->n_endpoints < 2 ||
+	    !b->has_diff || b->cross_read != -1 || endpoint_id <= 0 ||
+	    b->state_ep != endpoint_id)
+		return;
+	store_run(store_bind(&s_owed, "ib", ch->id, b->hash));
+	queue_dispute(ch->id, b->number, b->number, endpoint_id, 0,
+	    "a sample of its answerer's difficulties");
 }

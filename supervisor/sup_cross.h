@@ -16,8 +16,13 @@
  * When the answers differ, the one the children's seals meet where the
  * other's fail is kept (the stored one replaced, the children's work and
  * the standings with it) and the other answerer is judged; when the
- * seals tell neither apart, nobody is, and the first answer stays.  The
- * first two columns are block_seal_failed's (sup_block.c), below this.
+ * seals tell neither apart, an endpoint found false before loses, or a
+ * third endpoint's answer decides (two against one), or, with none,
+ * nobody is judged and the first answer stays.  A judged answerer's
+ * other difficulties are all read again.  The first two columns are
+ * block_seal_failed's (sup_block.c), below this; besides failing seals,
+ * one block of every state answer, drawn at random, is read again
+ * (cross_sample), and any second endpoint's answer counts as a read.
  */
 #ifndef CW_SUP_CROSS_H
 #define CW_SUP_CROSS_H
@@ -39,5 +44,12 @@ void	cross_stored(struct chain *, const struct sblock *b,
  */
 void	cross_answer(struct chain *, const struct sblock *b,
 	    int64_t endpoint_id, const uint8_t diff[64], uint64_t now);
+
+/*
+ * b's state was just stored from endpoint_id's answer, one block of it
+ * drawn at random: its difficulty is read again by another endpoint.
+ */
+void	cross_sample(struct chain *, const struct sblock *b,
+	    int64_t endpoint_id);
 
 #endif

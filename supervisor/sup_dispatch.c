@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hex.h"
@@ -116,6 +117,10 @@ dispatch_answer(struct worker *w, const struct msg *m, char *err,
 		for (size_t i = 0; i < a.n; i++)
 			sup_chain_state(a.ch, a.endpoint_id, a.hashes[i],
 			    a.difficulty[i], a.timestamp[i], now);
+		/* One block of each answer is read again elsewhere. */
+		if (a.n > 0)
+			sup_chain_sample(a.ch, a.endpoint_id,
+			    a.hashes[arc4random_uniform((uint32_t)a.n)]);
 		break;
 	case K_RUNTIME:
 		if (!a.settles)

@@ -128,6 +128,7 @@ SUP_TESTS = tests/integration/conf_check.sh \
 	tests/integration/health_failover.sh \
 	tests/integration/wrong_format.sh \
 	tests/integration/trust_lies.sh \
+	tests/integration/trust_difficulty.sh \
 	tests/integration/layers.sh \
 	tests/integration/secrets.sh \
 	tests/integration/keys.sh \
@@ -139,6 +140,7 @@ EXTRA_DIST += $(SUP_TESTS) tests/integration/lib.sh \
 	tests/integration/install_lib.sh \
 	tests/integration/fake_worker.py \
 	tests/integration/store_check.py \
+	tests/integration/state_check.py \
 	tests/integration/layers.py \
 	tests/integration/full_listener.py \
 	tests/conf/credentials.in tests/conf/credentials.ok \

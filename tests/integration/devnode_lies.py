@@ -373,6 +373,12 @@ async def cmd_difficulty_x100(port, cport, fmt):
                       lambda d: d * 100)
 
 
+async def cmd_difficulty_div100(port, cport, fmt):
+    """difficulty_div100: QPoW.CurrentDifficulty answers divided by 100."""
+    await storage_lie(port, cport, "difficulty_div100", DIFF_KEY,
+                      lambda d: d // 100)
+
+
 async def cmd_timestamp_ahead(port, cport, fmt):
     """timestamp_ahead: Timestamp.Now answers a day ahead."""
     await storage_lie(port, cport, "timestamp_ahead", NOW_KEY,
@@ -535,7 +541,8 @@ def main():
                                         int(args[3])))
         elif cmd in ("forge_head", "bad_number", "finalized_off",
                      "wrong_header", "wrong_count", "bad_seal",
-                     "difficulty_x100", "timestamp_ahead"):
+                     "difficulty_x100", "difficulty_div100",
+                     "timestamp_ahead"):
             asyncio.run(globals()["cmd_" + cmd](int(args[0]), int(args[1]),
                                                 args[2]))
         else:

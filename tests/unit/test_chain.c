@@ -35,6 +35,7 @@ static struct chain	*cn;		/* substrate, for unsealed blocks */
 static struct chain	*csy, *c1, *cf, *cg, *cpair; /* far heads */
 static struct chain	*cseal;		/* quantus: seals checked */
 static struct chain	*ccross;	/* two endpoints: difficulties disputed */
+static struct chain	*cthree;	/* three: a third read decides */
 static struct chain	*cdoubt;	/* quantus: every seal fails */
 static sqlite3		*ro;	/* a second connection, as the CLI would */
 /*
@@ -177,6 +178,10 @@ setup(void **state)
 	    "[chain cross]\nblock_time = 1s\n"
 	    "endpoint = x1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
 	    "endpoint = x2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
+	    "[chain three]\nblock_time = 1s\n"
+	    "endpoint = y1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "endpoint = y2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
+	    "endpoint = y3 http://127.0.0.1:3 ws://127.0.0.1:3\n"
 	    "[chain doubt]\nblock_time = 1s\n"
 	    "endpoint = de http://127.0.0.1:1 ws://127.0.0.1:1\n"
 	    "[chain pair]\nblock_time = 1s\nbackfill_from = 450\n"
@@ -217,6 +222,8 @@ setup(void **state)
 	assert_non_null(cpair);
 	cseal = sup_chain_find("seal");
 	assert_non_null(cseal);
+	cthree = sup_chain_find("three");
+	assert_non_null(cthree);
 	ccross = sup_chain_find("cross");
 	assert_non_null(ccross);
 	cdoubt = sup_chain_find("doubt");
@@ -1567,6 +1574,84 @@ test_cross(void **state)
 	drain();
 }
 
+static int64_t
+ycol(const char *col, int64_t n)
+{
+	return qf("SELECT coalesce(%s, -1) FROM blocks WHERE chain_id = %lld"
+	    " AND number = %lld", col, (long long)cthree->id, (long long)n);
+}
+
+/*
+ * A block of a state answer drawn at random is read again elsewhere;
+ * two answers the seals cannot tell apart have a third endpoint asked,
+ * and two against one judge the one.  A second endpoint's read that
+ * agrees settles it.
+ */
+static void
+test_cross_third(void **state)
+{
+	uint8_t	h[32];
+
+	for (int64_t ep = 95; ep <= 97; ep++)
+		store_run(store_bind(&s_ep_add, "iit", ep, cthree->id,
+		    ep == 95 ? "y1" : ep == 96 ? "y2" : "y3"));
+	drain();
+	seal_ep = 96;
+	hpow(cthree, 1, 0, 0, 0);
+	seal_ep = 95;
+	hpow(cthree, 1, 0, 0, 0);
+	for (int64_t n = 1; n <= 3; n++)
+		hpow(cthree, 1, n, 1, 1000);
+	assert_int_equal(cthree->best_number, 3);
+	/* y1 answers #1 a hundredth of the truth: every seal meets it. */
+	xstate(cthree, 95, 1, 0, 500);
+	xstate(cthree, 95, 1, 1, 5);
+	assert_int_equal(ycol("proven", 2), 1);
+	assert_int_equal(ycol("cross_read", 1), -1);
+	mkhash(h, 1, 1);
+	sup_chain_sample(cthree, 95, h);
+	assert_int_equal(ycol("cross_read", 1), 0);
+	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld"
+	    " AND range_from = 1 AND range_to = 1 AND last_outcome ="
+	    " 'disputed' AND last_endpoint_id = 95", (long long)cthree->id),
+	    1);
+	/* y2 answers otherwise; the seals meet both: y3 is asked. */
+	xstate(cthree, 96, 1, 1, 500);
+	assert_int_equal(ycol("cross_read", 1), 0);
+	assert_int_equal(ycol("state_endpoint_id", 1), 95);
+	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld"
+	    " AND range_from = 1 AND range_to = 1 AND last_outcome ="
+	    " 'disputed' AND last_endpoint_id = 96", (long long)cthree->id),
+	    1);
+	/* y1 or y2 again decide nothing. */
+	xstate(cthree, 95, 1, 1, 5);
+	xstate(cthree, 96, 1, 1, 500);
+	assert_int_equal(ycol("cross_read", 1), 0);
+	assert_int_equal(verdicts(95, CV_CONTRADICTED), 0);
+	/* y3 sides with y2: y1 is judged, y3's answer stored. */
+	xstate(cthree, 97, 1, 1, 500);
+	assert_int_equal(verdicts(95, CV_CONTRADICTED), 1);
+	assert_non_null(strstr(reason, "difficulty at #1: answered 5; y2 and"
+	    " y3 answer 500"));
+	assert_int_equal(ycol("cross_read", 1), 1);
+	assert_int_equal(ycol("state_endpoint_id", 1), 97);
+	assert_int_equal(ycol("work_f", 2), 500);
+	assert_int_equal(qf("SELECT work FROM standings WHERE chain_id = %lld",
+	    (long long)cthree->id), 500 + 500);
+	/* Found false: y1's #0 is read again; y2 reading it the same ends it. */
+	assert_int_equal(ycol("cross_read", 0), 0);
+	xstate(cthree, 96, 1, 0, 500);
+	assert_int_equal(ycol("cross_read", 0), 1);
+	/* A second read that agrees, unasked, settles a block too. */
+	xstate(cthree, 96, 1, 2, 700);
+	xstate(cthree, 97, 1, 2, 700);
+	assert_int_equal(ycol("cross_read", 2), 1);
+	assert_int_equal(verdicts(96, CV_CONTRADICTED) +
+	    verdicts(97, CV_CONTRADICTED), 0);
+	seal_ep = 1;
+	drain();
+}
+
 /*
  * Every seal fails, whoever served it, for 10 block times: the rule is
  * in doubt, the chain is followed (seals of the wrong shape too), and the
@@ -1639,6 +1724,7 @@ main(void)
 		cmocka_unit_test(test_seal),
 		cmocka_unit_test(test_seal_doubt),
 		cmocka_unit_test(test_cross),
+		cmocka_unit_test(test_cross_third),
 		cmocka_unit_test(test_reload),
 	};
 
