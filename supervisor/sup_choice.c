@@ -360,6 +360,47 @@ choice_climb(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
 }
 
 /*
+ * A canonical block whose seal fails a difficulty two endpoints answered
+ * alike: the best goes back to its parent, the blocks from it up leave
+ * the chain (one reorg row), and the next head of another branch is
+ * weighed against the parent (fork_failed refuses this one's).  A final
+ * block stays, said so: finality is never undone.
+ */
+void
+choice_refuse(struct chain *ch, const struct sblock *bad, uint64_t now)
+{
+	struct sblock	 p, old;
+	uint8_t		 old_tip[32];
+	unsigned	 depth = 0;
+	char		 hb[24];
+
+	if (!bad->canonical || !ch->have_best || !seal_enforced(ch, now) ||
+	    !block_get(ch, bad->parent, &p))
+		return;
+	block_short_hash(bad->hash, hb);
+	if (bad->final) {
+		log_warnx("chain %s: final block #%lld %s fails its seal; it "
+		    "stays: finality is not undone", ch->name,
+		    (long long)bad->number, hb);
+		return;
+	}
+	log_warnx("chain %s: block #%lld %s fails its seal: the chain goes "
+	    "back to #%lld", ch->name, (long long)bad->number, hb,
+	    (long long)p.number);
+	memcpy(old_tip, ch->best_hash, 32);
+	for (int64_t n = ch->best_number; n >= bad->number; n--)
+		if (block_at(ch, n, &old)) {
+			block_uncanonical(ch, &old);
+			depth++;
+		}
+	ch->best_number = p.number;
+	memcpy(ch->best_hash, p.hash, 32);
+	ch->best_at = now;
+	write_reorg(ch, depth, p.number, old_tip, &p, 0, now);
+	final_save_best(ch, now);
+}
+
+/*
  * The clock: a branch whose work was asked for and did not come in time
  * is decided without it (the longer wins).
  */

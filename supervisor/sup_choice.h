@@ -18,5 +18,7 @@ void		 choice_link_up(struct chain *, struct sblock *,
 uint64_t	 choice_work_wait(const struct chain *);
 int		 choice_candidate(const struct chain *, uint8_t tip[32]);
 void		 choice_tick(struct chain *, uint64_t now);
+void		 choice_refuse(struct chain *, const struct sblock *bad,
+		    uint64_t now);
 
 #endif

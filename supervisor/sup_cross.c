@@ -12,6 +12,7 @@
 #include "log.h"
 #include "sup_block.h"
 #include "sup_chain.h"
+#include "sup_choice.h"
 #include "sup_cross.h"
 #include "sup_queue.h"
 #include "sup_seal.h"
@@ -46,6 +47,17 @@ judge_child(struct chain *ch, const struct seal_fail *f)
 	    block_ep_name(f->endpoint_id, eb));
 	block_verdict(ch, f->endpoint_id, CV_CONTRADICTED, "block #%lld %s: "
 	    "%s, which two endpoints answered", (long long)f->number, hb, why);
+}
+
+/* b's canonical child, if its seal fails b's difficulty, is refused. */
+static void
+refuse_child(struct chain *ch, const struct sblock *b, uint64_t now)
+{
+	struct sblock	c;
+
+	if (block_at(ch, b->number + 1, &c) &&
+	    memcmp(c.parent, b->hash, 32) == 0 && c.proven == 0)
+		choice_refuse(ch, &c, now);
 }
 
 static const char *
@@ -250,9 +262,10 @@ cross_answer(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
 			    endpoint_id, diff);
 			suspect(ch, p->endpoint_id, b->number);
 		}
-		/* The children that fail it are judged now. */
+		/* The children that fail it are judged now, and refused. */
 		seal_reparent(ch, b->hash, b->number, b->diff, now,
 		    judge_child);
+		refuse_child(ch, b, now);
 		return;
 	}
 	if (p != NULL && memcmp(diff, p->diff, 64) == 0) {

@@ -132,24 +132,28 @@ fork_better(const struct fork_view *v, const struct fork_chain *c,
 /*
  * Does a block of tip's branch above ancestor have a seal of the wrong
  * shape (sup_seal.c: not a 64-byte pow_ seal last, a zero nonce, a digest
- * outside the window)?  No node imports such a block, whatever its
- * work.  A seal below the difficulty claimed at its parent is not
- * counted here: that difficulty is one endpoint's answer, which may be
- * the lie.  The walk stops at a block it cannot read: fork_walk linked
- * it.
+ * outside the window), or one below the difficulty at its parent that
+ * two endpoints answered alike (sup_cross.h)?  No node imports such a
+ * block, whatever its work.  A seal below a difficulty only one
+ * endpoint answered is not counted here: that answer may be the lie.
+ * The walk stops at a block it cannot read: fork_walk linked it.
  */
 int
 fork_failed(const struct fork_view *v, const struct sblock *tip,
     int64_t ancestor)
 {
-	struct sblock	cur = *tip;
+	struct sblock	cur = *tip, p;
 
 	for (;;) {
 		if (cur.proven == 0 && !cur.has_pow)
 			return 1;
-		if (cur.number - 1 <= ancestor ||
-		    !v->by_hash(v->ctx, cur.parent, &cur))
+		if (!v->by_hash(v->ctx, cur.parent, &p))
 			return 0;
+		if (cur.proven == 0 && p.cross_read == 1)
+			return 1;
+		if (cur.number - 1 <= ancestor)
+			return 0;
+		cur = p;
 	}
 }
 

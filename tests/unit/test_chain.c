@@ -1551,9 +1551,13 @@ test_cross(void **state)
 	    " WHERE chain_id = %lld", (long long)ccross->id), 250);
 	assert_int_equal(ccross->best_number, 5);
 
-	/* A seal below a true difficulty: the second answer judges it. */
+	/*
+	 * A seal below a true difficulty: taken while one endpoint said
+	 * it; the second answer judges its server and takes it back.
+	 */
 	seal_ep = 1;
 	hpow(ccross, 1, 6, 1, 10);
+	assert_int_equal(ccross->best_number, 6);
 	assert_int_equal(xcol("cross_read", 1, 5), 0);
 	assert_int_equal(disputes(5, 91), 1);
 	assert_int_equal(verdicts(1, CV_CONTRADICTED), 0);
@@ -1561,9 +1565,18 @@ test_cross(void **state)
 	assert_int_equal(xcol("cross_read", 1, 5), 1);
 	assert_int_equal(verdicts(1, CV_CONTRADICTED), 1);
 	assert_non_null(strstr(reason, "which two endpoints answered"));
-	/* Another child of #5 failing it: judged at once. */
+	assert_int_equal(ccross->best_number, 5);
+	assert_int_equal(xcol("canonical", 1, 6), 0);
+	assert_int_equal(qf("SELECT count(*) FROM reorgs WHERE chain_id = %lld"
+	    " AND depth = 1 AND ancestor_number = 5", (long long)ccross->id),
+	    1);
+	/* Another child of #5 failing it: judged at once, never taken. */
 	hpow(ccross, 2, 6, 1, 20);
 	assert_int_equal(verdicts(1, CV_CONTRADICTED), 1);
+	assert_int_equal(ccross->best_number, 5);
+	/* An honest #6 is. */
+	hpow(ccross, 3, 6, 1, 100);
+	assert_int_equal(ccross->best_number, 6);
 	assert_int_equal(verdicts(92, CV_CONTRADICTED) +
 	    verdicts(91, CV_CONTRADICTED), 0);
 	/* A new answer of x2, found false before: read again by another. */

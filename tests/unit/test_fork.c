@@ -259,7 +259,8 @@ test_walk(void **state)
 
 /*
  * A seal of the wrong shape anywhere on the branch above the ancestor,
- * and only there; a seal below its parent's difficulty does not count.
+ * and only there; a seal below its parent's difficulty counts only when
+ * two endpoints answered that difficulty alike.
  */
 static void
 test_failed(void **state)
@@ -284,6 +285,18 @@ test_failed(void **state)
 	find('A', 7)->proven = 0;
 	find('A', 7)->has_pow = 0;
 	assert_int_equal(fork_failed(&view, find('B', 11), 7), 0);
+	/* Below a difficulty two endpoints answered alike: refused too ... */
+	build(10);
+	find('B', 10)->proven = 0;
+	assert_int_equal(fork_failed(&view, find('B', 11), 7), 0);
+	find('B', 9)->cross_read = 1;
+	assert_int_equal(fork_failed(&view, find('B', 11), 7), 1);
+	/* ... the branch's first block too, against the ancestor's. */
+	build(10);
+	find('B', 8)->proven = 0;
+	assert_int_equal(fork_failed(&view, find('B', 11), 7), 0);
+	find('A', 7)->cross_read = 1;
+	assert_int_equal(fork_failed(&view, find('B', 11), 7), 1);
 	/* A block it cannot read ends the walk. */
 	build(10);
 	find('B', 8)->proven = 0;
