@@ -35,8 +35,8 @@ static struct store_stmt s_block_at = { "SELECT " BLOCK_COLUMNS
 
 static struct store_stmt s_block_insert = { "INSERT OR IGNORE INTO blocks "
     "(chain_id, hash, number, parent, miner, runtime_updated, "
-    "first_endpoint_id, first_seen, pow_max, proven) VALUES "
-    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", NULL, NULL };
+    "first_endpoint_id, first_seen, pow_max, proven, work, work_f) VALUES "
+    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", NULL, NULL };
 
 static struct store_stmt s_block_seen = { "SELECT first_seen FROM blocks "
     "WHERE chain_id = ? AND hash = ?", NULL, NULL };
@@ -69,6 +69,8 @@ block_row(sqlite3_stmt *st, struct sblock *b)
 	b->has_work = store_col_blob(st, 10, b->work, 64);
 	b->state_ep = sqlite3_column_int64(st, 11);
 	b->cross_read = sqlite3_column_int(st, 12);
+	b->has_ts = sqlite3_column_int(st, 13);
+	b->first_ep = sqlite3_column_int64(st, 14);
 }
 
 /* The first row of a bound statement into b: 1, or 0 if none. */
@@ -278,26 +280,41 @@ block_store(struct chain *ch, const struct proto_header *h,
     int64_t endpoint_id, uint64_t seen, struct sblock *b, int64_t *first_seen)
 {
 	sqlite3_stmt	*st;
-	int		 inserted, proven = seal_shape(ch, h);
+	struct seal_fail f;
+	struct u512	 w;
+	int		 inserted, proven, known, pow;
 
-	st = store_bind(&s_block_insert, "ibibBiiiBi", ch->id, h->hash,
+	memset(&f, 0, sizeof(f));
+	/* Its work and seal's verdict, when its parent's difficulty is
+	 * stored, go into its one write. */
+	pow = h->has_pow && ch->format == FORMAT_QUANTUS && h->number > 0;
+	known = seal_judge(ch, h->hash, h->parent, (int64_t)h->number,
+	    (enum qpow_seal)h->seal, pow ? h->pow_max : NULL, endpoint_id, &f,
+	    &proven);
+	if (proven == -1)
+		proven = seal_shape(ch, h);
+	st = store_bind(&s_block_insert, "ibibBiiiBiB", ch->id, h->hash,
 	    (int64_t)h->number, h->parent, h->miner, h->has_miner ? 32 : 0,
 	    (int64_t)h->runtime_updated, endpoint_id, (int64_t)seen,
-	    h->pow_max, 64, (int64_t)proven);
+	    h->pow_max, 64, (int64_t)proven, f.need, 64);
 	if (!h->has_miner)
 		sqlite3_bind_null(st, 5);
 	if (endpoint_id <= 0)
 		sqlite3_bind_null(st, 7);
-	if (!h->has_pow || ch->format != FORMAT_QUANTUS || h->number == 0)
+	if (!pow)
 		sqlite3_bind_null(st, 9);
 	if (proven == -1)
 		sqlite3_bind_null(st, 10);
+	if (known) {
+		u512_from_le(&w, f.need);
+		sqlite3_bind_double(st, 12, u512_to_double(&w));
+	} else
+		sqlite3_bind_null(st, 11);
 	inserted = store_run(st) > 0;
 	if (inserted) {
-		struct seal_fail f;
-
 		ch->blocks_ingested++;
-		if (seal_store(ch, h, endpoint_id, seen, &f))
+		seal_count(ch, proven, (int64_t)h->number, seen);
+		if (proven == 0)
 			block_seal_failed(ch, &f);
 	}
 	if (!block_get(ch, h->hash, b))

@@ -35,13 +35,18 @@ static size_t		  n_chains;
 
 /* ---- SQL ---- */
 
-/* state_endpoint_id: who answered the difficulty, else the time. */
+/*
+ * state_endpoint_id: who answered the difficulty, else the time; the
+ * block's own work and seal verdict, when its parent's difficulty is
+ * known, in the same write.
+ */
 static struct store_stmt s_block_state = { "UPDATE blocks SET "
     "difficulty = coalesce(?1, difficulty), difficulty_f = coalesce(?2, "
     "difficulty_f), timestamp = coalesce(?3, timestamp), "
     "state_at = coalesce(state_at, ?4), state_endpoint_id = CASE WHEN "
     "?1 IS NOT NULL OR state_endpoint_id IS NULL THEN coalesce(?5, "
-    "state_endpoint_id) ELSE state_endpoint_id END "
+    "state_endpoint_id) ELSE state_endpoint_id END, work = coalesce(work, "
+    "?8), work_f = coalesce(work_f, ?9), proven = coalesce(proven, ?10) "
     "WHERE chain_id = ?6 AND hash = ?7", NULL, NULL };
 static struct store_stmt s_chain_get = { "SELECT id, genesis, best_number, "
     "best_hash, final_number, updated_at, unproven_since FROM chains "
@@ -236,27 +241,37 @@ sup_chains_tick(uint64_t now)
 	}
 }
 
-/*
- * The difficulty at a block is its canonical child's work: credited to
- * the child's miner now, when the child was counted without it.
- */
+/* b's work, now known: credited to its miner when b is canonical. */
 static void
-credit_child(struct chain *ch, const struct sblock *parent,
-    const uint8_t diff[64])
+credit(struct chain *ch, struct sblock *b, const uint8_t work[64])
 {
-	struct sblock	 c;
 	struct standing	*s;
 
-	if (!block_at(ch, parent->number + 1, &c) || c.has_work ||
-	    memcmp(c.parent, parent->hash, 32) != 0 || !standing_counts(&c))
+	if (!b->canonical || !standing_counts(b))
 		return;
-	memcpy(c.work, diff, 64);
-	c.has_work = 1;
-	s = standing(ch, &c);
-	work_add(&s->work, &c, 1);
-	if (c.final)
-		work_add(&s->final_work, &c, 1);
+	memcpy(b->work, work, 64);
+	b->has_work = 1;
+	s = standing(ch, b);
+	work_add(&s->work, b, 1);
+	if (b->final)
+		work_add(&s->final_work, b, 1);
 	s->dirty = 1;
+}
+
+/*
+ * The difficulty at the block hash is its children's work: its canonical
+ * child, if seal_parent wrote it just now (it has its state), is
+ * credited with it.
+ */
+static void
+credit_child(struct chain *ch, const uint8_t hash[32], int64_t number,
+    const uint8_t diff[64])
+{
+	struct sblock	c;
+
+	if (block_at(ch, number + 1, &c) && c.has_ts &&
+	    memcmp(c.parent, hash, 32) == 0)
+		credit(ch, &c, diff);
 }
 
 /* Difficulty and time of a block, from endpoint_id's state read. */
@@ -266,8 +281,10 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
     uint64_t now)
 {
 	struct sblock	 b;
+	struct seal_fail f;
 	struct u512	 d;
 	sqlite3_stmt	*st;
+	int		 own = 0, proven = -1;
 
 	if (!block_get(ch, hash, &b))
 		return;
@@ -279,6 +296,15 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 			cross_answer(ch, &b, endpoint_id, difficulty, now);
 		difficulty = NULL;
 	}
+	/*
+	 * Its own work and verdict, from its parent's difficulty, in this
+	 * write (a seal of the wrong shape has its verdict already).
+	 */
+	if (!b.has_work && timestamp >= 0)
+		own = seal_judge(ch, b.hash, b.parent, b.number, QPOW_SEAL_OK,
+		    b.has_pow ? b.pow_max : NULL, b.first_ep, &f, &proven);
+	if (b.proven != -1)
+		proven = -1;		/* written already */
 	st = store_prepare(&s_block_state);
 	if (difficulty != NULL) {
 		u512_from_le(&d, difficulty);
@@ -294,13 +320,35 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 		sqlite3_bind_int64(st, 5, endpoint_id);
 	sqlite3_bind_int64(st, 6, ch->id);
 	sqlite3_bind_blob(st, 7, hash, 32, SQLITE_TRANSIENT);
-	store_run(st);
+	if (own) {
+		u512_from_le(&d, f.need);
+		sqlite3_bind_blob(st, 8, f.need, 64, SQLITE_TRANSIENT);
+		sqlite3_bind_double(st, 9, u512_to_double(&d));
+	}
+	if (proven != -1)
+		sqlite3_bind_int64(st, 10, proven);
+	if (store_run(st) <= 0)
+		return;			/* the store is blocked */
+	if (own)
+		credit(ch, &b, f.need);
+	if (proven != -1) {
+		struct sblock p;
+
+		seal_count(ch, proven, b.number, now);
+		if (proven == 0)
+			block_seal_failed(ch, &f);
+		/* Below a difficulty two endpoints said: not canonical. */
+		if (proven == 0 && b.canonical && block_get(ch, b.parent, &p) &&
+		    p.cross_read == 1) {
+			b.proven = 0;
+			choice_refuse(ch, &b, now);
+		}
+	}
 	if (difficulty != NULL) {
+		seal_diff_stored(ch, hash, difficulty);
 		cross_stored(ch, &b, endpoint_id);
-		/* Before its work is stored: it reads whether it was. */
-		credit_child(ch, &b, difficulty);
 		seal_parent(ch, hash, b.number, difficulty, now,
-		    block_seal_failed);
+		    block_seal_failed, credit_child);
 	}
 	/* The branch waiting for its work may be decided now. */
 	if (difficulty != NULL && ch->have_cand && b.number >= ch->cand_from) {

@@ -23,9 +23,12 @@
 static struct store_stmt s_agreed = { "UPDATE blocks SET cross_read = ? "
     "WHERE chain_id = ? AND hash = ?", NULL, NULL };
 
+static struct store_stmt s_reopen_span = { "SELECT min(number), "
+    "max(number) FROM blocks WHERE chain_id = ?1 AND state_endpoint_id = ?2 "
+    "AND cross_read IS NULL AND difficulty IS NOT NULL", NULL, NULL };
 static struct store_stmt s_reopen = { "UPDATE blocks SET cross_read = 0 "
     "WHERE chain_id = ? AND state_endpoint_id = ? AND cross_read IS NULL "
-    "AND difficulty IS NOT NULL RETURNING number", NULL, NULL };
+    "AND difficulty IS NOT NULL", NULL, NULL };
 
 static struct store_stmt s_owed = { "UPDATE blocks SET cross_read = 0 "
     "WHERE chain_id = ? AND hash = ? AND cross_read IS NULL", NULL, NULL };
@@ -99,6 +102,7 @@ replace(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
 	sqlite3_bind_int64(st, 4, ch->id);
 	sqlite3_bind_blob(st, 5, b->hash, 32, SQLITE_TRANSIENT);
 	store_run(st);
+	seal_diff_stored(ch, b->hash, diff);
 	seal_reparent(ch, b->hash, b->number, diff, now, judge_child);
 	if (s != NULL) {
 		memcpy(c.work, diff, 64);
@@ -127,7 +131,7 @@ static void
 suspect(struct chain *ch, int64_t endpoint_id, int64_t number)
 {
 	sqlite3_stmt	*st;
-	int64_t		 lo = -1, hi = -1, n;
+	int64_t		 lo = -1, hi = -1;
 	char		 why[96];
 
 	if (found_false(ch, endpoint_id))
@@ -138,17 +142,15 @@ suspect(struct chain *ch, int64_t endpoint_id, int64_t number)
 	else
 		ch->n_false_diff++;
 	ch->false_diff[ch->n_false_diff - 1] = endpoint_id;
-	st = store_bind(&s_reopen, "ii", ch->id, endpoint_id);
-	while (store_row(st)) {
-		n = sqlite3_column_int64(st, 0);
-		if (lo < 0 || n < lo)
-			lo = n;
-		if (n > hi)
-			hi = n;
+	st = store_bind(&s_reopen_span, "ii", ch->id, endpoint_id);
+	if (store_row(st) && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		lo = sqlite3_column_int64(st, 0);
+		hi = sqlite3_column_int64(st, 1);
 	}
 	sqlite3_reset(st);
 	if (lo < 0)
 		return;
+	store_run(store_bind(&s_reopen, "ii", ch->id, endpoint_id));
 	snprintf(why, sizeof(why), "its answerer's difficulty at #%lld was "
 	    "false", (long long)number);
 	queue_dispute(ch->id, lo, hi, endpoint_id, 0, why);
@@ -263,7 +265,7 @@ cross_answer(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
 			suspect(ch, p->endpoint_id, b->number);
 		}
 		/* The children that fail it are judged now, and refused. */
-		seal_reparent(ch, b->hash, b->number, b->diff, now,
+		seal_children_failing(ch, b->hash, b->number, b->diff,
 		    judge_child);
 		refuse_child(ch, b, now);
 		return;

@@ -21,8 +21,9 @@
  * nobody is judged and the first answer stays.  A judged answerer's
  * other difficulties are all read again.  The first two columns are
  * block_seal_failed's (sup_block.c), below this; besides failing seals,
- * one block of every state answer, drawn at random, is read again
- * (cross_sample), and any second endpoint's answer counts as a read.
+ * a block drawn at random is read again (cross_sample: one of every live
+ * state answer, of some backfill ones), and any second endpoint's answer
+ * counts as a read.
  */
 #ifndef CW_SUP_CROSS_H
 #define CW_SUP_CROSS_H
@@ -46,8 +47,8 @@ void	cross_answer(struct chain *, const struct sblock *b,
 	    int64_t endpoint_id, const uint8_t diff[64], uint64_t now);
 
 /*
- * b's state was just stored from endpoint_id's answer, one block of it
- * drawn at random: its difficulty is read again by another endpoint.
+ * b's state was just stored from endpoint_id's answer, b drawn at random
+ * from it: its difficulty is read again by another endpoint.
  */
 void	cross_sample(struct chain *, const struct sblock *b,
 	    int64_t endpoint_id);

@@ -87,6 +87,9 @@ dispatch_info(struct worker *w, const struct proto_info *in)
 	sched_kick();
 }
 
+/* State answers of up to this many blocks all have one read again. */
+#define SAMPLE_BLOCKS	4
+
 /*
  * An answer to a request: what it says goes into the chain first.  One
  * that does not answer what was asked (reply_answer checked) applies
@@ -117,8 +120,13 @@ dispatch_answer(struct worker *w, const struct msg *m, char *err,
 		for (size_t i = 0; i < a.n; i++)
 			sup_chain_state(a.ch, a.endpoint_id, a.hashes[i],
 			    a.difficulty[i], a.timestamp[i], now);
-		/* One block of each answer is read again elsewhere. */
-		if (a.n > 0)
+		/*
+		 * A block of it, drawn at random, is read again elsewhere:
+		 * of every live answer (a block or a few), of one backfill
+		 * range in 12 or so (SAMPLE_BLOCKS).
+		 */
+		if (a.n > 0 && arc4random_uniform((uint32_t)a.n) <
+		    SAMPLE_BLOCKS)
 			sup_chain_sample(a.ch, a.endpoint_id,
 			    a.hashes[arc4random_uniform((uint32_t)a.n)]);
 		break;

@@ -24,12 +24,16 @@ static struct store_stmt s_parent_diff = { "SELECT difficulty FROM blocks "
     "WHERE chain_id = ? AND hash = ? AND difficulty IS NOT NULL",
     NULL, NULL };
 
-/* ?4: every child with a bound, not only those not checked yet. */
+/*
+ * ?4: every child with a bound, not only those not checked yet, nor only
+ * those that do not wait for their own state read (a canonical block
+ * without its state gets its verdict with it, in one write).
+ */
 static struct store_stmt s_children = { "SELECT hash, pow_max, "
-    "coalesce(first_endpoint_id, 0) FROM blocks INDEXED BY blocks_number "
-    "WHERE chain_id = ?1 AND number = ?2 AND parent = ?3 AND "
-    "pow_max IS NOT NULL AND (?4 OR proven IS NULL) AND hash > ?5 "
-    "ORDER BY hash", NULL, NULL };
+    "coalesce(first_endpoint_id, 0), proven FROM blocks INDEXED BY "
+    "blocks_number WHERE chain_id = ?1 AND number = ?2 AND parent = ?3 AND "
+    "pow_max IS NOT NULL AND (?4 OR (proven IS NULL AND (canonical = 0 OR "
+    "timestamp IS NOT NULL))) AND hash > ?5 ORDER BY hash", NULL, NULL };
 
 static struct store_stmt s_doubt = { "UPDATE chains SET unproven_reason = "
     "?, unproven_since = ? WHERE id = ?", NULL, NULL };
@@ -41,12 +45,11 @@ static struct store_stmt s_runtime = { "SELECT spec_name || ' ' || "
 static struct store_stmt s_proven = { "UPDATE blocks SET proven = ? "
     "WHERE chain_id = ? AND hash = ?", NULL, NULL };
 
-static struct store_stmt s_work = { "UPDATE blocks SET work = ?, work_f = ? "
-    "WHERE chain_id = ? AND hash = ?", NULL, NULL };
-
+/* The same: a canonical child without its state gets its work with it. */
 static struct store_stmt s_children_work = { "UPDATE blocks INDEXED BY "
     "blocks_number SET work = ?, work_f = ? WHERE chain_id = ? AND "
-    "number = ? AND parent = ? AND work IS NULL", NULL, NULL };
+    "number = ? AND parent = ? AND work IS NULL AND (canonical = 0 OR "
+    "timestamp IS NOT NULL)", NULL, NULL };
 
 static struct store_stmt s_children_rework = { "UPDATE blocks INDEXED BY "
     "blocks_number SET work = ?, work_f = ? WHERE chain_id = ? AND "
@@ -140,37 +143,54 @@ seal_shape(struct chain *ch, const struct proto_header *h)
 }
 
 int
-seal_store(struct chain *ch, const struct proto_header *h,
-    int64_t endpoint_id, uint64_t now, struct seal_fail *f)
+seal_judge(struct chain *ch, const uint8_t hash[32], const uint8_t parent[32],
+    int64_t number, enum qpow_seal shape, const uint8_t *pow_max,
+    int64_t endpoint_id, struct seal_fail *f, int *proven)
 {
 	sqlite3_stmt	*st;
-	int		 proven;
+	int		 known;
 
-	if (ch->format != FORMAT_QUANTUS || h->number == 0)
+	*proven = -1;
+	if (ch->format != FORMAT_QUANTUS || number == 0)
 		return 0;
 	memset(f, 0, sizeof(*f));
-	memcpy(f->hash, h->hash, 32);
-	memcpy(f->parent, h->parent, 32);
-	f->number = (int64_t)h->number;
+	memcpy(f->hash, hash, 32);
+	memcpy(f->parent, parent, 32);
+	f->number = number;
 	f->endpoint_id = endpoint_id;
-	f->seal = (enum qpow_seal)h->seal;
-	st = store_bind(&s_parent_diff, "ib", ch->id, h->parent);
-	proven = store_row(st) && store_col_blob(st, 0, f->need, 64);
-	sqlite3_reset(st);
-	if (proven)	/* its work, whatever its seal */
-		work_set(&s_work, ch, f->need, -1, h->hash);
-	if (h->seal != QPOW_SEAL_OK) {
-		note(ch, 0, f->number, now);	/* stored so (seal_shape) */
-		return 1;
+	f->seal = shape;
+	if (pow_max != NULL)
+		memcpy(f->pow_max, pow_max, 64);
+	if (ch->seals.have_last && memcmp(ch->seals.last_hash, parent, 32) ==
+	    0) {
+		memcpy(f->need, ch->seals.last_diff, 64);
+		known = 1;
+	} else {
+		st = store_bind(&s_parent_diff, "ib", ch->id, parent);
+		known = store_row(st) && store_col_blob(st, 0, f->need, 64);
+		sqlite3_reset(st);
 	}
-	if (!h->has_pow || !proven)
-		return 0;		/* seal_parent, when it comes */
-	memcpy(f->pow_max, h->pow_max, 64);
-	proven = meets(f->pow_max, f->need);
-	note(ch, proven, f->number, now);
-	store_run(store_bind(&s_proven, "iib", (int64_t)proven, ch->id,
-	    h->hash));
-	return proven == 0;
+	if (shape != QPOW_SEAL_OK)
+		*proven = 0;
+	else if (known && pow_max != NULL)
+		*proven = meets(pow_max, f->need);
+	return known;
+}
+
+void
+seal_diff_stored(struct chain *ch, const uint8_t hash[32],
+    const uint8_t diff[64])
+{
+	ch->seals.have_last = 1;
+	memcpy(ch->seals.last_hash, hash, 32);
+	memcpy(ch->seals.last_diff, diff, 64);
+}
+
+void
+seal_count(struct chain *ch, int proven, int64_t number, uint64_t now)
+{
+	if (proven != -1)
+		note(ch, proven, number, now);
 }
 
 /*
@@ -201,10 +221,14 @@ children(struct chain *ch, const uint8_t hash[32], int64_t number,
 	return n;
 }
 
-/* The children's seals checked against diff, every one or the new. */
+/*
+ * The children's seals checked against diff: every one or the new ones,
+ * their verdicts written; or every one read only (write 0), fn called
+ * for those that fail.
+ */
 static void
 check_children(struct chain *ch, const uint8_t hash[32], int64_t number,
-    const uint8_t diff[64], int every, uint64_t now,
+    const uint8_t diff[64], int every, int write, uint64_t now,
     void (*fn)(struct chain *, const struct seal_fail *))
 {
 	struct seal_fail f[8];
@@ -220,14 +244,16 @@ check_children(struct chain *ch, const uint8_t hash[32], int64_t number,
 		for (size_t i = 0; i < n; i++) {
 			int ok = meets(f[i].pow_max, f[i].need);
 
-			st = store_bind(&s_proven, "iib", (int64_t)ok, ch->id,
-			    f[i].hash);
-			if (store_run(st) <= 0)
-				return;		/* the store is blocked */
-			note(ch, ok, f[i].number, now);
+			memcpy(after, f[i].hash, 32);
+			if (write) {
+				st = store_bind(&s_proven, "iib", (int64_t)ok,
+				    ch->id, f[i].hash);
+				if (store_run(st) <= 0)
+					return;	/* the store is blocked */
+				note(ch, ok, f[i].number, now);
+			}
 			if (!ok && fn != NULL)
 				fn(ch, &f[i]);
-			memcpy(after, f[i].hash, 32);
 		}
 	} while (n == nitems(f));
 }
@@ -235,13 +261,24 @@ check_children(struct chain *ch, const uint8_t hash[32], int64_t number,
 void
 seal_parent(struct chain *ch, const uint8_t hash[32], int64_t number,
     const uint8_t diff[64], uint64_t now,
-    void (*fn)(struct chain *, const struct seal_fail *))
+    void (*fn)(struct chain *, const struct seal_fail *),
+    void (*credit)(struct chain *, const uint8_t hash[32], int64_t number,
+    const uint8_t diff[64]))
 {
+	int	n;
+
 	if (ch->format != FORMAT_QUANTUS)
 		return;
-	if (work_set(&s_children_work, ch, diff, number + 1, hash) < 0)
+	/*
+	 * Children in order have no state yet, and nothing is written; one
+	 * with its state got its work just now (no child has work from a
+	 * parent whose difficulty was not stored): credit it.
+	 */
+	if ((n = work_set(&s_children_work, ch, diff, number + 1, hash)) > 0)
+		credit(ch, hash, number, diff);
+	if (n < 0)
 		return;			/* the store is blocked */
-	check_children(ch, hash, number, diff, 0, now, fn);
+	check_children(ch, hash, number, diff, 0, 1, now, fn);
 }
 
 void
@@ -253,7 +290,16 @@ seal_reparent(struct chain *ch, const uint8_t hash[32], int64_t number,
 		return;
 	if (work_set(&s_children_rework, ch, diff, number + 1, hash) < 0)
 		return;
-	check_children(ch, hash, number, diff, 1, now, fn);
+	check_children(ch, hash, number, diff, 1, 1, now, fn);
+}
+
+void
+seal_children_failing(struct chain *ch, const uint8_t hash[32],
+    int64_t number, const uint8_t diff[64],
+    void (*fn)(struct chain *, const struct seal_fail *))
+{
+	if (ch->format == FORMAT_QUANTUS)
+		check_children(ch, hash, number, diff, 1, 0, 0, fn);
 }
 
 void

@@ -28,6 +28,11 @@ struct seal_watch {
 	uint64_t	bad_since;	/* the first failure since a pass; 0 */
 	int64_t		bad_from;	/* its block number */
 	int		doubt;		/* the rule is in doubt */
+	/* The difficulty stored last, and at which block: the parent of
+	 * the next block of a range, read without the store. */
+	int		have_last;
+	uint8_t		last_hash[32];
+	uint8_t		last_diff[64];
 };
 
 /* A block whose seal fails, for the log. */
@@ -48,19 +53,34 @@ struct seal_fail {
  */
 int		 seal_shape(struct chain *, const struct proto_header *);
 /*
- * A block just stored (as seal_shape said): its work set and its seal
- * checked now if its parent's difficulty is stored.  1 if its seal
- * fails, with *f.
+ * What a quantus block's row gets from its parent's difficulty, read
+ * before the row is written so that it is written once: 1 if that
+ * difficulty is stored (f->need, the block's work), 0 if not.  *proven
+ * is the verdict on its seal (shape, and pow_max, NULL when it has no
+ * bound): 0 or 1, -1 while not known.  f describes the block, served
+ * first by endpoint_id, for the log.
  */
-int		 seal_store(struct chain *, const struct proto_header *,
-		    int64_t endpoint_id, uint64_t now, struct seal_fail *f);
+int		 seal_judge(struct chain *, const uint8_t hash[32],
+		    const uint8_t parent[32], int64_t number,
+		    enum qpow_seal shape, const uint8_t *pow_max,
+		    int64_t endpoint_id, struct seal_fail *f, int *proven);
+/* The difficulty at a block was stored (or replaced): diff. */
+void		 seal_diff_stored(struct chain *, const uint8_t hash[32],
+		    const uint8_t diff[64]);
+/* A verdict written (proven 0 or 1; -1 nothing), for the rule's doubt. */
+void		 seal_count(struct chain *, int proven, int64_t number,
+		    uint64_t now);
 /*
  * The difficulty at a block became known: it is its children's work, and
- * their seals are checked; fn is called for each one that fails.
+ * their seals are checked; fn is called for each one that fails, credit
+ * when a child got its work (its canonical one may be among them).  A
+ * canonical child without its own state yet is left for it.
  */
 void		 seal_parent(struct chain *, const uint8_t hash[32],
 		    int64_t number, const uint8_t diff[64], uint64_t now,
-		    void (*fn)(struct chain *, const struct seal_fail *));
+		    void (*fn)(struct chain *, const struct seal_fail *),
+		    void (*credit)(struct chain *, const uint8_t hash[32],
+		    int64_t number, const uint8_t diff[64]));
 /*
  * The difficulty at a block was found false and replaced by diff: its
  * children's work and every verdict on their seals follow; fn is called
@@ -68,6 +88,10 @@ void		 seal_parent(struct chain *, const uint8_t hash[32],
  */
 void		 seal_reparent(struct chain *, const uint8_t hash[32],
 		    int64_t number, const uint8_t diff[64], uint64_t now,
+		    void (*fn)(struct chain *, const struct seal_fail *));
+/* fn for every child whose seal fails diff; nothing written. */
+void		 seal_children_failing(struct chain *, const uint8_t hash[32],
+		    int64_t number, const uint8_t diff[64],
 		    void (*fn)(struct chain *, const struct seal_fail *));
 /*
  * Of the children of a block with a seal of the right shape, how many
