@@ -258,6 +258,7 @@ struct view_verdict {
 	char		*unproven;	/* why every seal fails, or NULL */
 	int		 has_unproven_since;
 	int64_t		 unproven_since;	/* ms */
+	int64_t		 unproven_blocks;	/* canonical, seal failing */
 	enum view_status status;
 	char		 headline[512];	/* what follows "name: status: " */
 	size_t		 n_behind, n_stuck;

@@ -233,6 +233,17 @@ verdict_load(struct view_db *c, const struct view_chain *ch,
 	if (view_db_finish(c, "reading chains", st, rc == SQLITE_ROW) == -1)
 		return CW_EXIT_SYSTEM;
 
+	/* Canonical blocks whose seal fails (a partial index counts them). */
+	if (view_db_prepare(c, "reading blocks", "SELECT count(*) FROM blocks "
+	    "INDEXED BY blocks_unproven WHERE chain_id = ?1 AND canonical = 1 "
+	    "AND proven = 0", &st) == -1)
+		return CW_EXIT_SYSTEM;
+	sqlite3_bind_int64(st, 1, ch->id);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		s->unproven_blocks = sqlite3_column_int64(st, 0);
+	if (view_db_finish(c, "reading blocks", st, rc == SQLITE_ROW) == -1)
+		return CW_EXIT_SYSTEM;
+
 	/* Endpoints no longer configured are history, not health. */
 	if (view_db_prepare(c, "reading endpoints", q_endpoints, &st) == -1)
 		return CW_EXIT_SYSTEM;
@@ -397,7 +408,7 @@ verdict_judge(struct view_verdict *s, int64_t now)
 		}
 	} else if (s->n_down > 0 || s->n_doubted > 0 || s->n_mute > 0 ||
 	    s->n_behind > 0 || s->n_stuck > 0 || s->split != NULL ||
-	    s->unproven != NULL) {
+	    s->unproven != NULL || s->unproven_blocks > 0) {
 		s->status = VIEW_STATUS_DEGRADED;
 		trouble_line(s, s->headline, sizeof(s->headline));
 		if (s->split != NULL) {
@@ -412,6 +423,15 @@ verdict_judge(struct view_verdict *s, int64_t now)
 			    sizeof(s->headline) - strlen(s->headline),
 			    "%sunproven: %s", s->headline[0] != '\0' ? "; " :
 			    "", s->unproven);
+		else if (s->unproven_blocks > 0)
+			snprintf(s->headline + strlen(s->headline),
+			    sizeof(s->headline) - strlen(s->headline),
+			    "%s%lld canonical block%s unproven: %s seal "
+			    "fails the difficulty one endpoint answered",
+			    s->headline[0] != '\0' ? "; " : "",
+			    (long long)s->unproven_blocks,
+			    s->unproven_blocks == 1 ? "" : "s",
+			    s->unproven_blocks == 1 ? "its" : "their");
 	} else if (s->slow != NULL) {
 		/* Every endpoint as slow: nobody is singled out. */
 		s->status = VIEW_STATUS_OK;
@@ -488,6 +508,8 @@ verdict_json(const struct view_verdict *s)
 	json_object_set_new(o, "unproven", view_jstr(s->unproven));
 	json_object_set_new(o, "unproven_since", view_jint(
 	    s->has_unproven_since, s->unproven_since));
+	json_object_set_new(o, "unproven_blocks",
+	    json_integer(s->unproven_blocks));
 	json_object_set_new(o, "stale", json_boolean(
 	    s->status == VIEW_STATUS_UNREACHABLE ||
 	    s->status == VIEW_STATUS_STALLED));

@@ -32,7 +32,7 @@
 #define CHAIN_BACKFILL_WINDOW	10000
 #define CHAIN_VERDICTS_MAX	64
 #define CHAIN_FALSE_MAX		8	/* false difficulties: who answered */
-#define CHAIN_THIRD_MAX		16	/* disputes waiting for a third read */
+#define CHAIN_THIRD_MAX		64	/* disputes waiting for a third read */
 
 /*
  * A head that does not connect to the stored chain yet: held in memory,

@@ -72,9 +72,11 @@ static struct store_stmt s_insert_range = { "INSERT INTO queue (chain_id, "
     "kind, range_from, range_to, created_at) VALUES (?, ?, ?, ?, ?)",
     NULL, NULL };
 /* A second read of a block's state, not by the endpoint that answered. */
+/* Pending only: the one leased may be the one answered now, and goes. */
 static struct store_stmt s_disputed = { "SELECT 1 FROM queue WHERE "
     "chain_id = ? AND kind = 'state' AND range_from = ? AND range_to = ? "
-    "AND last_outcome = 'disputed' AND last_endpoint_id IS ?", NULL, NULL };
+    "AND last_outcome = 'disputed' AND last_endpoint_id IS ? AND "
+    "state = 'pending'", NULL, NULL };
 static struct store_stmt s_insert_disputed = { "INSERT INTO queue "
     "(chain_id, kind, range_from, range_to, next_attempt, last_outcome, "
     "last_error, last_endpoint_id, created_at) VALUES (?, 'state', ?, ?, "

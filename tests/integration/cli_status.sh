@@ -344,7 +344,7 @@ for name, (upd, best, final, eps) in chains.items():
         updated_at_iso=None if upd is None else iso(upd), block_time=BT,
         slow=slow.get(name, (None, None))[0],
         slow_since=slow.get(name, (None, None))[1],
-        unproven=None, unproven_since=None,
+        unproven=None, unproven_since=None, unproven_blocks=0,
         stale=st in ("stalled", "unreachable"),
         # No daemon runs on this store: who subscribes is not known.
         subscribe=None, subscription=None,
@@ -438,6 +438,24 @@ expect_rc 111 cw -d "$T/none.db" status >/dev/null 2>&1
 expect_rc 0 cw -d "$DB" status -h >"$T/usage"
 grep -q 'chainwatch status \[chain\] \[--json\]' "$T/usage" ||
     fail "usage does not name status"
+
+# Canonical blocks whose seal fails a difficulty one endpoint answered:
+# alpha, ok otherwise, is degraded and says how many.
+cp "$DB" "$T/unproven.db"
+sqlite3 "$T/unproven.db" "INSERT INTO blocks (chain_id, hash, number, parent,
+    canonical, first_seen, proven) SELECT id, randomblob(32), n, randomblob(32),
+    1, 1, 0 FROM chains, (SELECT 99 AS n UNION SELECT 100) WHERE name =
+    'alpha'" || fail "sqlite3 unproven"
+expect_rc 1 cw -d "$T/unproven.db" status alpha >"$T/out"
+# (The line wraps under 80 columns.)
+head -n 2 "$T/out" | tr -s ' \n' '  ' | grep -q '^alpha: degraded: 2 canonical blocks unproven: their seal fails the difficulty one endpoint answered ' ||
+    fail "unproven blocks: $(cat "$T/out")"
+cw -d "$T/unproven.db" status --json alpha | python3 -c '
+import json, sys
+c = json.load(sys.stdin)["chains"][0]
+sys.exit(0 if c["unproven_blocks"] == 2 and c["status"] == "degraded" else 1)' ||
+    fail "unproven_blocks in --json"
+ok "unproven canonical blocks: degraded, counted"
 
 # An empty store: nothing is not ok.
 "$MKSCHEMA" | sqlite3 "$T/empty.db" >/dev/null || fail "empty store"
