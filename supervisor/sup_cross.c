@@ -238,9 +238,21 @@ cross_answer(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
 
 	if (endpoint_id <= 0 || endpoint_id == b->state_ep ||
 	    (p != NULL && endpoint_id == p->endpoint_id)) {
-		/* An endpoint heard already: still owed, by another. */
+		/*
+		 * An endpoint heard already (no other could take it): still
+		 * owed, by another, where there is evidence (a seal fails
+		 * it, two answers differ, its answerer was false before);
+		 * a mere sample is given up.
+		 */
 		if (b->cross_read != 0)
 			return;		/* a read again, nothing owed */
+		seal_children_meet(ch, b->hash, b->number, b->diff, &meet1,
+		    &fail1);
+		if (fail1 == 0 && p == NULL && !found_false(ch, b->state_ep)) {
+			store_run(store_bind(&s_agreed, "nib", ch->id,
+			    b->hash));
+			return;
+		}
 		snprintf(why, sizeof(why), "its difficulty is disputed");
 		queue_dispute(ch->id, b->number, b->number,
 		    p != NULL ? p->endpoint_id : b->state_ep,

@@ -91,6 +91,21 @@ dispatch_info(struct worker *w, const struct proto_info *in)
 #define SAMPLE_BLOCKS	4
 
 /*
+ * Can another endpoint of w's chain be asked now, one that is not
+ * failing (a sample's read: not worth a failing one's retries)?
+ */
+static int
+another_usable(const struct worker *w)
+{
+	for (const struct worker *o = sup_workers; o != NULL; o = o->next)
+		if (o != w && o->proc.fsm.state == CS_RUNNING &&
+		    health_usable(o->ep) && !breaker_failing(&o->ep->brk) &&
+		    strcmp(o->ep->chain, w->ep->chain) == 0)
+			return 1;
+	return 0;
+}
+
+/*
  * An answer to a request: what it says goes into the chain first.  One
  * that does not answer what was asked (reply_answer checked) applies
  * nothing; one whose range does not link contradicts the chain.
@@ -123,10 +138,11 @@ dispatch_answer(struct worker *w, const struct msg *m, char *err,
 		/*
 		 * A block of it, drawn at random, is read again elsewhere:
 		 * of every live answer (a block or a few), of one backfill
-		 * range in 12 or so (SAMPLE_BLOCKS).
+		 * range in 12 or so (SAMPLE_BLOCKS), when another endpoint
+		 * can be asked now.
 		 */
 		if (a.n > 0 && arc4random_uniform((uint32_t)a.n) <
-		    SAMPLE_BLOCKS)
+		    SAMPLE_BLOCKS && another_usable(w))
 			sup_chain_sample(a.ch, a.endpoint_id,
 			    a.hashes[arc4random_uniform((uint32_t)a.n)]);
 		break;

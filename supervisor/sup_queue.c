@@ -28,13 +28,14 @@ static struct store_stmt s_due = { "SELECT id, kind, range_from, range_to, "
     "state = 'pending' AND next_attempt <= ?2 AND "
     "NOT (kind = 'state' AND range_from <= ?3 AND range_from > ?10) AND "
     "(kind IN ('headers', 'parent') OR "
-    "coalesce(range_to, block_number) < ?4 OR "
+    "coalesce(range_to, block_number) < ?4 OR last_outcome = 'disputed' OR "
     "(?5 AND last_endpoint_id IS NOT ?8) OR "
     "(NOT ?5 AND last_endpoint_id IS ?6)) AND "
     "(NOT ?7 OR kind = 'parent' OR (kind IN ('state', 'runtime') AND "
     "coalesce(range_to, block_number) >= ?4)) AND "
-    "NOT ((last_outcome IN ('malformed', 'disputed') OR (kind = 'parent' "
-    "AND last_outcome = 'absent')) AND last_endpoint_id IS ?9) ORDER BY "
+    "NOT ((last_outcome = 'malformed' OR (kind = 'parent' AND "
+    "last_outcome = 'absent')) AND last_endpoint_id IS ?9) AND "
+    "NOT (last_outcome = 'disputed' AND last_endpoint_id IS ?11) ORDER BY "
     "kind != 'parent', coalesce(range_to, block_number) DESC, "
     "kind = 'state' LIMIT 1", NULL, NULL };
 static struct store_stmt s_retry_now = { "UPDATE queue SET next_attempt = ? "
@@ -324,9 +325,10 @@ queue_next(int64_t chain, uint64_t now, const struct queue_filter *f,
 	 * State an endpoint no longer holds, even in part, is asked of the
 	 * others: the same endpoint would only say "discarded" again.
 	 */
-	st = store_bind(&s_due, "iiiiiiiiii", chain, (int64_t)now,
+	st = store_bind(&s_due, "iiiiiiiiiii", chain, (int64_t)now,
 	    f->pruning_bound, f->live_from, (int64_t)f->may_live, f->pref_id,
-	    (int64_t)f->live_only, f->not_id, f->wrong_id, f->prune_floor);
+	    (int64_t)f->live_only, f->not_id, f->wrong_id, f->prune_floor,
+	    f->disputed_id);
 	if (!store_row(st)) {
 		sqlite3_reset(st);
 		return 0;
@@ -350,13 +352,14 @@ queue_next(int64_t chain, uint64_t now, const struct queue_filter *f,
 int
 queue_has_due(int64_t chain, uint64_t now)
 {
-	struct queue_filter	 f = { -1, 0, 1, 0, -1, -1, -1, -1 };
+	struct queue_filter	 f = { -1, 0, 1, 0, -1, -1, -1, -1, -1 };
 	sqlite3_stmt		*st;
 	int			 due;
 
-	st = store_bind(&s_due, "iiiiiiiiii", chain, (int64_t)now,
+	st = store_bind(&s_due, "iiiiiiiiiii", chain, (int64_t)now,
 	    f.pruning_bound, f.live_from, (int64_t)f.may_live, f.pref_id,
-	    (int64_t)f.live_only, f.not_id, f.wrong_id, f.prune_floor);
+	    (int64_t)f.live_only, f.not_id, f.wrong_id, f.prune_floor,
+	    f.disputed_id);
 	due = store_row(st);
 	sqlite3_reset(st);
 	return due;

@@ -47,6 +47,8 @@ struct queue_filter {
 	int64_t		 prune_floor;	/* every endpoint's bound is at or
 					 * above: state at or below it is
 					 * tried anyway; -1 none */
+	int64_t		 disputed_id;	/* it: not a read of its own
+					 * answer (-1: any) */
 };
 
 /*

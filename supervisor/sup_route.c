@@ -164,6 +164,13 @@ route_filter(const struct route_ep *e, size_t n, size_t self,
 	 * a block by hash it found absent: a branch it does not follow.
 	 */
 	f->wrong_id = other ? e[self].id : -1;
+	/*
+	 * A second read of its own answer (sup_cross.h) goes to another
+	 * while one that is not failing can take it; else it takes it
+	 * itself, which gives a mere sample up rather than leave it
+	 * waiting for an endpoint that cannot answer.
+	 */
+	f->disputed_id = other_ok ? e[self].id : -1;
 	/* The preferred endpoint keeps a slot for live reads. */
 	f->live_only = pref != -1 && (size_t)pref == self &&
 	    !has_bulk_room(&e[self], 1, max_inflight);

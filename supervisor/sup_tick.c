@@ -285,7 +285,8 @@ filter_for(struct worker *w, struct chain *ch, struct queue_filter *f)
 		memset(f, 0, sizeof(*f));
 		f->pruning_bound = w->ep->pruning_bound;
 		f->live_from = route_live_from(ch->have_best, ch->best_number);
-		f->pref_id = f->not_id = f->wrong_id = f->prune_floor = -1;
+		f->pref_id = f->not_id = f->wrong_id = f->prune_floor =
+		    f->disputed_id = -1;
 		return;
 	}
 	route_filter(eps, n, self, route_live_from(ch->have_best,

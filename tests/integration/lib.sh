@@ -334,3 +334,19 @@ metrics_wait() {
 	wait_for 20 'test -n "$(metrics_port)"' || fail "no metrics server"
 	PORT=$(metrics_port)
 }
+
+# honest_check LABEL PORT: the store of the stopped daemon is the chain of
+# the devnode on PORT hash by hash, with its every difficulty and
+# timestamp (but the top 20 blocks, which may be newer than its head),
+# and chainwatch verify finds nothing.
+honest_check() {
+	/usr/bin/python3 "$top_srcdir/tests/integration/store_check.py" \
+	    "$T/chainwatch.db" devchain "$2" --margin 20 --state ||
+	    fail "$1: the store differs from the honest chain"
+	/usr/bin/python3 "$top_srcdir/tests/integration/state_check.py" \
+	    "$T/chainwatch.db" "$2" ||
+	    fail "$1: state values differ from the honest chain"
+	"$top_builddir/cli/chainwatch" -d "$T/chainwatch.db" verify \
+	    >"$T/verify.out" 2>&1 ||
+	    fail "$1: chainwatch verify: $(head -n 5 "$T/verify.out")"
+}

@@ -349,6 +349,13 @@ test_filter(void **state)
 	assert_int_equal(f.not_id, -1);
 	/* What any of them answered malformed goes to another. */
 	assert_int_equal(f.wrong_id, 30);
+	/* So does a second read of its answer, while one not failing can. */
+	assert_int_equal(f.disputed_id, 30);
+	e[0].failing = e[1].failing = 1;
+	route_filter(e, 3, 2, 901, 4, &f);
+	assert_int_equal(f.wrong_id, 30);
+	assert_int_equal(f.disputed_id, -1);
+	e[0].failing = e[1].failing = 0;
 
 	/* The preferred one keeps its last slot for live reads. */
 	e[1].inflight = 2;
