@@ -274,8 +274,11 @@ credit_child(struct chain *ch, const uint8_t hash[32], int64_t number,
 		credit(ch, &c, diff);
 }
 
-/* Difficulty and time of a block, from endpoint_id's state read. */
-void
+/*
+ * Difficulty and time of a block, from endpoint_id's state read.  1 if
+ * this answer stored its difficulty (the first one).
+ */
+int
 sup_chain_state(struct chain *ch, int64_t endpoint_id,
     const uint8_t hash[32], const uint8_t *difficulty, int64_t timestamp,
     uint64_t now)
@@ -287,7 +290,7 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 	int		 own = 0, proven = -1;
 
 	if (!block_get(ch, hash, &b))
-		return;
+		return 0;
 	if (difficulty != NULL && b.has_diff) {
 		/* Known already: counted already; a second read, or owed. */
 		if (ch->format == FORMAT_QUANTUS && (b.cross_read == 0 ||
@@ -328,7 +331,7 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 	if (proven != -1)
 		sqlite3_bind_int64(st, 10, proven);
 	if (store_run(st) <= 0)
-		return;			/* the store is blocked */
+		return 0;		/* the store is blocked */
 	if (own)
 		credit(ch, &b, f.need);
 	if (proven != -1) {
@@ -359,6 +362,7 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 		else
 			ch->have_cand = 0;
 	}
+	return difficulty != NULL;
 }
 
 /* One block of endpoint_id's state answer, drawn at random. */

@@ -166,7 +166,7 @@ void		 sup_chain_head(struct chain *, int64_t endpoint_id,
 		    const struct proto_head *, uint64_t now);
 void		 sup_chain_fetched(struct chain *, int64_t endpoint_id,
 		    const struct proto_header *, uint64_t now);
-void		 sup_chain_state(struct chain *, int64_t endpoint_id,
+int		 sup_chain_state(struct chain *, int64_t endpoint_id,
 		    const uint8_t hash[32], const uint8_t *difficulty,
 		    int64_t timestamp, uint64_t now);
 void		 sup_chain_sample(struct chain *, int64_t endpoint_id,

@@ -118,6 +118,7 @@ dispatch_answer(struct worker *w, const struct msg *m, char *err,
 	char			why[EP_REASON_MAX];
 	int			r;
 	uint64_t		now = now_wall_ms();
+	size_t			fresh[PROTO_READS_MAX], nfresh = 0;
 
 	if ((r = reply_answer(w, m, &a, now, err, errlen)) <= 0)
 		return r;
@@ -133,18 +134,20 @@ dispatch_answer(struct worker *w, const struct msg *m, char *err,
 		break;
 	case K_STATE:
 		for (size_t i = 0; i < a.n; i++)
-			sup_chain_state(a.ch, a.endpoint_id, a.hashes[i],
-			    a.difficulty[i], a.timestamp[i], now);
+			if (sup_chain_state(a.ch, a.endpoint_id, a.hashes[i],
+			    a.difficulty[i], a.timestamp[i], now))
+				fresh[nfresh++] = i;
 		/*
-		 * A block of it, drawn at random, is read again elsewhere:
-		 * of every live answer (a block or a few), of one backfill
-		 * range in 12 or so (SAMPLE_BLOCKS), when another endpoint
-		 * can be asked now.
+		 * A block whose difficulty it gave first, drawn at random,
+		 * is read again elsewhere: of every live answer (a block or
+		 * a few), of one backfill range in 12 or so (SAMPLE_BLOCKS),
+		 * when another endpoint can be asked now.  Never of a read
+		 * again (a sample's own answer): it would be drawn anew.
 		 */
-		if (a.n > 0 && arc4random_uniform((uint32_t)a.n) <
+		if (nfresh > 0 && arc4random_uniform((uint32_t)a.n) <
 		    SAMPLE_BLOCKS && another_usable(w))
-			sup_chain_sample(a.ch, a.endpoint_id,
-			    a.hashes[arc4random_uniform((uint32_t)a.n)]);
+			sup_chain_sample(a.ch, a.endpoint_id, a.hashes[
+			    fresh[arc4random_uniform((uint32_t)nfresh)]]);
 		break;
 	case K_RUNTIME:
 		if (!a.settles)
