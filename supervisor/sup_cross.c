@@ -368,6 +368,9 @@ cross_sample(struct chain *ch, const struct sblock *b, int64_t endpoint_id)
 	    !b->has_diff || b->cross_read != -1 || endpoint_id <= 0 ||
 	    b->state_ep != endpoint_id)
 		return;
+	/* Deeper, another endpoint may have pruned it: none could read it. */
+	if (!ch->have_best || b->number + CROSS_SAMPLE_DEPTH < ch->best_number)
+		return;
 	store_run(store_bind(&s_owed, "ib", ch->id, b->hash));
 	queue_dispute(ch->id, b->number, b->number, endpoint_id, 0,
 	    "a sample of its answerer's difficulties");

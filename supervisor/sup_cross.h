@@ -48,8 +48,11 @@ void	cross_answer(struct chain *, const struct sblock *b,
 
 /*
  * b's state was just stored from endpoint_id's answer, b drawn at random
- * from it: its difficulty is read again by another endpoint.
+ * from it: its difficulty is read again by another endpoint, when it is
+ * at most CROSS_SAMPLE_DEPTH below the best (nodes that prune keep 256
+ * blocks of state, often).
  */
+#define CROSS_SAMPLE_DEPTH	128
 void	cross_sample(struct chain *, const struct sblock *b,
 	    int64_t endpoint_id);
 
