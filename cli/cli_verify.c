@@ -91,8 +91,9 @@ static const char q_no_best[] =
  * but fetch every parent at random.
  */
 static const char q_parent[] =
-    "SELECT number, hash, parent, difficulty, pow_max, proven, work"
-    " FROM blocks WHERE chain_id = ?1 AND +canonical = 1 ORDER BY +number";
+    "SELECT number, hash, parent, difficulty, pow_max, proven, work,"
+    " timestamp IS NOT NULL FROM blocks WHERE chain_id = ?1 AND"
+    " +canonical = 1 ORDER BY +number";
 static const char q_unknown_miner[] =
     "SELECT DISTINCT coalesce(b.miner, x'') AS a FROM blocks b"
     " WHERE b.chain_id = ?1 AND b.canonical = 1 AND NOT EXISTS"
@@ -428,8 +429,8 @@ check_seal(struct verify *v, sqlite3_stmt *st, int64_t num,
 		    v->ch->name, (long long)num, hash);
 		return;
 	}
-	if (!have_diff)
-		return;			/* not checkable yet */
+	if (!have_diff || (proven == -1 && !sqlite3_column_int(st, 7)))
+		return;			/* not checkable yet, or with its state */
 	u512_from_le(&m, sqlite3_column_blob(st, 4));
 	u512_from_le(&d, diff);
 	want = !u512_is_zero(&d) && u512_cmp(&d, &m) <= 0;
@@ -447,7 +448,8 @@ check_seal(struct verify *v, sqlite3_stmt *st, int64_t num,
 /*
  * A canonical block's work is the difficulty at its parent, the canonical
  * block before it (diff, when have_diff), and nothing while that is not
- * known: what the standings sum.
+ * known, nor while its own state is not stored (the daemon writes both
+ * at once): what the standings sum.
  */
 static void
 check_work(struct verify *v, sqlite3_stmt *st, int64_t num,
@@ -460,7 +462,8 @@ check_work(struct verify *v, sqlite3_stmt *st, int64_t num,
 	if (has_work && have_diff &&
 	    memcmp(sqlite3_column_blob(st, 6), diff, U512_BYTES) == 0)
 		return;
-	if (!has_work && !have_diff)
+	/* A block without its state gets its work with it. */
+	if (!has_work && (!have_diff || !sqlite3_column_int(st, 7)))
 		return;
 	block_ref(st, 1, hash);
 	snprintf(have, sizeof(have), "NULL");
