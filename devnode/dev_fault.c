@@ -71,6 +71,8 @@ static const struct fault_def {
 				    T_BOTH, 1 },
 	[FAULT_TIMESTAMP_AHEAD] = { "timestamp_ahead", ARG_NONE, 0, 0, T_BOTH,
 				    1 },
+	[FAULT_TIMESTAMP_EARLY] = { "timestamp_early", ARG_NONE, 0, 0, T_BOTH,
+				    1 },
 };
 
 struct fault_slot {

@@ -20,6 +20,7 @@
 #include "util.h"
 
 #include "dev.h"
+#include "qpow.h"
 #include "dev_json.h"
 
 #define SALT_FORGE	(0xf07ull << 40)
@@ -120,6 +121,8 @@ make(const struct dev_view *v, enum dev_fault_id id, uint64_t arg,
 		dev_chain_hash(v->chain, &best, parent);
 		spec_of(v, &best, clamp_number(v->head + 1), parent, salt, &sp);
 		sp.bad_seal = 1;
+		/* Only its seal lies: its time keeps the minimum period. */
+		sp.ts_ms += QPOW_MIN_PERIOD_MS;
 		return dev_chain_side_add(v->chain, &sp, out);
 	case FAULT_FINALIZED_OFF:
 		/* A sibling of the finalized block: same parent, off the chain. */

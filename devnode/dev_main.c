@@ -543,7 +543,7 @@ usage(int status)
 "        each as NAME[:ARG][@http|ws|both][%%PERCENT]\n"
 "lies:   split forge_head[:N] forge_chain:K bad_number[:K] finalized_off\n"
 "        wrong_header wrong_count[:0|1|2] bad_seal difficulty_x100\n"
-"        difficulty_div100 timestamp_ahead\n"
+"        difficulty_div100 timestamp_ahead timestamp_early\n"
 "see chainwatch-devnode(1)\n");
 	exit(status);
 }
@@ -723,7 +723,7 @@ parse_options(int argc, char **argv, int *selftest)
 	p->difficulty0 = DEV_DIFFICULTY_DEFAULT;
 	p->min_difficulty = 1;
 	p->reorg_min = p->reorg_max = 3;
-	p->spec_version0 = 100;
+	p->spec_version0 = 145;
 	tm->block_ms = 12000;
 	tm->finality_lag = 100;
 

@@ -420,6 +420,19 @@ lie_storage(struct call *c, struct dev_blkref *ref, enum storage_item *item)
 		*ref = other;
 }
 
+/* timestamp_early: an even block's time is its parent's, too early. */
+static uint64_t
+parent_timestamp(const struct dev_view *v, const struct dev_blkref *ref)
+{
+	struct dev_blkref	parent;
+	struct header		h;
+
+	dev_chain_header(v->chain, ref, &h);
+	if (dev_view_lookup(v, h.parent_hash, &parent) == -1)
+		return dev_chain_timestamp(v->chain, ref);
+	return dev_chain_timestamp(v->chain, &parent);
+}
+
 static int
 m_get_storage(struct call *c)
 {
@@ -456,6 +469,9 @@ m_get_storage(struct call *c)
 		x = dev_chain_timestamp(v->chain, &ref);
 		if (dev_fault_hit(c->ctx->fv, FAULT_TIMESTAMP_AHEAD))
 			x += DAY_MS;
+		if (ref.number % 2 == 0 && ref.number > 0 &&
+		    dev_fault_hit(c->ctx->fv, FAULT_TIMESTAMP_EARLY))
+			x = parent_timestamp(v, &ref);
 		for (int i = 0; i < 8; i++)
 			val[i] = (uint8_t)(x >> (8 * i));
 		dev_json_hex(c->out, val, 8, 1);

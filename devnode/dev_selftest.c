@@ -478,6 +478,9 @@ check_faults(void)
 	CHECK(dev_fault_parse("timestamp_ahead", &s, err, sizeof(err)) == 0 &&
 	    s.id == FAULT_TIMESTAMP_AHEAD && s.targets == 3,
 	    "timestamp_ahead: %s", err);
+	CHECK(dev_fault_parse("timestamp_early@http", &s, err,
+	    sizeof(err)) == 0 && s.id == FAULT_TIMESTAMP_EARLY &&
+	    s.targets == 1, "timestamp_early@http: %s", err);
 }
 
 static void

@@ -136,6 +136,17 @@ qpow_rule_default(struct qpow_rule *r, uint64_t target_ms)
 	u512_from_u64(&r->min, QPOW_MIN_DIFFICULTY);
 }
 
+uint64_t
+qpow_min_period(uint64_t target_ms)
+{
+	uint64_t	p;
+
+	if (target_ms >= QPOW_TARGET_MS)
+		return QPOW_MIN_PERIOD_MS;
+	p = target_ms * QPOW_MIN_PERIOD_MS / QPOW_TARGET_MS;
+	return p < 1 ? 1 : p;
+}
+
 /*
  * max(target * num / den, 1) in integers, without the product overflowing:
  * target = a * den + b gives a * num + b * num / den (b * num < 2^64).

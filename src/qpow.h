@@ -84,6 +84,16 @@ void	qpow_rule_default(struct qpow_rule *, uint64_t target_ms);
 void	qpow_retarget(const struct qpow_rule *, const struct u512 *d,
 	    uint64_t block_ms, struct u512 *next);
 
+/*
+ * pallet_timestamp's MinimumPeriod on Quantus: a block's timestamp is at
+ * least its parent's + 100 ms, at the 12 s target.  qpow_min_period is
+ * that period at a target block time: 100 ms from 12 s up, scaled down
+ * below it (a devnode's short blocks), never under 1 ms.
+ */
+#define QPOW_MIN_PERIOD_MS	100
+#define QPOW_TARGET_MS		12000
+uint64_t qpow_min_period(uint64_t target_ms);
+
 /* The range one step can reach from d: [lo, hi]. */
 void	qpow_step_bounds(const struct qpow_rule *, const struct u512 *d,
 	    struct u512 *lo, struct u512 *hi);

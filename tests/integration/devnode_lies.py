@@ -385,6 +385,27 @@ async def cmd_timestamp_ahead(port, cport, fmt):
                       lambda t: t + 86400000)
 
 
+async def cmd_timestamp_early(port, cport, fmt):
+    """timestamp_early: Timestamp.Now of an even block is its parent's;
+    an odd block's stays true."""
+    def now(n):
+        v = http(port, "state_getStorage", [NOW_KEY, block_hash(port, n)])
+        check(v["result"] is not None, "timestamp_early: no value at #%d" % n)
+        return int.from_bytes(bytes.fromhex(v["result"][2:]), "little")
+
+    truth = [now(n) for n in (5, 6, 7)]
+    control(cport, {"enable": "timestamp_early"})
+    got = [now(n) for n in (5, 6, 7)]
+    control(cport, {"clear": True})
+    check(truth[1] - truth[0] >= 100, "timestamp_early: #6 %d ms after #5"
+          % (truth[1] - truth[0]))
+    check(got == [truth[0], truth[0], truth[2]],
+          "timestamp_early: %s, truth %s" % (got, truth))
+    check([now(n) for n in (5, 6, 7)] == truth, "timestamp_early off")
+    print("timestamp_early: #6 answers %d (#5's), truth %d" %
+          (got[1], truth[1]))
+
+
 def batch(port, calls):
     """A raw batch; returns the decoded answer (a list, or not)."""
     body = [{"jsonrpc": "2.0", "id": i + 1, "method": m, "params": p}
@@ -542,7 +563,7 @@ def main():
         elif cmd in ("forge_head", "bad_number", "finalized_off",
                      "wrong_header", "wrong_count", "bad_seal",
                      "difficulty_x100", "difficulty_div100",
-                     "timestamp_ahead"):
+                     "timestamp_ahead", "timestamp_early"):
             asyncio.run(globals()["cmd_" + cmd](int(args[0]), int(args[1]),
                                                 args[2]))
         else:

@@ -2,8 +2,8 @@
 # The devnode's lies, each checked from a real client as
 # chainwatch-devnode(1) documents it: split (its own branch, then back),
 # forge_head, forge_chain, bad_number, finalized_off, wrong_header,
-# wrong_count, difficulty_x100, difficulty_div100, timestamp_ahead, in
-# both formats, and
+# wrong_count, difficulty_x100, difficulty_div100, timestamp_ahead,
+# timestamp_early, in both formats, and
 # bad_seal on quantus.
 . "$top_srcdir/tests/integration/devnode_lib.sh"
 need_curl
@@ -19,7 +19,7 @@ for fmt in substrate quantus; do
 	"$PY" "$LIES" split $a_port $b_port $b_cport $fmt ||
 	    fail "split ($fmt)"
 	lies="forge_head bad_number finalized_off wrong_header wrong_count
-	    difficulty_x100 difficulty_div100 timestamp_ahead"
+	    difficulty_x100 difficulty_div100 timestamp_ahead timestamp_early"
 	[ $fmt = quantus ] && lies="$lies bad_seal"
 	for lie in $lies; do
 		"$PY" "$LIES" $lie $a_port $a_cport $fmt || fail "$lie ($fmt)"

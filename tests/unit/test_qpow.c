@@ -646,6 +646,22 @@ test_rule_edges(void **state)
 	assert_true(u512_is_zero(&next));
 }
 
+/*
+ * The minimum period between a block's time and its parent's: 100 ms at
+ * Quantus's 12 s and above, scaled down with shorter targets, never 0.
+ */
+static void
+test_min_period(void **state)
+{
+	(void)state;
+	assert_int_equal(qpow_min_period(12000), 100);
+	assert_int_equal(qpow_min_period(600000), 100);
+	assert_int_equal(qpow_min_period(6000), 50);
+	assert_int_equal(qpow_min_period(1000), 8);
+	assert_int_equal(qpow_min_period(100), 1);
+	assert_int_equal(qpow_min_period(0), 1);
+}
+
 int
 main(void)
 {
@@ -662,6 +678,7 @@ main(void)
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_seal_verdicts),
 		cmocka_unit_test(test_rule_edges),
+		cmocka_unit_test(test_min_period),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
