@@ -149,7 +149,8 @@ start_all(const char *cache, const char *tag, const char *blog,
 	fprintf(fp, "[daemon]\ndatabase = %s\npidfile = %s/%s.pid\n"
 	    "user = %s\nworker = %s/workers/chainwatch-worker\n"
 	    "log_level = %s\ncontrol_socket = %s/%s.sock\n"
-	    "metrics_listen = none\n[chain bench]\nblock_time = %ums\n",
+	    "metrics_listen = none\n[chain bench]\ndifficulty_floor = 1\n"
+	    "block_time = %ums\n",
 	    su->db, dir, tag, getuid() == 0 ? "nobody" : "",
 	    realpath(build, path) != NULL ? path : build,
 	    verbose ? "debug" : "warn", dir, tag, block_ms);

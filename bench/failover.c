@@ -205,7 +205,8 @@ main(int argc, char *argv[])
 	fprintf(fp, "[daemon]\ndatabase = %s\npidfile = %s/failover.pid\n"
 	    "user = %s\nworker = %s/workers/chainwatch-worker\n"
 	    "log_level = warn\ncontrol_socket = %s/ctl.sock\n"
-	    "metrics_listen = none\n[chain bench]\nblock_time = %sms\n", db,
+	    "metrics_listen = none\n[chain bench]\ndifficulty_floor = 1\n"
+	    "block_time = %sms\n", db,
 	    dir, getuid() == 0 ? "nobody" : "", realpath(build, path) != NULL ?
 	    path : build, dir, block_ms);
 	for (int i = 0; i < NDEV; i++)

@@ -215,7 +215,8 @@ main(int argc, char *argv[])
 		fatal(CW_EXIT_SYSTEM, "%s", conf);
 	fprintf(fp, "[daemon]\ndatabase = %s\npidfile = %s/pid\nuser = %s\n"
 	    "worker = %s\nlog_level = warn\ncontrol_socket = %s/ctl.sock\n"
-	    "metrics_listen = none\n[chain bench]\nblock_time = 1s\n",
+	    "metrics_listen = none\n[chain bench]\ndifficulty_floor = 1\n"
+	    "block_time = 1s\n",
 	    db, dir, getuid() == 0 ? "nobody" : "", self, dir);
 	for (int i = 0; i < endpoints; i++)
 		fprintf(fp, "endpoint = e%d http://127.0.0.1:%d "

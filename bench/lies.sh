@@ -110,6 +110,7 @@ metrics_listen = none
 log_level = info
 
 [chain lies]
+difficulty_floor = 1
 format = $fmt
 block_time = ${block_ms}ms
 endpoint = d1 http://127.0.0.1:$p1 ws://127.0.0.1:$p1

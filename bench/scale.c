@@ -153,7 +153,8 @@ run_one(struct run *ru)
 	fprintf(fp, "[daemon]\ndatabase = %s\npidfile = %s/e%u.pid\n"
 	    "user = %s\nworker = %s/workers/chainwatch-worker\n"
 	    "log_level = warn\ncontrol_socket = %s/e%u.sock\n"
-	    "metrics_listen = none\n[chain scale]\nblock_time = %ums\n",
+	    "metrics_listen = none\n[chain scale]\ndifficulty_floor = 1\n"
+	    "block_time = %ums\n",
 	    db, dir, ru->e, getuid() == 0 ? "nobody" : "",
 	    realpath(build, path) != NULL ? path : build, dir, ru->e,
 	    block_ms);

@@ -266,6 +266,7 @@ metrics_listen = 127.0.0.1:0
 metrics_server = $METRICS
 
 [chain soak]
+difficulty_floor = 1
 block_time = ${BLOCK_MS}ms
 request_timeout = 3s
 connect_timeout = 2s

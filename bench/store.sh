@@ -82,6 +82,7 @@ metrics_listen = none
 log_level = warn
 
 [chain store]
+difficulty_floor = 1
 block_time = ${block_ms}ms
 endpoint = d1 http://127.0.0.1:$p1 ws://127.0.0.1:$p1
 endpoint = d2 http://127.0.0.1:$p2 ws://127.0.0.1:$p2

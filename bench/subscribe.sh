@@ -109,6 +109,7 @@ run() {
 		echo "control_socket = $d/ctl.sock"
 		echo "metrics_listen = none"
 		echo "[chain bench]"
+		echo "difficulty_floor = 1"
 		echo "block_time = ${block}ms"
 		echo "subscribe = $mode"
 		for n in d1 d2 d3; do

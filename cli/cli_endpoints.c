@@ -94,6 +94,14 @@ print_chain(const struct view_chain *ch, const struct view_eps *e,
 		cli_table_cell(&t, "%lld", (long long)p->restarts);
 		if (p->reason != NULL)
 			cli_table_wrap(&t, 4, p->reason);
+		if (p->seals_failed > 0) {
+			char	 w[96];
+
+			snprintf(w, sizeof(w), "%lld block%s it served first "
+			    "failed the seal check", (long long)p->seals_failed,
+			    p->seals_failed == 1 ? "" : "s");
+			cli_table_wrap(&t, 4, w);
+		}
 		if (p->lag == VIEW_LAG_BEHIND || p->lag == VIEW_LAG_STUCK) {
 			char	 w[CLI_COLS * 2];
 

@@ -37,6 +37,7 @@ struct mtr_endpoint {
 	int64_t		 lag_blocks;		/* chain best - its best */
 	int64_t		 lag_ms;
 	int64_t		 heads_seen, heads_first;
+	int64_t		 seals_failed;	/* blocks it served first, failing */
 	int64_t		 restarts_stored;
 	int64_t		 leased;		/* queue items leased to it */
 	/* The supervisor (control socket "metrics"). */

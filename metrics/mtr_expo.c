@@ -399,6 +399,9 @@ static const struct fam ep_store[] = {
 	EP_FAM("chainwatch_endpoint_heads_first_total", "counter",
 	    "Heads the endpoint delivered before any other endpoint.",
 	    in_store, heads_first, VAL_I64),
+	EP_FAM("chainwatch_endpoint_seals_failed_total", "counter",
+	    "Blocks the endpoint served first whose seal failed the check.",
+	    in_store, seals_failed, VAL_I64),
 };
 
 static const struct fam ep_worker[] = {

@@ -167,7 +167,7 @@ col_text(sqlite3_stmt *st, int col)
 static const char q_endpoints[] =
     "SELECT c.name, e.name, e.state, e.best_number,"
     "  c.best_number - e.best_number, e.lag_ms, e.heads_seen,"
-    "  e.heads_first, e.restarts"
+    "  e.heads_first, e.restarts, e.seals_failed"
     " FROM endpoints e JOIN chains c ON c.id = e.chain_id"
     " WHERE e.configured = 1 ORDER BY c.name, e.position, e.name";
 static const char q_leases[] =
@@ -203,6 +203,7 @@ store_endpoints(struct mtr_snap *s)
 		e->heads_seen = sqlite3_column_int64(st, 6);
 		e->heads_first = sqlite3_column_int64(st, 7);
 		e->restarts_stored = sqlite3_column_int64(st, 8);
+		e->seals_failed = sqlite3_column_int64(st, 9);
 	}
 	return view_db_finish(&db, "reading endpoints", st, rc == SQLITE_DONE);
 }

@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "hashrate.h"
 #include "mtr.h"
+#include "u512.h"
 #include "util.h"
 #include "view.h"
 
@@ -27,6 +28,7 @@
 #define PAGE_EVENTS	30	/* events listed under the timelines */
 #define PAGE_REORGS	10
 #define PAGE_SPLITS	10
+#define PAGE_BLOCKS	10	/* heights of the last blocks listed */
 #define TL_W		1000	/* timeline and share bar view box width */
 #define CH_W		400	/* a chart's view box */
 #define CH_H		160
@@ -50,7 +52,8 @@ static const char page_css[] =
     ".charts{display:flex;flex-wrap:wrap;gap:.8em}"
     ".charts div{flex:1 1 18em;min-width:0}"
     ".muted{color:#777;font-size:.85em}"
-    "details{margin:.4em 0;font-size:.9em}";
+    "details{margin:.4em 0;font-size:.9em}"
+    "tr.unproven td{background:#fde0dc}";
 
 /*
  * Endpoint states as the daemon stores them (endpoint_health), and their
@@ -735,6 +738,59 @@ page_forks(struct buf *b, struct view_db *db, const struct view_chain *ch,
 	view_forks_free(&f);
 }
 
+/*
+ * The last blocks, as chainwatch blocks lists them: a block whose seal
+ * fails the difficulty at its parent is marked unproven.
+ */
+static void
+page_blocks(struct buf *b, struct view_db *db, const struct view_chain *ch,
+    int64_t now)
+{
+	struct view_blocks	 bl;
+	const struct view_block	*p;
+	char			 d[U512_DEC_LEN];
+
+	memset(&bl, 0, sizeof(bl));
+	buf_adds(b, "<h3>Last blocks</h3>\n");
+	if (view_blocks_load(db, ch, PAGE_BLOCKS, 0, 0, &bl) != CW_EXIT_OK) {
+		buf_adds(b, "<p class=\"muted\">cannot read the store</p>\n");
+		view_blocks_free(&bl);
+		return;
+	}
+	if (bl.n == 0)
+		buf_adds(b, "<p class=\"muted\">none</p>\n");
+	else
+		buf_adds(b, "<div class=\"wrap\"><table class=\"blocks\"><tr>"
+		    "<th>number</th><th>state</th><th>hash</th><th>miner</th>"
+		    "<th>difficulty</th><th>seal</th><th>stored</th>"
+		    "<th>first from</th></tr>\n");
+	for (size_t i = 0; i < bl.n; i++) {
+		p = &bl.v[i];
+		buf_addf(b, "<tr%s><td class=\"n\">%lld</td><td>%s</td>"
+		    "<td>%.10s</td><td>", p->proven == 0 ?
+		    " class=\"unproven\"" : "", (long long)p->number,
+		    view_block_state(p, 0), p->hash);
+		esc(b, p->miner);
+		buf_adds(b, "</td><td class=\"n\">");
+		if (p->has_difficulty) {
+			u512_to_dec(&p->difficulty, d);
+			buf_adds(b, d);
+		} else
+			buf_adds(b, "-");
+		buf_addf(b, "</td><td>%s</td><td>", p->proven == 0 ?
+		    "<b>unproven</b>" : view_block_pow(p));
+		ago(b, now, p->first_seen);
+		buf_adds(b, "</td><td>");
+		esc(b, p->endpoint != NULL ? p->endpoint : "-");
+		buf_adds(b, "</td></tr>\n");
+	}
+	if (bl.n > 0)
+		buf_adds(b, "</table></div><p class=\"muted\">A block marked "
+		    "unproven has a seal below the difficulty at its parent; "
+		    "see chainwatchd(8), Trust.</p>\n");
+	view_blocks_free(&bl);
+}
+
 static void
 page_chain(struct buf *b, struct view_db *db, const struct view_verdict *v,
     int64_t now)
@@ -767,6 +823,7 @@ page_chain(struct buf *b, struct view_db *db, const struct view_verdict *v,
 	for (i = 0; i < sizeof(page_windows) / sizeof(page_windows[0]); i++)
 		page_standings_window(b, db, ch, page_windows[i], now);
 	page_history(b, db, ch, now);
+	page_blocks(b, db, ch, now);
 	page_reorgs(b, db, ch, now);
 	page_forks(b, db, ch, now);
 	buf_adds(b, "</section>\n");

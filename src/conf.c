@@ -101,6 +101,8 @@ const struct conf_key conf_keys[] = {
 	    C(hedge_after) },
 	{ CONF_CHAIN, "hedge_quantile", CT_UINT, "95", 0, 99, NULL,
 	    C(hedge_quantile) },
+	{ CONF_CHAIN, "difficulty_floor", CT_UINT, "131072", 1,
+	    1000000000000000000ULL, NULL, C(difficulty_floor) },
 	{ CONF_CHAIN, "endpoint", CT_ENDPOINT, NULL, 0, 0, NULL, 0 },
 	{ CONF_CHAIN, "rpc_url", CT_URL, NULL, 0, 0, NULL, C(rpc_url) },
 	{ CONF_CHAIN, "ws_url", CT_URL, NULL, 0, 0, NULL, C(ws_url) },

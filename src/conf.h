@@ -77,6 +77,7 @@ struct conf_chain {
 	uint64_t		 max_inflight;		/* per endpoint */
 	uint64_t		 hedge_after;		/* ms */
 	uint64_t		 hedge_quantile;	/* percent, 0: off */
+	uint64_t		 difficulty_floor;	/* the retarget's least */
 	char			 rpc_url[CONF_URL_MAX + 1];	/* legacy pair */
 	int			 rpc_url_line;
 	char			 ws_url[CONF_URL_MAX + 1];

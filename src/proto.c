@@ -82,6 +82,7 @@ static const struct pfield header_fields[] = {
 	{ "seal", PF_UINT, offsetof(struct proto_header, seal),
 	    QPOW_SEAL_COUNT - 1, 0, NULL, 0, 0 },
 	FA(proto_header, "pow", PF_OPT_BIN, pow_max, has_pow, 64),
+	FA(proto_header, "raw", PF_BYTES, raw, raw_len, PROTO_RAW_MAX),
 };
 
 static const struct pfield proto_item_fields[] = {

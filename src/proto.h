@@ -35,6 +35,7 @@
 #define PROTO_KEY_MAX		128	/* a storage key, bytes */
 #define PROTO_VALUE_MAX		256	/* a storage value, bytes */
 #define PROTO_TEXT_MAX		64	/* chain names, spec names */
+#define PROTO_RAW_MAX		320	/* a quantus header's SCALE bytes */
 
 /* The probe interval of a chain of block_time ms, in ms. */
 static inline uint64_t
@@ -85,6 +86,14 @@ struct proto_header {
 	unsigned	seal;
 	int		has_pow;
 	uint8_t		pow_max[64];
+	/*
+	 * Quantus: the header as SCALE bytes, for the supervisor's own
+	 * check of a sample of the worker's figures (a worker is our code,
+	 * but it parses hostile input); none when it does not fit, and
+	 * none for substrate.
+	 */
+	size_t		raw_len;
+	uint8_t		raw[PROTO_RAW_MAX];
 };
 
 /* MSG_HEAD: a head from the endpoint's subscription. */

@@ -387,6 +387,22 @@ const char *const schema_migrations[] = {
 	/* The canonical blocks whose seal fails, few, counted by status. */
 	"CREATE INDEX blocks_unproven ON blocks(chain_id, canonical, proven)"
 	"  WHERE canonical = 1 AND proven = 0;",
+	/* 9: blocks whose seal failed, per endpoint that served them
+	 * first (counted from the store's blocks when it is migrated) ... */
+	"ALTER TABLE endpoints ADD COLUMN seals_failed INTEGER NOT NULL"
+	"  DEFAULT 0;"
+	"UPDATE endpoints SET seals_failed = f.n FROM (SELECT"
+	"  first_endpoint_id AS id, count(*) AS n FROM blocks WHERE proven = 0"
+	"  GROUP BY first_endpoint_id) AS f WHERE f.id = endpoints.id;"
+	/* ... why a rule of a chain's state is in doubt, and since when:
+	 * every endpoint's timestamps ahead of this clock or too soon
+	 * after their parents', every endpoint's difficulties off the
+	 * retarget rule (NULL while answers are judged by them) ... */
+	"ALTER TABLE chains ADD COLUMN rule_doubt TEXT;"
+	"ALTER TABLE chains ADD COLUMN rule_doubt_since INTEGER;"
+	/* ... and whether its difficulties are recomputed by a retarget
+	 * rule, and why not (NULL: no runtime known yet). */
+	"ALTER TABLE chains ADD COLUMN retarget TEXT;",
 };
 
 const size_t schema_version = nitems(schema_migrations);

@@ -259,6 +259,10 @@ struct view_verdict {
 	int		 has_unproven_since;
 	int64_t		 unproven_since;	/* ms */
 	int64_t		 unproven_blocks;	/* canonical, seal failing */
+	char		*rule_doubt;	/* why timestamps are not judged */
+	int		 has_rule_doubt_since;
+	int64_t		 rule_doubt_since;	/* ms */
+	char		*retarget;	/* whether difficulties are recomputed */
 	enum view_status status;
 	char		 headline[512];	/* what follows "name: status: " */
 	size_t		 n_behind, n_stuck;
@@ -524,6 +528,7 @@ struct view_ep {
 	int64_t		 since, best, best_at, lag_ms, pruning_bound;
 	int64_t		 spec_version;
 	int64_t		 heads_first, heads_seen, restarts;
+	int64_t		 seals_failed;	/* blocks it served first, failing */
 	int64_t		 block_time;	/* the chain's, ms */
 	struct view_head head;
 	enum view_lag	 lag;		/* view_lag_judge as of now */

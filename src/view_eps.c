@@ -36,7 +36,7 @@ static const char q_endpoints[] =
     "  lag_ms, heads_first, heads_seen, pruning_bound, restarts, rpc_url,"
     "  ws_url, position, spec_name, spec_version, system_chain,"
     "  (SELECT block_time FROM chains WHERE id = e.chain_id), "
-    VIEW_SQL_HEAD_AT ", " VIEW_SQL_PASSED_AT
+    VIEW_SQL_HEAD_AT ", " VIEW_SQL_PASSED_AT ", seals_failed"
     " FROM endpoints e WHERE chain_id = ?1 AND configured = 1"
     " ORDER BY position, name";
 
@@ -87,6 +87,7 @@ view_eps_load(struct view_db *c, const struct view_chain *ch, int64_t now,
 		p->head.best_number = p->best;
 		p->head.has_head_at = view_col_int(st, 18, &p->head.head_at);
 		p->head.has_passed = view_col_int(st, 19, &p->head.passed_at);
+		p->seals_failed = sqlite3_column_int64(st, 20);
 	}
 	if (view_db_finish(c, "reading endpoints", st, rc == SQLITE_DONE) == -1)
 		return CW_EXIT_SYSTEM;
@@ -136,6 +137,7 @@ view_ep_json(const struct view_ep *p)
 	json_object_set_new(o, "pruning_bound",
 	    view_jint(p->has_bound, p->pruning_bound));
 	json_object_set_new(o, "restarts", json_integer(p->restarts));
+	json_object_set_new(o, "seals_failed", json_integer(p->seals_failed));
 	json_object_set_new(o, "rpc_url", view_jstr(p->rpc_url));
 	json_object_set_new(o, "ws_url", view_jstr(p->ws_url));
 	json_object_set_new(o, "system_chain", view_jstr(p->system_chain));

@@ -136,6 +136,8 @@ verdict_free(struct view_verdict *s)
 	free(s->eps);
 	free(s->slow);
 	free(s->unproven);
+	free(s->rule_doubt);
+	free(s->retarget);
 	split_free(s->split);
 }
 
@@ -218,8 +220,9 @@ verdict_load(struct view_db *c, const struct view_chain *ch,
 	memset(s, 0, sizeof(*s));
 	s->ch = ch;
 	if (view_db_prepare(c, "reading chains", "SELECT block_time, "
-	    "slow_reason, slow_since, unproven_reason, unproven_since "
-	    "FROM chains WHERE id = ?1", &st) == -1)
+	    "slow_reason, slow_since, unproven_reason, unproven_since, "
+	    "rule_doubt, rule_doubt_since, retarget FROM chains WHERE id = ?1",
+	    &st) == -1)
 		return CW_EXIT_SYSTEM;
 	sqlite3_bind_int64(st, 1, ch->id);
 	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -229,6 +232,10 @@ verdict_load(struct view_db *c, const struct view_chain *ch,
 		s->unproven = view_col_dup(st, 3);
 		s->has_unproven_since = view_col_int(st, 4,
 		    &s->unproven_since);
+		s->rule_doubt = view_col_dup(st, 5);
+		s->has_rule_doubt_since = view_col_int(st, 6,
+		    &s->rule_doubt_since);
+		s->retarget = view_col_dup(st, 7);
 	}
 	if (view_db_finish(c, "reading chains", st, rc == SQLITE_ROW) == -1)
 		return CW_EXIT_SYSTEM;
@@ -408,7 +415,8 @@ verdict_judge(struct view_verdict *s, int64_t now)
 		}
 	} else if (s->n_down > 0 || s->n_doubted > 0 || s->n_mute > 0 ||
 	    s->n_behind > 0 || s->n_stuck > 0 || s->split != NULL ||
-	    s->unproven != NULL || s->unproven_blocks > 0) {
+	    s->unproven != NULL || s->unproven_blocks > 0 ||
+	    s->rule_doubt != NULL) {
 		s->status = VIEW_STATUS_DEGRADED;
 		trouble_line(s, s->headline, sizeof(s->headline));
 		if (s->split != NULL) {
@@ -432,6 +440,12 @@ verdict_judge(struct view_verdict *s, int64_t now)
 			    (long long)s->unproven_blocks,
 			    s->unproven_blocks == 1 ? "" : "s",
 			    s->unproven_blocks == 1 ? "its" : "their");
+		/* A rule of state answers in doubt: this clock, or the rule. */
+		if (s->rule_doubt != NULL)
+			snprintf(s->headline + strlen(s->headline),
+			    sizeof(s->headline) - strlen(s->headline),
+			    "%srule in doubt: %s",
+			    s->headline[0] != '\0' ? "; " : "", s->rule_doubt);
 	} else if (s->slow != NULL) {
 		/* Every endpoint as slow: nobody is singled out. */
 		s->status = VIEW_STATUS_OK;
@@ -442,6 +456,13 @@ verdict_judge(struct view_verdict *s, int64_t now)
 		    "%zu endpoint%s healthy", s->n_eps,
 		    s->n_eps == 1 ? "" : "s");
 	}
+	/* Said whatever the status: difficulties only answered, not also
+	 * recomputed. */
+	if (s->retarget != NULL && strncmp(s->retarget, "not ", 4) == 0)
+		snprintf(s->headline + strlen(s->headline),
+		    sizeof(s->headline) - strlen(s->headline),
+		    "%sdifficulties %s", s->headline[0] != '\0' ? "; " : "",
+		    s->retarget);
 }
 
 static json_t *
@@ -510,6 +531,10 @@ verdict_json(const struct view_verdict *s)
 	    s->has_unproven_since, s->unproven_since));
 	json_object_set_new(o, "unproven_blocks",
 	    json_integer(s->unproven_blocks));
+	json_object_set_new(o, "rule_doubt", view_jstr(s->rule_doubt));
+	json_object_set_new(o, "rule_doubt_since", view_jint(
+	    s->has_rule_doubt_since, s->rule_doubt_since));
+	json_object_set_new(o, "retarget", view_jstr(s->retarget));
 	json_object_set_new(o, "stale", json_boolean(
 	    s->status == VIEW_STATUS_UNREACHABLE ||
 	    s->status == VIEW_STATUS_STALLED));

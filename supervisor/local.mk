@@ -4,7 +4,9 @@
 # metrics; spawn; dispatch; the scheduler -- reply (answers), tick and
 # snapshot; judge (endpoint judging); sched (requests and leases); load
 # (the workers' load and route pass) --; primary; health; the chain
-# -- chain (what arrives), cross (second reads of a disputed difficulty),
+# -- chain (what arrives), cross (second reads of a disputed difficulty)
+# time (timestamps against their parents') and retarget (difficulties
+# against the rule),
 # claim, choice (fork choice), final, block and window --; child, endpoint, forks, queue and standing; the pure machines
 # and checks (route, lease, breaker, fsm, answer, overdue, fork), the control
 # request's parse (ctlreq), chan and backlog; the store.
@@ -40,6 +42,7 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/sup_reload.c supervisor/sup_reload.h \
 	supervisor/sup_reload_result.c \
 	supervisor/sup_reply.c supervisor/sup_reply.h \
+	supervisor/sup_retarget.c supervisor/sup_retarget.h \
 	supervisor/sup_route.c supervisor/sup_route.h \
 	supervisor/sup_sched.c supervisor/sup_sched.h \
 	supervisor/sup_sched_int.h \
@@ -49,6 +52,7 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/sup_standing.c supervisor/sup_standing.h \
 	supervisor/sup_stats.c supervisor/sup_stats.h \
 	supervisor/sup_tick.c supervisor/sup_tick.h \
+	supervisor/sup_time.c supervisor/sup_time.h \
 	supervisor/sup_window.c supervisor/sup_window.h \
 	supervisor/sup_subs.c supervisor/sup_subs.h \
 	supervisor/sup_primary.c supervisor/sup_primary.h \

@@ -10,8 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "header.h"
 #include "hex.h"
+#include "qpow.h"
 #include "sup_answer.h"
+#include "u512.h"
 
 /* 0x1234abcd... */
 static const char *
@@ -108,6 +111,58 @@ answer_check_clock(const struct proto_res_storage *rs, size_t per,
 			return (long)k;
 		}
 	}
+	return -1;
+}
+
+int
+answer_check_figures(const struct proto_header *p, char *why, size_t whylen)
+{
+	struct header	 h;
+	uint8_t		 hash[32], miner[32], nonce[QPOW_NONCE_LEN], pre[32];
+	uint8_t		 pow[64];
+	struct u512	 hv, dmax;
+	int		 has_miner;
+	enum qpow_seal	 seal;
+	const char	*what = NULL;
+
+	/* Genesis has no seal; a digest too long for the bytes' room is
+	 * outside the window anyway. */
+	if (p->number == 0 || (p->raw_len == 0 && p->seal == QPOW_SEAL_WINDOW))
+		return 0;
+	if (p->raw_len == 0)
+		what = "no bytes";
+	else if (header_decode(FORMAT_QUANTUS, p->raw, p->raw_len, &h) == -1)
+		what = "bytes that do not decode";
+	if (what != NULL)
+		goto differ;
+	header_hash(FORMAT_QUANTUS, &h, hash);
+	has_miner = header_miner(FORMAT_QUANTUS, &h, miner);
+	seal = qpow_seal_of(&h, nonce, pre);
+	if (memcmp(hash, p->hash, 32) != 0)
+		what = "hash";
+	else if (memcmp(h.parent_hash, p->parent, 32) != 0)
+		what = "parent";
+	else if (h.number != p->number)
+		what = "number";
+	else if (has_miner != p->has_miner ||
+	    (has_miner && memcmp(miner, p->miner, 32) != 0))
+		what = "miner";
+	else if (header_runtime_updated(&h) != (p->runtime_updated != 0))
+		what = "runtime flag";
+	else if ((unsigned)seal != p->seal)
+		what = "seal verdict";
+	else if (seal == QPOW_SEAL_OK) {
+		qpow_nonce_hash(pre, nonce, &hv);
+		qpow_max_difficulty(&hv, &dmax);
+		u512_to_le(&dmax, pow);
+		if (!p->has_pow || memcmp(pow, p->pow_max, 64) != 0)
+			what = "seal bound";
+	}
+	if (what == NULL)
+		return 0;
+differ:
+	snprintf(why, whylen, "header #%llu: the worker's figures differ "
+	    "from its bytes (%s)", (unsigned long long)p->number, what);
 	return -1;
 }
 

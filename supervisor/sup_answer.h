@@ -54,6 +54,15 @@ enum answer_verdict answer_check_storage(const size_t *size, size_t asked,
 #define ANSWER_AHEAD_MAX	30000
 long		 answer_check_clock(const struct proto_res_storage *,
 		    size_t per, uint64_t now, uint64_t *ahead_ms);
+/*
+ * A quantus header's figures as its worker sent them, checked against
+ * its own SCALE bytes (h->raw): they decode, hash to its hash, and give
+ * its parent, number, miner, runtime flag, seal verdict and seal bound.
+ * 0, or -1 with why.  A worker is our code, but it parses hostile input;
+ * the supervisor checks a sample of its headers so (sup_reply.c).
+ */
+int		 answer_check_figures(const struct proto_header *h,
+		    char *why, size_t);
 const char	*answer_verdict_name(enum answer_verdict);
 
 #endif

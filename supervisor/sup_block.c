@@ -71,6 +71,7 @@ block_row(sqlite3_stmt *st, struct sblock *b)
 	b->cross_read = sqlite3_column_int(st, 12);
 	b->has_ts = sqlite3_column_int(st, 13);
 	b->first_ep = sqlite3_column_int64(st, 14);
+	b->ts = sqlite3_column_int64(st, 15);
 }
 
 /* The first row of a bound statement into b: 1, or 0 if none. */
@@ -229,6 +230,9 @@ block_verdict(struct chain *ch, int64_t endpoint_id, enum chain_verdict_kind k,
 	va_end(ap);
 }
 
+static struct store_stmt s_ep_seal_failed = { "UPDATE endpoints SET "
+    "seals_failed = seals_failed + 1 WHERE id = ?", NULL, NULL };
+
 static struct store_stmt s_cross_owed = { "UPDATE blocks SET cross_read = 0 "
     "WHERE chain_id = ? AND hash = ? AND cross_read IS NULL", NULL, NULL };
 
@@ -250,6 +254,8 @@ block_seal_failed(struct chain *ch, const struct seal_fail *f)
 	    block_short_hash(f->hash, hb), seal_words(f, why, sizeof(why)),
 	    block_ep_name(f->endpoint_id, eb));
 	ch->seals_failed++;
+	if (f->endpoint_id > 0)
+		store_run(store_bind(&s_ep_seal_failed, "i", f->endpoint_id));
 	if (f->seal != QPOW_SEAL_OK || ch->seals.doubt ||
 	    !block_get(ch, f->parent, &p) || !p.has_diff)
 		return;

@@ -19,7 +19,8 @@
 #define BLOCK_COLUMNS	"hash, parent, number, miner, difficulty, " \
 	"canonical, final, runtime_updated, proven, pow_max, work, " \
 	"coalesce(state_endpoint_id, 0), coalesce(cross_read, -1), " \
-	"timestamp IS NOT NULL, coalesce(first_endpoint_id, 0)"
+	"timestamp IS NOT NULL, coalesce(first_endpoint_id, 0), " \
+	"coalesce(timestamp, 0)"
 void		 block_row(sqlite3_stmt *, struct sblock *);
 /* 1 if found: by hash, the canonical one at a number, a child of parent. */
 int		 block_get(struct chain *, const uint8_t hash[32],

@@ -26,6 +26,7 @@
 #include "sup_seal.h"
 #include "sup_standing.h"
 #include "sup_store.h"
+#include "sup_time.h"
 #include "sup_window.h"
 #include "u512.h"
 #include "util.h"
@@ -291,6 +292,20 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 
 	if (!block_get(ch, hash, &b))
 		return 0;
+	/*
+	 * A time too soon after its parent's: a first one is not stored
+	 * (its block's state is read again); another keeps the stored one.
+	 */
+	if (timestamp >= 0 && (!b.has_ts || b.ts != timestamp) &&
+	    time_check(ch, &b, timestamp, endpoint_id, now) == -1) {
+		if (!b.has_ts)
+			return 0;
+		timestamp = -1;
+	}
+	/* A first difficulty, as the retarget rule would have it? */
+	if (difficulty != NULL && !b.has_diff && timestamp >= 0 &&
+	    ch->format == FORMAT_QUANTUS)
+		retarget_check(ch, &b, difficulty, timestamp, endpoint_id, now);
 	if (difficulty != NULL && b.has_diff) {
 		/* Known already: counted already; a second read, or owed. */
 		if (ch->format == FORMAT_QUANTUS && (b.cross_read == 0 ||
@@ -332,6 +347,10 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 		sqlite3_bind_int64(st, 10, proven);
 	if (store_run(st) <= 0)
 		return 0;		/* the store is blocked */
+	if (timestamp >= 0) {
+		time_stored(ch, hash, timestamp, endpoint_id);
+		time_children(ch, &b, timestamp, endpoint_id, now);
+	}
 	if (own)
 		credit(ch, &b, f.need);
 	if (proven != -1) {
@@ -395,6 +414,8 @@ sup_chain_runtime(struct chain *ch, const char *spec_name,
 	else if (sqlite3_changes(sqlite3_db_handle(st)) > 0)
 		log_info("chain %s: runtime %s %llu", ch->name, spec_name,
 		    (unsigned long long)spec_version);
+	retarget_runtime(ch, spec_name, (int64_t)spec_version, ch->block_time,
+	    ch->difficulty_floor);
 }
 
 /* The genesis an endpoint reports: the first one seen is the chain's. */
@@ -506,6 +527,7 @@ sup_chains_load(const struct conf *conf, uint64_t now)
 			ch = chains[n_chains++] = xcalloc(1, sizeof(*ch));
 			snprintf(ch->name, sizeof(ch->name), "%s", cc->name);
 			ch->believed_number = -1;
+			ch->retarget.spec = -1;
 			chain_forget(ch);
 			if (chain_read(ch, now) == -1) {
 				store_run(store_bind(&s_chain_insert, "ttiii",
@@ -529,6 +551,9 @@ sup_chains_load(const struct conf *conf, uint64_t now)
 		store_run(store_bind(&s_chain_conf, "tiiii",
 		    chain_format_name(cc->format), (int64_t)cc->block_time,
 		    (int64_t)cc->backfill_from, depth, ch->id));
+		/* The retarget rule at the target and floor configured. */
+		ch->difficulty_floor = cc->difficulty_floor;
+		retarget_load(ch, ch->block_time, ch->difficulty_floor);
 	}
 	store_flush();
 }

@@ -10,14 +10,15 @@
 
 #include <stdint.h>
 
-#define CLOCK_WINDOW_MS		60000
 
 #include "conf.h"
 #include "header.h"
 #include "proto.h"
 #include "sup_queue.h"
 #include "sup_route.h"
+#include "sup_retarget.h"
 #include "sup_seal.h"
+#include "sup_time.h"
 
 #define CHAIN_FINALITY		100	/* quantus: blocks below best */
 #define CHAIN_CLAIMS_MAX	16	/* heads held per chain */
@@ -121,12 +122,9 @@ struct chain {
 		uint8_t		 diff[64];
 	}			 third[CHAIN_THIRD_MAX];
 	size_t			 n_third;
-	/* Endpoints (bit: position) whose timestamps were ahead of this
-	 * clock in the window since clock_since; all of them: this clock
-	 * is suspected (sup_reply.c). */
-	uint64_t		 clock_eps;
-	uint64_t		 clock_since;
-	int			 clock_doubt;
+	struct time_watch	 times;			/* sup_time.c's */
+	struct retarget		 retarget;		/* sup_retarget.c's */
+	uint64_t		 difficulty_floor;
 	uint64_t		 best_at;	/* wall ms: best last accepted */
 	/* The highest far head believed, and when: the reach counts from it
 	 * too, so that a stale first best caps nothing. */

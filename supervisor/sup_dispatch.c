@@ -228,9 +228,12 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 		 * agree again: a new head whose parent is on the chain; and
 		 * its tip is shown among the forks.
 		 */
+		ch = sup_chain_find(w->ep->chain);
+		if (ch != NULL &&
+		    reply_figures(w, ch->format, &u.head.h, err, errlen) == -1)
+			return -1;
 		sup_primary_head(w, &u.head);
-		if (!health_heard(w->ep) ||
-		    (ch = sup_chain_find(w->ep->chain)) == NULL)
+		if (!health_heard(w->ep) || ch == NULL)
 			return 0;
 		/* Its verdicts (agrees, contradicted) go out through the
 		 * tick's judge_verdicts (sup_judge.c). */

@@ -24,6 +24,7 @@
 #include "sup_sched_int.h"
 #include "sup_spawn.h"
 #include "sup_store.h"
+#include "sup_time.h"
 #include "util.h"
 
 /*
@@ -259,7 +260,7 @@ discarded(const struct proto_value *v)
  * A timestamp later than this clock + 30 s is a lie of its answerer: no
  * node imports that block.  Unless every endpoint of the chain said so
  * within a minute: then this clock is suspected (behind), said once, and
- * their answers are taken.  1 if the answer was rejected.
+ * their answers are taken (sup_time.h).  1 if the answer was rejected.
  */
 static int
 clock_ahead(struct request *r, const struct proto_res_storage *rs,
@@ -268,26 +269,17 @@ clock_ahead(struct request *r, const struct proto_res_storage *rs,
 	struct chain	*ch = r->ch;
 	uint64_t	 ahead = 0;
 	long		 k = answer_check_clock(rs, per, now, &ahead);
-	char		 why[ANSWER_WHY_MAX];
-	int		 pos = r->w->ep->position;
+	char		 why[ANSWER_WHY_MAX], doubt[ANSWER_WHY_MAX];
 
-	if (k < 0)
-		return 0;
-	if (now - ch->clock_since > CLOCK_WINDOW_MS) {
-		ch->clock_eps = 0;
-		ch->clock_since = now;
-	}
-	ch->clock_eps |= UINT64_C(1) << (pos & 63);
-	if ((size_t)__builtin_popcountll(ch->clock_eps) >= ch->n_endpoints) {
-		if (!ch->clock_doubt)
-			log_warnx("chain %s: every endpoint's timestamps are "
-			    "ahead of this clock (w/%s's by %.0f s): this clock "
-			    "may be behind; their answers are taken", ch->name,
-			    r->w->name, (double)ahead / 1000.0);
-		ch->clock_doubt = 1;
+	if (k < 0) {
+		time_kept(ch, TIME_RULE_CLOCK, now);
 		return 0;
 	}
-	ch->clock_doubt = 0;
+	snprintf(doubt, sizeof(doubt), "every endpoint's timestamps are "
+	    "ahead of this clock (w/%s's by %.0f s): this clock may be behind",
+	    r->w->name, (double)ahead / 1000.0);
+	if (time_broke(ch, TIME_RULE_CLOCK, r->w->ep->id, now, doubt))
+		return 0;
 	snprintf(why, sizeof(why), "the timestamp of #%lld is %.0f s ahead "
 	    "of this clock (at most %d s)", (long long)r->numbers[(size_t)k /
 	    per], (double)ahead / 1000.0, ANSWER_AHEAD_MAX / 1000);
@@ -373,6 +365,18 @@ answer_storage(struct request *r, const struct proto_res_storage *rs,
 	a->at_once = a->worst == OUTCOME_ABSENT && (pruned >= 0 || a->at_once);
 }
 
+int
+reply_figures(const struct worker *w, enum chain_format fmt,
+    const struct proto_header *h, char *err, size_t errlen)
+{
+	if (fmt != FORMAT_QUANTUS ||
+	    arc4random_uniform(REPLY_FIGURES_ODDS) != 0 ||
+	    answer_check_figures(h, err, errlen) == 0)
+		return 0;
+	log_warnx("w/%s: %s", w->name, err);
+	return -1;
+}
+
 /*
  * An answer from a worker, matched to its request: 1 with *a filled, 0
  * for a late answer (dropped), -1 with err if it answers nothing it was
@@ -427,6 +431,12 @@ reply_answer(struct worker *w, const struct msg *m, struct reply *a,
 		    msg_type_name(m->type), (unsigned long long)id);
 		return -1;
 	}
+	if (want == K_HEADERS)
+		for (size_t i = 0; i < rh->n; i++)
+			if (rh->items[i].outcome == OUTCOME_OK &&
+			    reply_figures(w, r->ch->format, &rh->items[i].h,
+			    err, errlen) == -1)
+				return -1;
 	/* Everything but the decoded answer, which the reply keeps. */
 	memset(a, 0, offsetof(struct reply, res));
 	a->why_buf[0] = '\0';

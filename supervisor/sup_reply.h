@@ -64,5 +64,13 @@ void	reply_settle(struct reply *);
  * wait behind live work.
  */
 int	reply_arrived(struct worker *, uint64_t id);
+/*
+ * One header of a quantus chain's worker in REPLY_FIGURES_ODDS has the
+ * worker's figures checked against its bytes (answer_check_figures):
+ * 0, or -1 with err, the worker then killed as for any bad message.
+ */
+#define REPLY_FIGURES_ODDS	16
+int	reply_figures(const struct worker *, enum chain_format,
+	    const struct proto_header *, char *err, size_t errlen);
 
 #endif

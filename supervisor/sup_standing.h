@@ -39,6 +39,7 @@ struct sblock {
 	int64_t		state_ep;	/* who answered diff; 0: none */
 	int		cross_read;	/* -1 none, 0 owed, 1 agreed */
 	int		has_ts;		/* its state (timestamp) is stored */
+	int64_t		ts;		/* that timestamp, ms */
 	int64_t		first_ep;	/* who served it first; 0: none */
 };
 

@@ -67,14 +67,16 @@ tests_unit_test_store_LDADD = $(UNIT_LIBS) $(SQLITE_LIBS) $(EV_LIBS)
 tests_unit_test_answer_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
 tests_unit_test_answer_SOURCES = tests/unit/test_answer.c \
 	supervisor/sup_answer.c
-tests_unit_test_answer_LDADD = $(UNIT_LIBS)
+tests_unit_test_answer_LDADD = $(UNIT_LIBS) $(JANSSON_LIBS) $(SODIUM_LIBS) \
+	$(XXHASH_LIBS)
 # The chain logic against an in-memory SQLite store.
 tests_unit_test_chain_CFLAGS = $(UNIT_CFLAGS) $(SQLITE_CFLAGS) \
 	-I$(top_srcdir)/supervisor -pthread
 tests_unit_test_chain_LDFLAGS = -pthread
 tests_unit_test_chain_SOURCES = tests/unit/test_chain.c \
 	supervisor/sup_chain.c supervisor/sup_block.c supervisor/sup_choice.c \
-	supervisor/sup_cross.c supervisor/sup_fork.c \
+	supervisor/sup_cross.c supervisor/sup_fork.c supervisor/sup_time.c \
+	supervisor/sup_retarget.c \
 	supervisor/sup_claim.c supervisor/sup_final.c supervisor/sup_window.c \
 	supervisor/sup_seal.c supervisor/sup_standing.c supervisor/sup_queue.c \
 	supervisor/sup_route.c supervisor/sup_store.c src/u512_sql.c

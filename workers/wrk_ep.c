@@ -118,11 +118,16 @@ seal_judge(enum chain_format fmt, const struct header *h,
 {
 	uint8_t		nonce[QPOW_NONCE_LEN], pre[32];
 	struct u512	hv, dmax;
+	long		n;
 
 	p->seal = QPOW_SEAL_OK;
 	p->has_pow = 0;
+	p->raw_len = 0;
 	if (fmt != FORMAT_QUANTUS || h->number == 0)
 		return;
+	/* Its bytes, for the supervisor to check a sample itself. */
+	if ((n = header_encode(fmt, h, p->raw, sizeof(p->raw))) > 0)
+		p->raw_len = (size_t)n;
 	if ((p->seal = qpow_seal_of(h, nonce, pre)) != QPOW_SEAL_OK)
 		return;
 	qpow_nonce_hash(pre, nonce, &hv);

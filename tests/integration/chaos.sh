@@ -357,6 +357,7 @@ metrics_listen = none
 
 [chain devchain]
 block_time = ${BLOCK_MS}ms
+difficulty_floor = 1
 CONF
 [ "$CHAOS_TIMEOUTS" = default ] || cat >>"$T/chainwatch.conf" <<CONF
 request_timeout = 1500ms

@@ -345,6 +345,7 @@ for name, (upd, best, final, eps) in chains.items():
         slow=slow.get(name, (None, None))[0],
         slow_since=slow.get(name, (None, None))[1],
         unproven=None, unproven_since=None, unproven_blocks=0,
+        rule_doubt=None, rule_doubt_since=None, retarget=None,
         stale=st in ("stalled", "unreachable"),
         # No daemon runs on this store: who subscribes is not known.
         subscribe=None, subscription=None,
@@ -456,6 +457,35 @@ c = json.load(sys.stdin)["chains"][0]
 sys.exit(0 if c["unproven_blocks"] == 2 and c["status"] == "degraded" else 1)' ||
     fail "unproven_blocks in --json"
 ok "unproven canonical blocks: degraded, counted"
+
+# Timestamps in doubt (every endpoint ahead of this clock): alpha, ok
+# otherwise, is degraded and says why, and --json has it.
+cp "$DB" "$T/clock.db"
+sqlite3 "$T/clock.db" "UPDATE chains SET rule_doubt = 'every endpoint''s
+    timestamps are ahead of this clock (w/a1-alpha''s by 42 s): this clock
+    may be behind', rule_doubt_since = 1 WHERE name = 'alpha'" ||
+    fail "sqlite3 clock"
+expect_rc 1 cw -d "$T/clock.db" status alpha >"$T/out"
+tr -s ' \n' '  ' <"$T/out" | grep -q "^alpha: degraded: rule in doubt: every endpoint's timestamps are ahead of this clock (w/a1-alpha's by 42 s): this clock may be behind " ||
+    fail "time doubt: $(cat "$T/out")"
+cw -d "$T/clock.db" status --json alpha | python3 -c '
+import json, sys
+c = json.load(sys.stdin)["chains"][0]
+sys.exit(0 if c["rule_doubt"].startswith("every endpoint") and
+         c["rule_doubt_since"] == 1 and c["status"] == "degraded" else 1)' ||
+    fail "rule_doubt in --json"
+ok "timestamps in doubt: degraded, said"
+
+# A runtime whose retarget rule is not known: said, the status kept.
+cp "$DB" "$T/retarget.db"
+sqlite3 "$T/retarget.db" "UPDATE chains SET retarget = 'not recomputed:
+    runtime quantus-runtime 153 has no retarget rule known here
+    (quantus-runtime 142 to 145)' WHERE name = 'alpha'" ||
+    fail "sqlite3 retarget"
+expect_rc 0 cw -d "$T/retarget.db" status alpha >"$T/out"
+tr -s ' \n' '  ' <"$T/out" | grep -q "^alpha: ok: .*; difficulties not recomputed: runtime quantus-runtime 153 has no retarget rule known here" ||
+    fail "retarget: $(cat "$T/out")"
+ok "an unknown retarget rule: said, still ok"
 
 # An empty store: nothing is not ok.
 "$MKSCHEMA" | sqlite3 "$T/empty.db" >/dev/null || fail "empty store"

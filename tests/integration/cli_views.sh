@@ -218,11 +218,12 @@ def iso(ms):
     return None if ms is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ms // 1000))
 want = []
 for (chain, name, pos, state, since, reason, best, best_at, cbest, lag, hf,
-     hs, pb, rs, rpc, ws, sc, sn, sv) in db.execute(
+     hs, pb, rs, rpc, ws, sc, sn, sv, sf) in db.execute(
         "SELECT c.name, e.name, e.position, e.state, e.state_since, "
         "e.state_reason, e.best_number, e.best_at, c.best_number, e.lag_ms, "
         "e.heads_first, e.heads_seen, e.pruning_bound, e.restarts, "
-        "e.rpc_url, e.ws_url, e.system_chain, e.spec_name, e.spec_version "
+        "e.rpc_url, e.ws_url, e.system_chain, e.spec_name, e.spec_version, "
+        "e.seals_failed "
         "FROM endpoints e JOIN chains c ON c.id = e.chain_id "
         "WHERE e.configured = 1 ORDER BY c.name, e.position, e.name"):
     want.append(dict(chain=chain, name=name, position=pos, state=state,
@@ -230,8 +231,8 @@ for (chain, name, pos, state, since, reason, best, best_at, cbest, lag, hf,
         best_number=best, best_at=iso(best_at), best_at_ms=best_at,
         behind=None if best is None or cbest is None else cbest - best,
         lag_ms=lag, heads_first=hf, heads_seen=hs, pruning_bound=pb,
-        restarts=rs, rpc_url=rpc, ws_url=ws, system_chain=sc, spec_name=sn,
-        spec_version=sv))
+        restarts=rs, seals_failed=sf, rpc_url=rpc, ws_url=ws,
+        system_chain=sc, spec_name=sn, spec_version=sv))
 if len(want) != 3:
     sys.exit("%d endpoints in the store, not 3" % len(want))
 # How each keeps up is status's judgement as of now (cli_status.sh and

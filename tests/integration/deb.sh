@@ -217,6 +217,7 @@ heartbeat_interval = 500ms
 metrics_listen = 127.0.0.1:0
 
 [chain devchain]
+difficulty_floor = 1
 block_time = 500ms
 endpoint = dev http://127.0.0.1:$1 ws://127.0.0.1:$1
 CONF

@@ -43,6 +43,7 @@ control_socket = $RUN/chainwatchd.sock
 metrics_listen = none
 
 [chain devchain]
+difficulty_floor = 1
 CONF
 	for _n in "$@"; do
 		# One port per name, whichever configuration names it.

@@ -84,17 +84,20 @@ cat >>"$T/chainwatch.conf" <<CONF
 endpoint = e1 http://127.0.0.1:$d1_port ws://127.0.0.1:$d1_port
 
 [chain silent]
+difficulty_floor = 1
 block_time = 500ms
 stall_factor = 10
 rpc_url = http://127.0.0.1:$d2_port
 ws_url = ws://127.0.0.1:$d2_port
 
 [chain big]
+difficulty_floor = 1
 block_time = 500ms
 max_response = 64K
 endpoint = b1 http://127.0.0.1:$d3_port ws://127.0.0.1:$d3_port
 
 [chain hole]
+difficulty_floor = 1
 block_time = 500ms
 connect_timeout = 1s
 request_timeout = 30s

@@ -79,6 +79,7 @@ $rate_only
 $(ep r)
 
 [chain win]
+difficulty_floor = 1
 block_time = 200ms
 breaker_window = 2s
 breaker_min_samples = 5
@@ -86,12 +87,14 @@ $rate_only
 $(ep w)
 
 [chain min]
+difficulty_floor = 1
 block_time = 200ms
 breaker_min_samples = 60
 $rate_only
 $(ep m)
 
 [chain cool]
+difficulty_floor = 1
 block_time = 200ms
 breaker_consecutive = 1
 breaker_min_span = 0

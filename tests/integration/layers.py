@@ -37,7 +37,8 @@ ORDER = [
     ["sup_health.c"],
     # The chain module, its entry points first.
     ["sup_chain.c"],
-    ["sup_cross.c"],
+    ["sup_cross.c", "sup_retarget.c"],
+    ["sup_time.c"],
     ["sup_claim.c"],
     ["sup_choice.c"],
     ["sup_final.c"],

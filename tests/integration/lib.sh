@@ -194,6 +194,8 @@ metrics_listen = none
 
 [chain devchain]
 block_time = 1s
+# The devnodes mine far below Quantus's least difficulty (theirs is 1).
+difficulty_floor = 1
 CONF
 	for _n in "$@"; do
 		_port=$(closed_port)

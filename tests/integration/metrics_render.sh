@@ -59,13 +59,13 @@ INSERT INTO chains (id, name, format, block_time, finality_depth,
     (2, 'heisenberg', 'quantus', 12000, 100, 80, NULL, $now);
 INSERT INTO endpoints (id, chain_id, name, rpc_url, ws_url, position, state,
     state_since, state_reason, best_number, lag_ms, heads_seen,
-    heads_first, restarts)
+    heads_first, restarts, seals_failed)
     VALUES (1, 1, 'a1', 'http://a1', 'ws://a1', 0, 'closed', $now, NULL,
-    500, 0, 10, 7, 0),
+    500, 0, 10, 7, 0, 0),
     (2, 1, 'a2', 'http://a2', 'ws://a2', 1, 'open', $now,
-    '3 timeouts in a row since 12:00:00', 497, 1500, 9, 2, 5),
+    '3 timeouts in a row since 12:00:00', 497, 1500, 9, 2, 5, 4),
     (3, 2, 'h1', 'http://h1', 'ws://h1', 0, 'closed', $now, NULL, 80, 0,
-    80, 80, 0);
+    80, 80, 0, 0);
 INSERT INTO queue (chain_id, kind, range_from, range_to, created_at)
     VALUES (1, 'headers', 1, 100, $now);
 INSERT INTO queue (chain_id, kind, block_hash, block_number, state,
@@ -73,11 +73,13 @@ INSERT INTO queue (chain_id, kind, block_hash, block_number, state,
     VALUES (1, 'parent', x'0101010101010101010101010101010101010101010101010101010101010101',
     42, 'leased', 2, $now, $now);
 -- planck's a1 and a2 on two blocks #500 of one parent: a split; h1 alone.
-INSERT INTO blocks (chain_id, hash, number, parent, first_seen) VALUES
-    (1, x'$(printf '%064d' 499)', 499, x'$(printf '%064d' 498)', $now),
-    (1, x'$(printf 'a%063d' 500)', 500, x'$(printf '%064d' 499)', $now),
-    (1, x'$(printf 'b%063d' 500)', 500, x'$(printf '%064d' 499)', $now),
-    (2, x'$(printf '%064d' 80)', 80, x'$(printf '%064d' 79)', $now);
+INSERT INTO blocks (chain_id, hash, number, parent, first_seen, proven)
+    VALUES
+    (1, x'$(printf '%064d' 499)', 499, x'$(printf '%064d' 498)', $now, 1),
+    (1, x'$(printf 'a%063d' 500)', 500, x'$(printf '%064d' 499)', $now, 0),
+    (1, x'$(printf 'b%063d' 500)', 500, x'$(printf '%064d' 499)', $now,
+    NULL),
+    (2, x'$(printf '%064d' 80)', 80, x'$(printf '%064d' 79)', $now, NULL);
 UPDATE endpoints SET tip_hash = x'$(printf 'a%063d' 500)', tip_number = 500,
     tip_at = $now WHERE id = 1;
 UPDATE endpoints SET tip_hash = x'$(printf 'b%063d' 500)', tip_number = 500,
@@ -196,6 +198,8 @@ expect "$T/m1" 'chainwatch_endpoint_head_height{endpoint="a2"}' 497
 expect "$T/m1" 'chainwatch_endpoint_head_lag_blocks{endpoint="a2"}' 3
 expect "$T/m1" 'chainwatch_endpoint_head_lag_seconds{endpoint="a2"}' 1.5
 expect "$T/m1" 'chainwatch_endpoint_heads_first_total{endpoint="a1"}' 7
+expect "$T/m1" 'chainwatch_endpoint_seals_failed_total{endpoint="a2"}' 4
+expect "$T/m1" 'chainwatch_endpoint_seals_failed_total{endpoint="a1"}' 0
 expect "$T/m1" 'chainwatch_endpoint_worker_restarts_total{endpoint="a2"}' 2
 expect "$T/m1" 'chainwatch_endpoint_worker_rss_bytes{endpoint="a1"}' 12345678
 expect "$T/m1" 'chainwatch_endpoint_worker_ready{endpoint="a2"}' 0
@@ -249,6 +253,14 @@ code=$(curl -s -m 5 -o "$T/page.html" -w '%{http_code}' "http://127.0.0.1:$PORT/
 [ "$code" = 200 ] || fail "GET / gave $code"
 python3 "$top_srcdir/tests/integration/pagecheck.py" lint "$T/page.html" ||
     fail "the status page of the crafted store"
+# The last blocks: #500 0xa000... marked unproven (its seal failed), #499
+# proven, #500 0xb000... not checked.
+grep -q '<tr class="unproven"><td class="n">500</td><td>[a-z]*</td><td>0xa0000000</td>.*<td><b>unproven</b></td>' "$T/page.html" ||
+    fail "the unproven block is not marked: $(grep -o '<table class="blocks">.*' "$T/page.html" | head -c 600)"
+grep -q '<tr><td class="n">499</td>.*<td>ok</td>' "$T/page.html" &&
+    grep -q '<tr><td class="n">500</td><td>[a-z]*</td><td>0xb0000000</td>.*<td>-</td>' "$T/page.html" ||
+    fail "the last blocks' seals are not shown"
+ok "the page lists the last blocks, the unproven one marked"
 code=$(curl -s -m 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/nope")
 [ "$code" = 404 ] || fail "GET /nope gave $code"
 code=$(curl -s -m 5 -o /dev/null -w '%{http_code}' -X POST -d x=1 "http://127.0.0.1:$PORT/metrics")

@@ -10,7 +10,7 @@ command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
 for n in d1 d2 d3; do
 	devnode $n --seed follow --block-time 100 --backlog 3000 \
 	    --reorg-every 15 --reorg-depth 1-8 --miners 5 \
-	    --spec-change 1500:101
+	    --spec-change 1500:146
 done
 write_conf "$T/chainwatch.conf"
 sed -i 's/^block_time = .*/block_time = 100ms/' "$T/chainwatch.conf"
@@ -24,9 +24,16 @@ start_daemon
 wait_for 120 'test "$(sql "SELECT count(*) FROM queue")" = 0 && test "$(sql "SELECT best_number FROM chains")" -gt 3050' ||
     fail "not caught up: $(sql 'SELECT * FROM queue_summary'), best $(sql 'SELECT best_number FROM chains')"
 ok "backfilled to #$(sql 'SELECT best_number FROM chains') and following"
-first=$(sql "SELECT first_number FROM runtime_versions WHERE spec_version = 101")
-[ "$first" = 1500 ] || fail "runtime 101 first seen at '$first', not at #1500"
-ok "runtime upgrade to 101 recorded at #1500"
+first=$(sql "SELECT first_number FROM runtime_versions WHERE spec_version = 146")
+[ "$first" = 1500 ] || fail "runtime 146 first seen at '$first', not at #1500"
+ok "runtime upgrade to 146 recorded at #1500"
+# No retarget rule known for 146: said, in the store and by status.
+[ "$(sql "SELECT retarget FROM chains")" = "not recomputed: runtime quantus-runtime 146 has no retarget rule known here (quantus-runtime 142 to 145)" ] ||
+    fail "retarget: $(sql "SELECT retarget FROM chains")"
+"$top_builddir/cli/chainwatch" -d "$T/chainwatch.db" status >"$T/status.out"
+tr -s ' \n' '  ' <"$T/status.out" | grep -q "difficulties not recomputed: runtime quantus-runtime 146" ||
+    fail "status does not say the difficulties are not recomputed: $(cat "$T/status.out")"
+ok "runtime 146: difficulties not recomputed, said"
 reorgs=$(sql "SELECT count(*) FROM reorgs")
 [ "$reorgs" -gt 0 ] || fail "no reorg seen, though the devnodes reorg every 15 blocks"
 

@@ -50,6 +50,7 @@ $(ep 2)
 $(ep 3)
 
 [chain all]
+difficulty_floor = 1
 block_time = 300ms
 subscribe = all
 $(ep a)

@@ -41,7 +41,8 @@ printf '[chain broken]\nblock_time = never\n' >>"$T/chainwatch.conf"
 kill -HUP $DAEMON_PID
 wait_for 5 'grep -q "not reloading: 2 errors; the running configuration stays" "$T/log"' ||
     fail "broken file not refused"
-grep -q "chainwatch.conf:18: block_time: 'never' is not a duration" "$T/log" ||
+line=$(grep -n '^block_time = never$' "$T/chainwatch.conf" | cut -d: -f1)
+grep -q "chainwatch.conf:$line: block_time: 'never' is not a duration" "$T/log" ||
     fail "the error is not logged with its line"
 sleep 1
 [ "$(worker_pid $DAEMON_PID keep)" = "$keep" ] || fail "keep changed on a bad reload"

@@ -22,7 +22,8 @@ curl -sf -m 5 -o "$T/ctl.out" -d '{"enable":"difficulty_div100"}' \
     "http://127.0.0.1:$d2_cport/control" ||
     fail "devnode d2: difficulty_div100 refused: $(cat "$T/ctl.out")"
 write_conf "$T/chainwatch.conf"
-sed -i 's/^block_time = .*/block_time = 200ms/' "$T/chainwatch.conf"
+sed -i -e 's/^block_time = .*/block_time = 200ms/' \
+    -e 's/^difficulty_floor = .*/difficulty_floor = 400/' "$T/chainwatch.conf"
 cat >>"$T/chainwatch.conf" <<CONF
 endpoint = d2 http://127.0.0.1:$d2_port ws://127.0.0.1:$d2_port
 endpoint = d1 http://127.0.0.1:$d1_port ws://127.0.0.1:$d1_port

@@ -11,7 +11,8 @@
 #   the request and what differed, the item goes to d1.  The first two
 #   the worker finds; the third only the daemon's own check.
 #   timestamps a day ahead: past this clock + 30 s, rejected as the
-#   answers above are.
+#   answers above are; timestamps of even blocks equal to their
+#   parents': d2 judged, the blocks read again.
 #   seals: heads whose seal fails the difficulty at their parent are
 #   recorded unproven, never canonical in the end; every canonical block
 #   of every run proven, its work its parent's difficulty (verify).
@@ -164,6 +165,13 @@ honest_store() {
 
 # --- no lie: what the same run costs when both endpoints are honest ------
 run honest ''
+# The devnodes' difficulties follow the retarget rule as the daemon
+# recomputes it (block time 100 ms, floor 1): not one read again for it.
+this_run | grep -q 'difficulties recomputed by the rule of runtime quantus-runtime 145 (block time 100 ms, floor 1)' ||
+    fail "honest: the retarget rule not in force: $(this_run | grep 'difficulties' | head -n 3)"
+this_run | grep -E "is not the retarget rule's|rule may have changed" &&
+    fail "honest: the devnodes' difficulties differ from the retarget rule"
+ok "honest: every difficulty as the retarget rule recomputes it"
 honest_store honest
 
 # --- answers: a header answer for another number --------------------------
@@ -199,6 +207,15 @@ expect_line bad_seal 'chain devchain: block #[0-9]+ 0x[0-9a-f]+\.\.\.: seal meet
 failed=$(sql "SELECT count(*) FROM blocks WHERE proven = 0")
 [ "$failed" -gt 0 ] || fail "bad_seal: no block recorded unproven"
 ok "bad_seal: $failed blocks recorded unproven"
+# Counted against d2, which served them, not d1; chainwatch endpoints
+# says so under d2.
+sf=$(sql "SELECT seals_failed FROM endpoints WHERE name = 'd2'")
+[ "$sf" -gt 0 ] && [ "$(sql "SELECT seals_failed FROM endpoints WHERE name = 'd1'")" = 0 ] ||
+    fail "bad_seal: seals_failed $(sql "SELECT group_concat(name || ' ' || seals_failed) FROM endpoints")"
+"$top_builddir/cli/chainwatch" -d "$T/chainwatch.db" endpoints >"$T/eps.out" 2>&1
+grep -E -q "^ +[0-9]+ blocks? it served first failed the seal check" "$T/eps.out" ||
+    fail "bad_seal: chainwatch endpoints does not say so: $(cat "$T/eps.out")"
+ok "bad_seal: d2 served $sf of them, d1 none"
 honest_store bad_seal
 
 # --- difficulties: d2 answers each a hundredfold --------------------------
@@ -222,7 +239,20 @@ breaker_opened timestamp_ahead
 honest_store timestamp_ahead
 
 # Both endpoints a day ahead: this clock is suspected, not them (said
-# once); their answers are taken, and nobody is judged for it.
+# once, and by status); their answers are taken, and nobody is judged.
 run clock_behind 'timestamp_ahead' 'timestamp_ahead'
 expect_line clock_behind "chain devchain: every endpoint's timestamps are ahead of this clock"
+"$top_builddir/cli/chainwatch" -d "$T/chainwatch.db" status >"$T/status.out" 2>&1
+tr -s ' \n' '  ' <"$T/status.out" | grep -q "rule in doubt: every endpoint's timestamps are ahead of this clock" ||
+    fail "clock_behind: status does not say so: $(cat "$T/status.out")"
+ok "clock_behind: status says so"
 honest_store clock_behind
+
+# --- timestamps: sooner after the parent than the chain allows ------------
+# d2's Timestamp.Now of every even block is its parent's: 0 ms after it,
+# a block no node imports (at least 100 ms at 12 s blocks, 1 ms at these
+# 100 ms ones).  Where d2 answered the parent's too, d2 is judged; where
+# d1 did, both blocks are read again.  The store ends with d1's values.
+run timestamp_early 'timestamp_early'
+expect_line timestamp_early 'w/d2: endpoint inconsistent: block #[0-9]+ 0x[0-9a-f]+\.\.\.: the timestamp of #[0-9]+ is 0 ms after its parent.s \(at least 1\), which it answered too'
+honest_store timestamp_early

@@ -86,6 +86,7 @@ control_socket = $T/chainwatchd.sock
 metrics_listen = none
 
 [chain devchain]
+difficulty_floor = 1
 block_time = 300ms
 endpoint = d1 http://127.0.0.1:$d1_port ws://127.0.0.1:$d1_port
 endpoint = d2 http://127.0.0.1:$d2_port ws://127.0.0.1:$d2_port

@@ -60,6 +60,7 @@ endpoint = s-sub $su
 endpoint = q-sub $qu
 
 [chain qua]
+difficulty_floor = 1
 format = quantus
 block_time = 200ms
 endpoint = q-qua $qu

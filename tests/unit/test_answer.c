@@ -12,7 +12,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "header.h"
+#include "qpow.h"
 #include "sup_answer.h"
+#include "u512.h"
 
 static struct proto_res_headers	r;
 
@@ -291,6 +294,101 @@ test_names(void **state)
 	assert_string_equal(answer_verdict_name((enum answer_verdict)3), "?");
 }
 
+/*
+ * A quantus header #7 with a miner and a seal, and its figures as a
+ * worker sends them (wrk_ep.c's seal_judge, decode_header).
+ */
+static void
+figures(struct proto_header *p)
+{
+	struct header	h;
+	uint8_t		preimage[32], nonce[QPOW_NONCE_LEN], pre[32];
+	struct u512	hv, dmax;
+	long		n;
+
+	header_init(&h);
+	memset(h.parent_hash, 0x11, 32);
+	h.number = 7;
+	memset(h.state_root, 0x22, 32);
+	memset(h.extrinsics_root, 0x33, 32);
+	memset(h.zk_tree_root, 0x44, 32);
+	memset(preimage, 0x55, 32);
+	memset(nonce, 0, sizeof(nonce));
+	nonce[63] = 9;
+	assert_int_equal(header_add_log(&h, DIGEST_PRERUNTIME, ENGINE_POW,
+	    preimage, 32), 0);
+	assert_int_equal(header_add_log(&h, DIGEST_SEAL, ENGINE_POW, nonce,
+	    sizeof(nonce)), 0);
+	memset(p, 0, sizeof(*p));
+	header_hash(FORMAT_QUANTUS, &h, p->hash);
+	memcpy(p->parent, h.parent_hash, 32);
+	p->number = h.number;
+	p->has_miner = header_miner(FORMAT_QUANTUS, &h, p->miner);
+	assert_int_equal(p->has_miner, 1);
+	p->seal = qpow_seal_of(&h, nonce, pre);
+	assert_int_equal(p->seal, QPOW_SEAL_OK);
+	qpow_nonce_hash(pre, nonce, &hv);
+	qpow_max_difficulty(&hv, &dmax);
+	u512_to_le(&dmax, p->pow_max);
+	p->has_pow = 1;
+	n = header_encode(FORMAT_QUANTUS, &h, p->raw, sizeof(p->raw));
+	assert_true(n > 0);
+	p->raw_len = (size_t)n;
+}
+
+/* q's figures are refused, the reason saying what. */
+static void
+differs(const struct proto_header *q, const char *what)
+{
+	char	why[ANSWER_WHY_MAX];
+
+	assert_int_equal(answer_check_figures(q, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, what));
+}
+
+/* The supervisor's own check of a worker's figures against the bytes. */
+static void
+test_figures(void **state)
+{
+	struct proto_header	p, q;
+	char			why[ANSWER_WHY_MAX];
+
+	(void)state;
+	figures(&p);
+	assert_int_equal(answer_check_figures(&p, why, sizeof(why)), 0);
+	/* Each figure a worker could get wrong, named. */
+	q = p;
+	q.pow_max[0] ^= 1;
+	differs(&q, "header #7: the worker's figures differ from its bytes "
+	    "(seal bound)");
+	q = p;
+	q.hash[31] ^= 1;
+	differs(&q, "(hash)");
+	q = p;
+	q.miner[0] ^= 1;
+	differs(&q, "(miner)");
+	q = p;
+	q.seal = QPOW_SEAL_ZERO;
+	differs(&q, "(seal verdict)");
+	q = p;
+	q.runtime_updated = 1;
+	differs(&q, "(runtime flag)");
+	q = p;
+	q.number = 8;
+	differs(&q, "header #8:");
+	q = p;
+	q.raw_len = 0;
+	differs(&q, "(no bytes)");
+	q = p;
+	q.raw_len = 40;
+	differs(&q, "(bytes that do not decode)");
+	/* Genesis has no seal: nothing to check. */
+	q = p;
+	q.number = 0;
+	q.raw_len = 0;
+	assert_int_equal(answer_check_figures(&q, why, sizeof(why)), 0);
+}
+
 int
 main(void)
 {
@@ -302,6 +400,7 @@ main(void)
 		cmocka_unit_test(test_storage),
 		cmocka_unit_test(test_clock),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_figures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

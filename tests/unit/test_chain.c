@@ -36,6 +36,8 @@ static struct chain	*csy, *c1, *cf, *cg, *cpair; /* far heads */
 static struct chain	*cseal;		/* quantus: seals checked */
 static struct chain	*ccross;	/* two endpoints: difficulties disputed */
 static struct chain	*cthree;	/* three: a third read decides */
+static struct chain	*ctime;		/* two, at 12 s: timestamps judged */
+static struct chain	*crule;		/* two, at 12 s: the retarget rule */
 static struct chain	*cdoubt;	/* quantus: every seal fails */
 static sqlite3		*ro;	/* a second connection, as the CLI would */
 /*
@@ -131,7 +133,7 @@ work(int branch, int64_t n, uint64_t diff)
 	mkhash(h, branch, n);
 	memset(d, 0, sizeof(d));
 	memcpy(d, &diff, sizeof(diff));
-	sup_chain_state(ch, 0, h, d, 1700000000000LL + n, clk);
+	sup_chain_state(ch, 0, h, d, 1700000000000LL + n * 1000, clk);
 }
 
 static int
@@ -178,6 +180,12 @@ setup(void **state)
 	    "[chain cross]\nblock_time = 1s\n"
 	    "endpoint = x1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
 	    "endpoint = x2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
+	    "[chain rule]\nblock_time = 12s\ndifficulty_floor = 40\n"
+	    "endpoint = ru1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "endpoint = ru2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
+	    "[chain time]\nblock_time = 12s\n"
+	    "endpoint = tm1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "endpoint = tm2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
 	    "[chain three]\nblock_time = 1s\n"
 	    "endpoint = y1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
 	    "endpoint = y2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
@@ -189,6 +197,8 @@ setup(void **state)
 	    "endpoint = p2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
 	    "endpoint = p3 http://127.0.0.1:3 ws://127.0.0.1:3\n");
 
+	for (size_t e = 0; e < conf->n_errors; e++)
+		fprintf(stderr, "%s\n", conf->errors[e]);
 	assert_int_equal(conf->n_errors, 0);
 	assert_int_equal(store_open("file:chaintest?mode=memory&cache=shared",
 	    0, ev_default_loop(0)), 0);
@@ -222,6 +232,10 @@ setup(void **state)
 	assert_non_null(cpair);
 	cseal = sup_chain_find("seal");
 	assert_non_null(cseal);
+	crule = sup_chain_find("rule");
+	assert_non_null(crule);
+	ctime = sup_chain_find("time");
+	assert_non_null(ctime);
 	cthree = sup_chain_find("three");
 	assert_non_null(cthree);
 	ccross = sup_chain_find("cross");
@@ -454,7 +468,7 @@ fwork(struct chain *c, int branch, int64_t n, uint64_t diff)
 	mkhash(h, branch, n);
 	memset(d, 0, sizeof(d));
 	memcpy(d, &diff, sizeof(diff));
-	sup_chain_state(c, 0, h, d, 1700000000000LL + n, clk);
+	sup_chain_state(c, 0, h, d, 1700000000000LL + n * 1000, clk);
 }
 
 /* Is the canonical set of c one chain, from its lowest block to best? */
@@ -1465,7 +1479,7 @@ xstate(struct chain *c, int64_t ep, int branch, int64_t n, uint64_t diff)
 	mkhash(h, branch, n);
 	memset(d, 0, sizeof(d));
 	memcpy(d, &diff, sizeof(diff));
-	sup_chain_state(c, ep, h, d, 1700000000000LL + n, clk);
+	sup_chain_state(c, ep, h, d, 1700000000000LL + n * 1000, clk);
 }
 
 static int64_t
@@ -1477,15 +1491,29 @@ xcol(const char *col, int branch, int64_t n)
 }
 
 /* Queue rows of the cross chain disputing ep's answer at number. */
+/* ep's state answer for c's #n (branch 1): difficulty diff, time ts. */
+static void
+astate(struct chain *c, int64_t ep, int64_t n, uint64_t diff, int64_t ts)
+{
+	uint8_t	h[32], d[64];
+
+	mkhash(h, 1, n);
+	memset(d, 0, sizeof(d));
+	memcpy(d, &diff, sizeof(diff));
+	sup_chain_state(c, ep, h, d, ts, clk);
+}
+
+/* c's reads of #number owed away from ep, as disputed queue items. */
 static int64_t
-disputes(int64_t number, int64_t ep)
+cdisputes(const struct chain *c, int64_t number, int64_t ep)
 {
 	return qf("SELECT count(*) FROM queue WHERE chain_id = %lld AND"
-	    " kind = 'state' AND range_from = %lld AND range_to = %lld AND"
-	    " last_outcome = 'disputed' AND last_endpoint_id = %lld",
-	    (long long)ccross->id, (long long)number, (long long)number,
-	    (long long)ep);
+	    " kind = 'state' AND range_from = %lld AND last_outcome ="
+	    " 'disputed' AND last_endpoint_id = %lld", (long long)c->id,
+	    (long long)number, (long long)ep);
 }
+
+#define disputes(n, ep)	cdisputes(ccross, (n), (ep))
 
 /*
  * Difficulty answers are claims (sup_cross.c): a seal that fails its
@@ -1592,12 +1620,15 @@ test_cross(void **state)
 	drain();
 }
 
+/* Column col of c's block #n (one block at that height), -1 for NULL. */
 static int64_t
-ycol(const char *col, int64_t n)
+ncol(const struct chain *c, const char *col, int64_t n)
 {
 	return qf("SELECT coalesce(%s, -1) FROM blocks WHERE chain_id = %lld"
-	    " AND number = %lld", col, (long long)cthree->id, (long long)n);
+	    " AND number = %lld", col, (long long)c->id, (long long)n);
 }
+
+#define ycol(col, n)	ncol(cthree, (col), (n))
 
 /*
  * A block of a state answer drawn at random is read again elsewhere;
@@ -1714,6 +1745,166 @@ test_seal_doubt(void **state)
 	clk = t0;
 }
 
+#define tstate(ep, n, ts)	astate(ctime, (ep), (n), 50, (ts))
+#define tdisputes(n, ep)	cdisputes(ctime, (n), (ep))
+#define rstate(ep, n, d, ts)	astate(crule, (ep), (n), (d), (ts))
+#define rdisputes(n, ep)	cdisputes(crule, (n), (ep))
+
+#define tcol(col, n)		ncol(ctime, (col), (n))
+
+/*
+ * Timestamps are claims (sup_time.c): a block's time at least 100 ms
+ * after its parent's, at 12 s blocks.  Both times one endpoint's: it is
+ * judged; two endpoints': both blocks are read again, nobody judged.
+ * Every endpoint breaking the rule puts the rule in doubt instead.
+ */
+static void
+test_time(void **state)
+{
+	const int64_t	t0 = 1800000000000LL;
+	uint64_t	c0 = clk;
+
+	store_run(store_bind(&s_ep_add, "iit", (int64_t)81, ctime->id, "tm1"));
+	store_run(store_bind(&s_ep_add, "iit", (int64_t)82, ctime->id, "tm2"));
+	drain();
+	/* The first best: a head both endpoints agree on. */
+	seal_ep = 82;
+	hpow(ctime, 1, 0, 0, 0);
+	seal_ep = 81;
+	for (int64_t n = 0; n <= 8; n++)
+		hpow(ctime, 1, n, 1, 100);
+	assert_int_equal(ctime->best_number, 8);
+	tstate(81, 0, t0);
+	tstate(81, 1, t0 + 12000);
+	/* 50 ms after its parent, both t1's: judged, not stored. */
+	tstate(81, 2, t0 + 12050);
+	assert_int_equal(verdicts(81, CV_CONTRADICTED), 1);
+	assert_non_null(strstr(reason, "the timestamp of #2 is 50 ms after "
+	    "its parent's (at least 100), which it answered too"));
+	assert_int_equal(tcol("timestamp", 2), -1);
+	assert_int_equal(tcol("difficulty IS NOT NULL", 2), 0);
+	assert_int_equal(tdisputes(2, 81), 1);
+	/* Exactly the period: stored. */
+	tstate(82, 2, t0 + 12100);
+	assert_int_equal(tcol("timestamp", 2), t0 + 12100);
+	/* t1's #3 against t2's #2: one of them lies; both read again. */
+	tstate(81, 3, t0 + 12150);
+	assert_int_equal(verdicts(81, CV_CONTRADICTED) +
+	    verdicts(82, CV_CONTRADICTED), 0);
+	assert_int_equal(tcol("timestamp", 3), -1);
+	assert_int_equal(tdisputes(3, 81), 1);
+	assert_int_equal(tdisputes(2, 82), 1);
+	assert_int_equal(tcol("cross_read", 2), 0);
+	/* A second read of #2 too soon after #1 keeps the stored time. */
+	tstate(81, 2, t0 + 12010);
+	assert_int_equal(tcol("timestamp", 2), t0 + 12100);
+	assert_int_equal(verdicts(81, CV_CONTRADICTED), 1);
+	/*
+	 * A child's time first, then its parent's, too late for it, both
+	 * tm1's: judged, the child's time dropped and read again.
+	 */
+	tstate(81, 8, t0 + 96000);
+	assert_int_equal(tcol("timestamp", 8), t0 + 96000);
+	tstate(81, 7, t0 + 95950);
+	assert_int_equal(tcol("timestamp", 7), t0 + 95950);
+	assert_int_equal(verdicts(81, CV_CONTRADICTED), 1);
+	assert_non_null(strstr(reason, "the timestamp of #8 is 50 ms after "
+	    "its parent's (at least 100), which it answered too"));
+	assert_int_equal(tcol("timestamp", 8), -1);
+	assert_int_equal(tdisputes(8, 81), 1);
+	assert_int_equal(qf("SELECT count(*) FROM chains WHERE name = 'time'"
+	    " AND rule_doubt IS NULL"), 1);
+	/* t2 too, within the minute: the rule in doubt, taken, said. */
+	tstate(82, 3, t0 + 24000);
+	tstate(82, 4, t0 + 24001);
+	assert_int_equal(verdicts(82, CV_CONTRADICTED), 0);
+	assert_int_equal(tcol("timestamp", 4), t0 + 24001);
+	assert_int_equal(qf("SELECT count(*) FROM chains WHERE name = 'time'"
+	    " AND rule_doubt LIKE 'every endpoint''s timestamps break the"
+	    " minimum period%%' AND rule_doubt_since = %llu",
+	    (unsigned long long)clk), 1);
+	/* A minute without a break: judged again. */
+	clk += TIME_WINDOW_MS + 1;
+	tstate(82, 5, t0 + 36000);
+	assert_int_equal(qf("SELECT count(*) FROM chains WHERE name = 'time'"
+	    " AND rule_doubt IS NULL"), 1);
+	tstate(82, 6, t0 + 36001);
+	assert_int_equal(verdicts(82, CV_CONTRADICTED), 1);
+	assert_int_equal(tcol("timestamp", 6), -1);
+	seal_ep = 1;
+	clk = c0;
+	drain();
+}
+
+/*
+ * The retarget rule (sup_retarget.c): under a runtime whose rule is
+ * known, each first difficulty is recomputed from its parent's and the
+ * blocks' times; one that differs is read again by another endpoint,
+ * nobody judged.  Every endpoint differing puts the rule in doubt; a
+ * runtime without a known rule recomputes nothing, and says so.
+ */
+static void
+test_retarget(void **state)
+{
+	const int64_t	t0 = 1800000000000LL;
+	uint64_t	c0 = clk;
+
+	store_run(store_bind(&s_ep_add, "iit", (int64_t)171, crule->id, "ru1"));
+	store_run(store_bind(&s_ep_add, "iit", (int64_t)172, crule->id, "ru2"));
+	drain();
+	seal_ep = 172;
+	hpow(crule, 1, 0, 0, 0);
+	seal_ep = 171;
+	for (int64_t n = 0; n <= 9; n++)
+		hpow(crule, 1, n, 1, 1000000);
+	/* No runtime yet: nothing recomputed. */
+	rstate(171, 0, 4096, t0);
+	rstate(171, 1, 9999, t0 + 12000);
+	assert_int_equal(rdisputes(1, 171), 0);
+	sup_chain_runtime(crule, "quantus-runtime", 145, NULL, 0, clk);
+	assert_int_equal(qf("SELECT count(*) FROM chains WHERE name = 'rule'"
+	    " AND retarget = 'recomputed by the rule of runtime"
+	    " quantus-runtime 145 (block time 12000 ms, floor 40)'"), 1);
+	/*
+	 * 9999 after 12 s: unchanged (12 s is within 8 to 16 s).  4 s: up
+	 * by 9999 / 2048 = 4.  A 24 s block: down by 4 (adj -2 of 4).
+	 */
+	rstate(171, 2, 9999, t0 + 24000);
+	rstate(171, 3, 10003, t0 + 28000);
+	rstate(172, 4, 9995, t0 + 52000);
+	for (int64_t n = 2; n <= 4; n++)
+		assert_int_equal(rdisputes(n, 171) + rdisputes(n, 172), 0);
+	/* Another: read again by the other endpoint, nobody judged. */
+	rstate(171, 5, 20000, t0 + 64000);
+	assert_int_equal(rdisputes(5, 171), 1);
+	assert_int_equal(qf("SELECT cross_read FROM blocks WHERE chain_id ="
+	    " %lld AND number = 5", (long long)crule->id), 0);
+	assert_int_equal(verdicts(171, CV_CONTRADICTED), 0);
+	/* The floor: a child of 30 is 40, the configured least. */
+	rstate(171, 6, 30, t0 + 900000);
+	assert_int_equal(rdisputes(6, 171), 1);
+	rstate(172, 7, 40, t0 + 912000);
+	assert_int_equal(rdisputes(7, 172), 0);
+	/* Both endpoints differ within the minute: the rule in doubt. */
+	rstate(172, 8, 1, t0 + 924000);
+	assert_int_equal(rdisputes(8, 172), 0);
+	assert_int_equal(qf("SELECT count(*) FROM chains WHERE name = 'rule'"
+	    " AND retarget LIKE 'not recomputed: every endpoint''s"
+	    " difficulties differ from the retarget rule of runtime"
+	    " quantus-runtime 145%%' AND rule_doubt IS NULL"), 1);
+	/* A runtime whose rule is not known: said, nothing recomputed. */
+	sup_chain_runtime(crule, "quantus-runtime", 153, NULL, 0, clk);
+	assert_int_equal(qf("SELECT count(*) FROM chains WHERE name = 'rule'"
+	    " AND retarget LIKE 'not recomputed: runtime quantus-runtime 153"
+	    " has no retarget rule known here%%'"), 1);
+	clk += TIME_WINDOW_MS + 1;
+	rstate(171, 9, 777, t0 + 936000);
+	assert_int_equal(rdisputes(9, 171), 0);
+	seal_ep = 1;
+	clk = c0;
+	drain();
+}
+
 int
 main(void)
 {
@@ -1744,6 +1935,8 @@ main(void)
 		cmocka_unit_test(test_seal_doubt),
 		cmocka_unit_test(test_cross),
 		cmocka_unit_test(test_cross_third),
+		cmocka_unit_test(test_time),
+		cmocka_unit_test(test_retarget),
 		cmocka_unit_test(test_reload),
 	};
 

@@ -357,7 +357,7 @@ test_migrate_genesis(void **state)
 	    "    '18446744073709551632', 0, 3),"
 	    "  (1, x'" Z32 "', 1, 1, '7', 7.0, '7', 1, 1),"
 	    "  (2, x'', 1, 0, '5', 5.0, '0', 0, 0);");
-	assert_text("PRAGMA user_version", "8");
+	assert_text("PRAGMA user_version", "9");
 	assert_text("SELECT blocks || ' ' || final_blocks || ' ' || work ||"
 	    " ' ' || final_work || ' ' || first_number || ' ' || last_number"
 	    " FROM standings WHERE chain_id = 1 AND miner = x''",
@@ -391,7 +391,7 @@ test_migrate_pow(void **state)
 	    "  difficulty, timestamp, canonical, final, first_seen) VALUES"
 	    "  (1, x'01" Z31 "', 1, x'" Z32 "', x'" Z32 "',"
 	    "    x'07" Z63 "', 1000, 1, 1, 1);");
-	assert_text("PRAGMA user_version", "8");
+	assert_text("PRAGMA user_version", "9");
 	assert_text("SELECT count(*) FROM blocks WHERE pow_max IS NULL AND"
 	    " proven IS NULL", "1");
 	teardown(state);
@@ -455,7 +455,7 @@ test_migrate_window(void **state)
 	    "    x'07" Z63 "', 2000, 1, 0, 1),"
 	    "  (1, x'03" Z31 "', 2, x'01" Z31 "', x'" Z32 "',"
 	    "    x'07" Z63 "', 2100, 0, 0, 1);");
-	assert_text("PRAGMA user_version", "8");
+	assert_text("PRAGMA user_version", "9");
 	assert_text("SELECT group_concat(name) FROM sqlite_schema WHERE"
 	    " name IN ('blocks_time', 'blocks_window')", "blocks_window");
 	assert_text("SELECT count(*) || ' ' || sum(canonical) FROM blocks",
@@ -507,7 +507,7 @@ test_migrate_work(void **state)
 	    "  (1, x'" Z32 "', 2, 1, '18446744073709551640', 1.8e19,"
 	    "    '18446744073709551627', 1, 3),"
 	    "  (1, x'01" Z31 "', 1, 0, '0', 0, '0', 2, 2);");
-	assert_text("PRAGMA user_version", "8");
+	assert_text("PRAGMA user_version", "9");
 	assert_text("SELECT group_concat(number || ':' || hex(substr(work, 1,"
 	    " 9)) || ':' || coalesce(work_f, '-'), ' ') FROM"
 	    " (SELECT * FROM blocks ORDER BY number, hash)",
@@ -529,6 +529,33 @@ test_migrate_work(void **state)
 	teardown(state);
 }
 
+/*
+ * Migration 9 counts each endpoint's blocks whose seal failed, from the
+ * blocks it served first; an endpoint that served none has 0.
+ */
+static void
+test_migrate_seals_failed(void **state)
+{
+	store_from_version(8,
+	    "INSERT INTO chains (id, name, format, block_time,"
+	    "  finality_depth) VALUES (1, 'p', 'quantus', 1000, 1);"
+	    "INSERT INTO endpoints (id, chain_id, name, rpc_url, ws_url,"
+	    "  position) VALUES (1, 1, 'a', 'http://a', 'ws://a', 0),"
+	    "  (2, 1, 'b', 'http://b', 'ws://b', 1);"
+	    "INSERT INTO blocks (chain_id, hash, number, parent, proven,"
+	    "  canonical, final, first_seen, first_endpoint_id) VALUES"
+	    "  (1, x'01" Z31 "', 1, x'" Z32 "', 0, 0, 0, 1, 1),"
+	    "  (1, x'02" Z31 "', 1, x'" Z32 "', 0, 0, 0, 1, 1),"
+	    "  (1, x'03" Z31 "', 1, x'" Z32 "', 1, 1, 0, 1, 1),"
+	    "  (1, x'04" Z31 "', 2, x'03" Z31 "', NULL, 1, 0, 1, 2);");
+	assert_text("PRAGMA user_version", "9");
+	assert_text("SELECT group_concat(name || ' ' || seals_failed, ', ')"
+	    " FROM endpoints", "a 2, b 0");
+	assert_text("SELECT count(*) FROM chains WHERE rule_doubt IS NULL",
+	    "1");
+	teardown(state);
+}
+
 int
 main(void)
 {
@@ -544,6 +571,7 @@ main(void)
 		cmocka_unit_test(test_migrate_window),
 		cmocka_unit_test(test_migrate_pow),
 		cmocka_unit_test(test_migrate_work),
+		cmocka_unit_test(test_migrate_seals_failed),
 	};
 	int	rc;
 
