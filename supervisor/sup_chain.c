@@ -43,7 +43,7 @@ static size_t		  n_chains;
  */
 static struct store_stmt s_block_state = { "UPDATE blocks SET "
     "difficulty = coalesce(?1, difficulty), difficulty_f = coalesce(?2, "
-    "difficulty_f), timestamp = coalesce(?3, timestamp), "
+    "difficulty_f), timestamp = coalesce(timestamp, ?3), "
     "state_at = coalesce(state_at, ?4), state_endpoint_id = CASE WHEN "
     "?1 IS NOT NULL OR state_endpoint_id IS NULL THEN coalesce(?5, "
     "state_endpoint_id) ELSE state_endpoint_id END, work = coalesce(work, "
@@ -293,15 +293,14 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 	if (!block_get(ch, hash, &b))
 		return 0;
 	/*
-	 * A time too soon after its parent's: a first one is not stored
-	 * (its block's state is read again); another keeps the stored one.
+	 * The first time stays; one too soon after its parent's is not
+	 * stored (its block's state is read again).
 	 */
-	if (timestamp >= 0 && (!b.has_ts || b.ts != timestamp) &&
-	    time_check(ch, &b, timestamp, endpoint_id, now) == -1) {
-		if (!b.has_ts)
-			return 0;
+	if (b.has_ts)
 		timestamp = -1;
-	}
+	else if (timestamp >= 0 &&
+	    time_check(ch, &b, timestamp, endpoint_id, now) == -1)
+		return 0;
 	/* A first difficulty, as the retarget rule would have it? */
 	if (difficulty != NULL && !b.has_diff && timestamp >= 0 &&
 	    ch->format == FORMAT_QUANTUS)

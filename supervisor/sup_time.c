@@ -34,9 +34,6 @@ static struct store_stmt s_children = { "SELECT hash, timestamp, "
 static struct store_stmt s_time_owed = { "UPDATE blocks SET timestamp = "
     "NULL WHERE chain_id = ? AND hash = ?", NULL, NULL };
 
-static struct store_stmt s_cross_owed = { "UPDATE blocks SET cross_read = 0 "
-    "WHERE chain_id = ? AND hash = ? AND cross_read IS NULL", NULL, NULL };
-
 static struct store_stmt s_doubt = { "UPDATE chains SET rule_doubt = ?, "
     "rule_doubt_since = ? WHERE id = ?", NULL, NULL };
 
@@ -139,7 +136,6 @@ time_check(struct chain *ch, const struct sblock *b, int64_t ts,
 	int64_t		 pts, pep, min;
 	char		 hb[24], eb[CONF_NAME_MAX + 16], pb[CONF_NAME_MAX + 16];
 	char		 why[200];
-	struct sblock	 p;
 
 	if (ch->format != FORMAT_QUANTUS || b->number == 0 ||
 	    !parent_time(ch, b->parent, &pts, &pep))
@@ -162,16 +158,12 @@ time_check(struct chain *ch, const struct sblock *b, int64_t ts,
 		    "%s: %s, which it answered too", (long long)b->number, hb,
 		    why);
 	} else {
-		/* One of the two lies: each read again by another. */
+		/* One of the two lies: the block is read again by another
+		 * (the parent's time, stored first, stays). */
 		log_info("chain %s: block #%lld %s: %s, %s's answer against "
-		    "%s's: both read again", ch->name, (long long)b->number,
-		    hb, why, block_ep_name(endpoint_id, eb),
+		    "%s's: read again", ch->name, (long long)b->number, hb,
+		    why, block_ep_name(endpoint_id, eb),
 		    block_ep_name(pep, pb));
-		if (pep > 0 && block_get(ch, b->parent, &p)) {
-			store_run(store_bind(&s_cross_owed, "ib", ch->id,
-			    p.hash));
-			queue_dispute(ch->id, p.number, p.number, pep, 0, why);
-		}
 	}
 	if (endpoint_id > 0)
 		queue_dispute(ch->id, b->number, b->number, endpoint_id, 0, why);
@@ -214,21 +206,16 @@ time_children(struct chain *ch, const struct sblock *b, int64_t ts,
 		    endpoint_id, now, PERIOD_DOUBT))
 			return;
 		block_short_hash(c[i].hash, hb);
-		if (c[i].ep == endpoint_id && endpoint_id > 0) {
-			/* Its own two answers break the rule: judged, and
-			 * the child's time read again. */
+		/* The child's time dropped, read again by another. */
+		if (c[i].ep == endpoint_id && endpoint_id > 0)
 			block_verdict(ch, endpoint_id, CV_CONTRADICTED, "block "
 			    "#%lld %s: %s, which it answered too",
 			    (long long)b->number + 1, hb, why);
-			store_run(store_bind(&s_time_owed, "ib", ch->id,
-			    c[i].hash));
-		} else {
+		else
 			log_info("chain %s: block #%lld %s: %s, an answer "
 			    "against its parent's: read again", ch->name,
 			    (long long)b->number + 1, hb, why);
-			store_run(store_bind(&s_cross_owed, "ib", ch->id,
-			    c[i].hash));
-		}
+		store_run(store_bind(&s_time_owed, "ib", ch->id, c[i].hash));
 		if (c[i].ep > 0)
 			queue_dispute(ch->id, b->number + 1, b->number + 1,
 			    c[i].ep, 0, why);

@@ -9,12 +9,13 @@
  *                                       state not stored, read again by
  *                                       another endpoint
  *   another endpoint                    one of the two lies: the block's
- *                                       state not stored, both read again
- *                                       by another endpoint than each's
+ *                                       state not stored, read again by
+ *                                       another endpoint
  *
- * A child whose time came before its parent's is checked when the
+ * A block's first time stays (a second read does not replace it).  A
+ * child whose time came before its parent's is checked when the
  * parent's comes (time_children): the same two cases, the child's time
- * read again.
+ * dropped and read again.
  *
  * When every endpoint of the chain breaks a rule within TIME_WINDOW_MS
  * (these two, or the retarget rule of sup_retarget.h), the rule or this
