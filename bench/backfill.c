@@ -33,8 +33,14 @@
  * (difficulty, timestamp) read and stored.  p50 and p99 of each, and
  * backfilling over idle.
  *
- *   bench/backfill [-aLv] [-b build-dir] [-e endpoints] [-l ms[,ms...]]
- *                  [-m max_inflight] [-n backlog] [-t secs]
+ *   bench/backfill [-aLv] [-B base-build-dir] [-b build-dir] [-e endpoints]
+ *                  [-l ms[,ms...]] [-m max_inflight] [-n backlog] [-t secs]
+ *
+ * -B runs each latency twice more, alternately, with the daemon and worker
+ * of another build (base-build-dir; the devnodes and their chain stay
+ * this build's), and prints this build's rate over the base's, each the
+ * mean of its two runs: a base built from a commit before a change
+ * measures what the change costs, in the same run.
  *
  * -v has the daemon log at debug level, into a file kept with the run's
  * folder (named at the end).
@@ -78,6 +84,7 @@ struct run {
 	double		 total;		/* -a: s from the first block to all */
 	double		 final;		/* -a: s to all final but the last */
 	double		 wal_mb;	/* -a: the WAL's largest, MB */
+	double		 base_rate, base_ratio;	/* -B */
 	int64_t		 stored;	/* -a: blocks stored by the end */
 	/* CPU time a block stored cost, us: the supervisor, its workers,
 	 * the devnodes; and what the machine's cores could store at it */
@@ -93,18 +100,21 @@ struct setup {
 };
 
 static const char	*build = ".", *backlog = "200000";
+static const char	*base;		/* -B: the base build, or NULL */
+static const char	*daemon_build;	/* whose daemon and worker run */
 static char		 dir[] = "/tmp/cw-backfill.XXXXXX";
 static unsigned		 n_ep = 2, cap, block_ms = 12000;
 static double		 secs = 15;
 static int		 all;		/* -a: until the whole backlog */
 static int		 verbose;	/* -v: debug logs, kept */
+static unsigned		 runs_made;	/* for each run's store name */
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: bench/backfill [-aLv] [-b build-dir] "
-	    "[-e endpoints] [-l ms[,ms...]] [-m max_inflight] [-n backlog] "
-	    "[-t secs]\n");
+	fprintf(stderr, "usage: bench/backfill [-aLv] [-B base-build-dir] "
+	    "[-b build-dir] [-e endpoints] [-l ms[,ms...]] [-m max_inflight] "
+	    "[-n backlog] [-t secs]\n");
 	exit(CW_EXIT_USAGE);
 }
 
@@ -118,15 +128,17 @@ start_all(const char *cache, const char *tag, const char *blog,
     unsigned latency, struct setup *su, struct run *ru)
 {
 	char		 fault[32], name[16], conf[PATH_MAX], path[PATH_MAX];
-	char		 bt[16];
+	char		 bt[16], st[24];
 	const char	*urls[MAX_EP];
 	const char	*args[] = { "--seed", "backfill", "--backlog", blog,
 	    "--block-time", bt, "--fault", fault, "--cache-dir", cache,
-	    NULL };
+	    "--start-time", st, NULL };
 	FILE		*fp;
 
 	snprintf(fault, sizeof(fault), "slow:%u@http", latency);
 	snprintf(bt, sizeof(bt), "%u", block_ms);
+	/* One start: the devnodes agree on every block's time. */
+	snprintf(st, sizeof(st), "%llu", (unsigned long long)now_wall_ms());
 	snprintf(path, sizeof(path), "%s/devnode/chainwatch-devnode", build);
 	for (unsigned i = 0; i < n_ep; i++) {
 		snprintf(name, sizeof(name), "d%u", i);
@@ -149,18 +161,21 @@ start_all(const char *cache, const char *tag, const char *blog,
 	fprintf(fp, "[daemon]\ndatabase = %s\npidfile = %s/%s.pid\n"
 	    "user = %s\nworker = %s/workers/chainwatch-worker\n"
 	    "log_level = %s\ncontrol_socket = %s/%s.sock\n"
-	    "metrics_listen = none\n[chain bench]\ndifficulty_floor = 1\n"
-	    "block_time = %ums\n",
+	    "metrics_listen = none\n[chain bench]\nblock_time = %ums\n",
 	    su->db, dir, tag, getuid() == 0 ? "nobody" : "",
-	    realpath(build, path) != NULL ? path : build,
+	    realpath(daemon_build, path) != NULL ? path : daemon_build,
 	    verbose ? "debug" : "warn", dir, tag, block_ms);
+	/* The devnodes' least difficulty (a base may not know the key). */
+	if (daemon_build == build)
+		fprintf(fp, "difficulty_floor = 1\n");
 	if (cap > 0)
 		fprintf(fp, "max_inflight = %u\n", cap);
 	for (unsigned i = 0; i < n_ep; i++)
 		fprintf(fp, "endpoint = d%u %s ws%s\n", i, su->url[i],
 		    su->url[i] + 4);
 	fclose(fp);
-	snprintf(path, sizeof(path), "%s/supervisor/chainwatchd", build);
+	snprintf(path, sizeof(path), "%s/supervisor/chainwatchd",
+	    daemon_build);
 	su->t0 = now_mono_ms();
 	if ((su->cw = fork()) == 0) {
 		int null = open("/dev/null", O_WRONLY);
@@ -226,7 +241,8 @@ run_one(const char *cache, struct run *ru)
 	unsigned long long c0[3], c1[3];
 	double		 sum = 0;
 
-	snprintf(tag, sizeof(tag), "l%u", ru->latency);
+	/* A store of its own each run (a base's daemon may be older). */
+	snprintf(tag, sizeof(tag), "l%u-%u", ru->latency, runs_made++);
 	start_all(cache, tag, backlog, ru->latency, &su, ru);
 	while ((first = bench_count_blocks(su.db, DONE)) == 0 &&
 	    now_mono_ms() - su.t0 < 60000)
@@ -439,6 +455,40 @@ live(const char *cache, unsigned latency)
 	    ratio(busy.p99[L_STATE], idle.p99[L_STATE]));
 }
 
+/*
+ * -B: each latency twice more, the base build's daemon and this one's
+ * alternately (base first), this build's rate over the base's, each the
+ * mean of its own two runs (the first of this build's is the table's).
+ */
+static void
+against_base(const char *cache, struct run *runs, size_t n_runs)
+{
+	printf("  against the base build %s (its daemon and worker, these "
+	    "devnodes):\n", base);
+	printf("  %7s %12s %12s %6s\n", "latency", "this blk/s", "base blk/s",
+	    "this/base");
+	for (size_t i = 0; i < n_runs; i++) {
+		struct run	b1, b2, t2;
+
+		b1 = b2 = t2 = runs[i];
+		daemon_build = base;
+		run_one(cache, &b1);
+		daemon_build = build;
+		run_one(cache, &t2);
+		daemon_build = base;
+		run_one(cache, &b2);
+		daemon_build = build;
+		runs[i].base_rate = (b1.rate + b2.rate) / 2;
+		runs[i].base_ratio = ratio((runs[i].rate + t2.rate) / 2,
+		    runs[i].base_rate);
+		printf("  %7u %12.0f %12.0f %6.2f   (this %.0f, %.0f; base "
+		    "%.0f, %.0f)\n", runs[i].latency, (runs[i].rate + t2.rate) /
+		    2, runs[i].base_rate, runs[i].base_ratio, runs[i].rate,
+		    t2.rate, b1.rate, b2.rate);
+		fflush(stdout);
+	}
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -448,8 +498,11 @@ main(int argc, char *argv[])
 	size_t		 n_runs = 0;
 	int		 ch, live_mode = 0;
 
-	while ((ch = getopt(argc, argv, "ab:e:Ll:m:n:t:v")) != -1) {
+	while ((ch = getopt(argc, argv, "aB:b:e:Ll:m:n:t:v")) != -1) {
 		switch (ch) {
+		case 'B':
+			base = optarg;
+			break;
 		case 'v':
 			verbose = 1;
 			break;
@@ -486,6 +539,9 @@ main(int argc, char *argv[])
 			usage();
 		}
 	}
+	daemon_build = build;
+	if (base != NULL && (all || live_mode))
+		usage();
 	for (p = (char *)lats; *p != '\0' && n_runs < MAX_LAT; p = end) {
 		unsigned long ms = strtoul(p, &end, 10);
 
@@ -566,6 +622,8 @@ main(int argc, char *argv[])
 		    runs[i].latency, runs[i].us[0], runs[i].us[1],
 		    runs[i].us[2], runs[i].cpu_bound,
 		    ratio(runs[i].rate, runs[i].cpu_bound));
+	if (base != NULL)
+		against_base(cache, runs, n_runs);
 	for (size_t i = 0; i < n_runs; i++) {
 		printf("%sbackfill_blk_s_%ums=%.0f ratio_%ums=%.2f "
 		    "cpu_bound_%ums=%.0f", i > 0 ? " " : "", runs[i].latency,
@@ -576,6 +634,9 @@ main(int argc, char *argv[])
 			    "wal_mb_%ums=%.0f", runs[i].latency,
 			    runs[i].total, runs[i].latency, runs[i].final,
 			    runs[i].latency, runs[i].wal_mb);
+		if (base != NULL)
+			printf(" base_ratio_%ums=%.2f", runs[i].latency,
+			    runs[i].base_ratio);
 	}
 	printf("\n");
 done:

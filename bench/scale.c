@@ -129,9 +129,9 @@ run_one(struct run *ru)
 {
 	char			 name[16], url[MAX_DEV][64], conf[PATH_MAX];
 	char			 db[PATH_MAX], logf[PATH_MAX], path[PATH_MAX];
-	char			 bt[16], line[512];
+	char			 bt[16], st[24], line[512];
 	const char		*args[] = { "--seed", "scale", "--backlog", "50",
-	    "--block-time", bt, NULL };
+	    "--block-time", bt, "--start-time", st, NULL };
 	pid_t			 dn[MAX_DEV], cw, pp;
 	uint64_t		 t0, t1;
 	unsigned long long	 c0, c1;
@@ -139,6 +139,8 @@ run_one(struct run *ru)
 	FILE			*fp;
 
 	snprintf(bt, sizeof(bt), "%u", block_ms);
+	/* One start: the devnodes agree on every block's time. */
+	snprintf(st, sizeof(st), "%llu", (unsigned long long)now_wall_ms());
 	snprintf(path, sizeof(path), "%s/devnode/chainwatch-devnode", build);
 	for (unsigned i = 0; i < n_dev; i++) {
 		snprintf(name, sizeof(name), "e%u-d%u", ru->e, i);
