@@ -451,9 +451,9 @@ sup_chain_find(const char *name)
  * What the chain keeps of the store, dropped: after a rollback it may
  * name rows that are gone.  The best, finality and the genesis are read
  * again (chain_read); the branch waiting for a block, the branch waiting
- * for its work, the finalized head waiting for its block, the windows
- * and the state owed are dropped, and the ticks find what is still
- * missing.  Kept: the claims (headers held in memory, which the store
+ * for its work, the finalized head waiting for its block, the windows,
+ * the state owed and the last time stored are dropped, and the ticks
+ * find what is still missing.  Kept: the claims (headers held in memory, which the store
  * never had) and what was believed of them, the verdicts not yet drained
  * (said of endpoints, not of rows), and the counters for monitoring.
  */
@@ -468,6 +468,7 @@ chain_forget(struct chain *ch)
 	ch->have_final_claim = 0;
 	ch->owed.from = ch->owed.to = -1;
 	ch->queued_up = ch->queued_down = -1;
+	ch->times.have_last = 0;
 	free(ch->st);
 	ch->st = NULL;
 	ch->n_st = 0;

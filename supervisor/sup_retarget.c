@@ -18,9 +18,10 @@
 #include "sup_time.h"
 #include "u512.h"
 
-static struct store_stmt s_parent = { "SELECT difficulty, timestamp FROM "
-    "blocks WHERE chain_id = ? AND hash = ? AND difficulty IS NOT NULL "
-    "AND timestamp IS NOT NULL", NULL, NULL };
+static struct store_stmt s_parent = { "SELECT difficulty, timestamp, "
+    "coalesce(state_endpoint_id, 0) FROM blocks WHERE chain_id = ? AND "
+    "hash = ? AND difficulty IS NOT NULL AND timestamp IS NOT NULL", NULL,
+    NULL };
 
 static struct store_stmt s_note = { "UPDATE chains SET retarget = ? "
     "WHERE id = ?", NULL, NULL };
@@ -89,10 +90,13 @@ retarget_load(struct chain *ch, uint64_t target_ms, uint64_t floor)
 		retarget_runtime(ch, name, spec, target_ms, floor);
 }
 
-/* The difficulty and time stored at hash: 1, or 0 if either is not. */
+/*
+ * The difficulty and time stored at hash, and who answered them: 1, or 0
+ * if either is not stored.
+ */
 static int
 parent_state(struct chain *ch, const uint8_t hash[32], uint8_t diff[64],
-    int64_t *ts)
+    int64_t *ts, int64_t *ep)
 {
 	sqlite3_stmt	*st;
 	int		 found;
@@ -102,12 +106,15 @@ parent_state(struct chain *ch, const uint8_t hash[32], uint8_t diff[64],
 	    memcmp(ch->times.last_hash, hash, 32) == 0) {
 		memcpy(diff, ch->seals.last_diff, 64);
 		*ts = ch->times.last_ts;
+		*ep = ch->times.last_ep;
 		return 1;
 	}
 	st = store_bind(&s_parent, "ib", ch->id, hash);
 	found = store_row(st) && store_col_blob(st, 0, diff, 64);
-	if (found)
+	if (found) {
 		*ts = sqlite3_column_int64(st, 1);
+		*ep = sqlite3_column_int64(st, 2);
+	}
 	sqlite3_reset(st);
 	return found;
 }
@@ -118,7 +125,7 @@ retarget_check(struct chain *ch, const struct sblock *b,
 {
 	struct retarget	*r = &ch->retarget;
 	uint8_t		 pd[64];
-	int64_t		 pts;
+	int64_t		 pts, pep;
 	uint64_t	 bt;
 	struct u512	 d, p, want;
 	char		 got[U512_DEC_LEN], exp[U512_DEC_LEN], was[U512_DEC_LEN];
@@ -126,7 +133,7 @@ retarget_check(struct chain *ch, const struct sblock *b,
 	char		 doubt[200];
 
 	if (!r->known || b->number < 1 || ts < 0 ||
-	    !parent_state(ch, b->parent, pd, &pts))
+	    !parent_state(ch, b->parent, pd, &pts, &pep))
 		return;
 	/* Block 1 passes the target; a time before the parent's is 0. */
 	bt = b->number == 1 ? r->target_ms : ts > pts ? (uint64_t)(ts - pts) :
@@ -145,8 +152,13 @@ retarget_check(struct chain *ch, const struct sblock *b,
 	    "difficulties differ from the retarget rule of runtime %s %lld: "
 	    "the rule may have changed", RETARGET_SPEC_NAME,
 	    (long long)r->spec);
-	switch (time_broke(ch, TIME_RULE_RETARGET, endpoint_id, now,
-	    doubt + strlen("not recomputed: "))) {
+	/*
+	 * Only an endpoint's own two answers break the rule for certain
+	 * (another's at the parent may be the one that is false).
+	 */
+	switch (pep == endpoint_id ? time_broke(ch, TIME_RULE_RETARGET,
+	    endpoint_id, now, doubt + strlen("not recomputed: ")) :
+	    ch->times.rule[TIME_RULE_RETARGET].doubt) {
 	case 2:
 		store_run(store_bind(&s_note, "ti", doubt, ch->id));
 		return;

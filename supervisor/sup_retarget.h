@@ -12,9 +12,9 @@
  * its least (a devnode's chain at short blocks follows the same rule,
  * scaled).  Under any other runtime nothing is recomputed, and the chain
  * says so (chains.retarget, the log).  When every endpoint's difficulties
- * differ from the rule within a minute, the rule is suspected instead
- * (sup_time.h): nobody is read again for it until a minute passes
- * without a difference.
+ * differ from the rule within a minute, each from its own at the parent,
+ * the rule is suspected instead (sup_time.h): nobody is read again for it
+ * until a minute passes without a difference.
  */
 #ifndef CW_SUP_RETARGET_H
 #define CW_SUP_RETARGET_H
