@@ -49,6 +49,11 @@
 #   max_inflight,
 #   hedge_after,
 #   hedge_quantile        keys_breaker.sh
+#   difficulty_floor      trust_lies.sh (honest: at the devnodes' floor of
+#                         1, every difficulty as recomputed; the default
+#                         would differ from each), test_chain.c
+#                         test_retarget (a floor of 40 gives a child of
+#                         30 its 40)
 #
 # Timed checks here are lower bounds where they can be (a timer never fires
 # early), and otherwise bounded by the default the key replaces, so that
