@@ -20,6 +20,7 @@ if [ -x "$CW_PYTHON3" ]; then
 fi
 CW_PIDS=
 CW_T0=$(date +%s)
+CW_DEV_START=$((CW_T0 * 1000))
 if [ "$CW_SANITIZED" = yes ] && [ -z "$CW_WAIT_FACTOR" ]; then
 	CW_WAIT_FACTOR=3
 fi
@@ -230,9 +231,17 @@ start_daemon() {
 devnode() {
 	_n=$1
 	shift
+	# One start time for every devnode of the test, unless given: honest
+	# nodes agree on each block's time, and the daemon judges those that
+	# do not (a devnode's clock otherwise starts when it does).
+	case " $* " in
+	*" --start-time "*) _st= ;;
+	*) _st="--start-time $CW_DEV_START" ;;
+	esac
+	# shellcheck disable=SC2086
 	"$DEVNODE" --listen 127.0.0.1:0 --control-listen 127.0.0.1:0 \
 	    --port-file "$T/$_n.port" --control-port-file "$T/$_n.cport" \
-	    --cache-dir none "$@" >"$T/$_n.log" 2>&1 &
+	    --cache-dir none $_st "$@" >"$T/$_n.log" 2>&1 &
 	CW_PIDS="$CW_PIDS $!"
 	wait_for 60 "test -s '$T/$_n.port' && test -s '$T/$_n.cport'" ||
 	    fail "devnode $_n did not start"
