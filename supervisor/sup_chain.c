@@ -224,10 +224,17 @@ sup_chain_fetched(struct chain *ch, int64_t endpoint_id,
 void
 sup_chains_tick(uint64_t now)
 {
+	static uint64_t	 unreadable_at;
+	int		 unreadable = now >= unreadable_at;
+
+	if (unreadable)
+		unreadable_at = now + CROSS_UNREADABLE_MS;
 	for (size_t i = 0; i < n_chains; i++) {
 		struct chain	*ch = chains[i];
 
 		choice_tick(ch, now);
+		if (unreadable && ch->format == FORMAT_QUANTUS)
+			(void)cross_unreadable(ch);
 		claims_expire(ch, now);
 		window_up(ch);
 		window_down(ch);

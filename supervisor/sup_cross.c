@@ -33,6 +33,25 @@ static struct store_stmt s_reopen = { "UPDATE blocks SET cross_read = 0 "
 static struct store_stmt s_owed = { "UPDATE blocks SET cross_read = 0 "
     "WHERE chain_id = ? AND hash = ? AND cross_read IS NULL", NULL, NULL };
 
+/*
+ * Disputed reads that no configured endpoint but their first answerer
+ * may make: every other one pruned the state at their first block, or
+ * there is none.
+ */
+static struct store_stmt s_unreadable = { "SELECT q.id, q.range_from, "
+    "q.range_to, q.last_endpoint_id FROM queue q WHERE q.chain_id = ?1 AND "
+    "q.kind = 'state' AND q.state = 'pending' AND "
+    "q.last_outcome = 'disputed' AND q.last_endpoint_id IS NOT NULL AND "
+    "NOT EXISTS (SELECT 1 FROM endpoints e WHERE e.chain_id = ?1 AND "
+    "e.configured = 1 AND e.id != q.last_endpoint_id AND "
+    "(e.pruning_bound IS NULL OR e.pruning_bound < q.range_from)) "
+    "LIMIT 16", NULL, NULL };
+static struct store_stmt s_unowed = { "UPDATE blocks SET cross_read = NULL "
+    "WHERE chain_id = ? AND number BETWEEN ? AND ? AND cross_read = 0",
+    NULL, NULL };
+static struct store_stmt s_item_drop = { "DELETE FROM queue WHERE id = ?",
+    NULL, NULL };
+
 static struct store_stmt s_replace = { "UPDATE blocks SET difficulty = ?, "
     "difficulty_f = ?, state_endpoint_id = ?, cross_read = 1 "
     "WHERE chain_id = ? AND hash = ?", NULL, NULL };
@@ -374,4 +393,41 @@ cross_sample(struct chain *ch, const struct sblock *b, int64_t endpoint_id)
 	store_run(store_bind(&s_owed, "ib", ch->id, b->hash));
 	queue_dispute(ch->id, b->number, b->number, endpoint_id, 0,
 	    "a sample of its answerer's difficulties");
+}
+
+size_t
+cross_unreadable(struct chain *ch)
+{
+	struct { int64_t id, from, to, ep; } u[16];
+	char		 eb[CONF_NAME_MAX + 16];
+	sqlite3_stmt	*st;
+	size_t		 n = 0;
+
+	st = store_bind(&s_unreadable, "i", ch->id);
+	while (n < sizeof(u) / sizeof(u[0]) && store_row(st)) {
+		u[n].id = sqlite3_column_int64(st, 0);
+		u[n].from = sqlite3_column_int64(st, 1);
+		u[n].to = sqlite3_column_int64(st, 2);
+		u[n].ep = sqlite3_column_int64(st, 3);
+		n++;
+	}
+	sqlite3_reset(st);
+	for (size_t i = 0; i < n; i++) {
+		char	at[48];
+
+		(void)store_run(store_bind(&s_unowed, "iii", ch->id,
+		    u[i].from, u[i].to));
+		if (store_run(store_bind(&s_item_drop, "i", u[i].id)) <= 0)
+			return i;	/* the store is blocked: next time */
+		if (u[i].to != u[i].from)
+			snprintf(at, sizeof(at), "#%lld..#%lld",
+			    (long long)u[i].from, (long long)u[i].to);
+		else
+			snprintf(at, sizeof(at), "#%lld", (long long)u[i].from);
+		block_ep_name(u[i].ep, eb);
+		log_warnx("chain %s: difficulty at %s: no endpoint but %s "
+		    "holds its state any more: its second read is given up, "
+		    "it stays %s's word", ch->name, at, eb, eb);
+	}
+	return n;
 }

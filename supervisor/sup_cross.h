@@ -28,6 +28,7 @@
 #ifndef CW_SUP_CROSS_H
 #define CW_SUP_CROSS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct chain;
@@ -55,5 +56,15 @@ void	cross_answer(struct chain *, const struct sblock *b,
 #define CROSS_SAMPLE_DEPTH	128
 void	cross_sample(struct chain *, const struct sblock *b,
 	    int64_t endpoint_id);
+
+/*
+ * Second reads that no endpoint but the first answerer may make (every
+ * other one pruned the state, or none is left after a reload): given up,
+ * or they would wait in the queue for ever; the blocks owe none any more
+ * and their difficulties stay the first answerer's word.  At most 16 at a
+ * call; returns how many.
+ */
+#define CROSS_UNREADABLE_MS	10000	/* how often the chains look */
+size_t	cross_unreadable(struct chain *);
 
 #endif

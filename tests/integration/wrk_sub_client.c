@@ -168,7 +168,7 @@ main(int argc, char *argv[])
 {
 	struct st		s;
 	struct wrk_sub_conf	c = { 0 };
-	struct wrk_sub_cbs	cb = { on_head, on_status };
+	struct wrk_sub_cbs	cb = { on_head, on_status, NULL };
 	char			url[512];
 	ev_timer		t;
 	int			expired = 0;

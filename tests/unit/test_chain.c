@@ -21,6 +21,7 @@
 #include <sqlite3.h>
 
 #include "sup_chain.h"
+#include "sup_cross.h"
 #include "sup_queue.h"
 #include "sup_store.h"
 #include "sup_window.h"
@@ -1490,7 +1491,6 @@ xcol(const char *col, int branch, int64_t n)
 	    (long long)ccross->id, (long long)n, branch);
 }
 
-/* Queue rows of the cross chain disputing ep's answer at number. */
 /* ep's state answer for c's #n (branch 1): difficulty diff, time ts. */
 static void
 astate(struct chain *c, int64_t ep, int64_t n, uint64_t diff, int64_t ts)
@@ -1514,6 +1514,17 @@ cdisputes(const struct chain *c, int64_t number, int64_t ep)
 }
 
 #define disputes(n, ep)	cdisputes(ccross, (n), (ep))
+
+static struct store_stmt s_ep_prune = { "UPDATE endpoints SET "
+    "pruning_bound = nullif(?, -1), configured = ? WHERE id = ?", NULL, NULL };
+
+/* Endpoint ep's pruning bound (-1: none) and whether it is configured. */
+static void
+ep_prune(int64_t ep, int64_t bound, int configured)
+{
+	assert_int_equal(store_run(store_bind(&s_ep_prune, "iii", bound,
+	    (int64_t)configured, ep)), 1);
+}
 
 /*
  * Difficulty answers are claims (sup_cross.c): a seal that fails its
@@ -1616,6 +1627,32 @@ test_cross(void **state)
 	xstate(ccross, 92, 1, 6, 50);
 	assert_int_equal(xcol("cross_read", 1, 6), 0);
 	assert_int_equal(disputes(6, 92), 1);
+	/*
+	 * A second read nobody else can make is given up: x1 holds #6's
+	 * state while its pruning bound is below; then it drops it, or
+	 * leaves the configuration.  (The reads of #0..#3 x1 answered above
+	 * outside the queue are still there: at bound 5 they go.)
+	 */
+	assert_int_equal(cross_unreadable(ccross), 0);
+	ep_prune(91, 5, 1);
+	assert_int_equal(cross_unreadable(ccross), 4);
+	assert_int_equal(disputes(3, 92), 0);
+	assert_int_equal(xcol("cross_read", 1, 3), 1);
+	assert_int_equal(disputes(6, 92), 1);
+	ep_prune(91, 6, 1);
+	assert_int_equal(cross_unreadable(ccross), 1);
+	assert_int_equal(disputes(6, 92), 0);
+	assert_int_equal(xcol("cross_read", 1, 6), -1);
+	assert_int_equal(xcol("state_endpoint_id", 1, 6), 92);
+	ep_prune(91, -1, 1);
+	xstate(ccross, 92, 1, 5, 50);
+	queue_dispute(ccross->id, 5, 5, 92, 0, "a test");
+	assert_int_equal(disputes(5, 92), 1);
+	assert_int_equal(cross_unreadable(ccross), 0);
+	ep_prune(91, -1, 0);
+	assert_int_equal(cross_unreadable(ccross), 1);
+	assert_int_equal(disputes(5, 92), 0);
+	ep_prune(91, -1, 1);
 	seal_ep = 1;
 	drain();
 }
