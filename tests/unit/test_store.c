@@ -182,7 +182,7 @@ pad_rows(int n)
 static void
 test_wal_finish(void **state)
 {
-	long long	before = store_checkpointed(NULL), loop, loop_after;
+	long long	before = store_checkpointed(NULL), by_loop, loop_after;
 	sqlite3_stmt	*st;
 	int		 waited = 0;
 
@@ -196,10 +196,10 @@ test_wal_finish(void **state)
 	while (store_checkpointed(NULL) < before + 2000 && waited++ < 6000)
 		usleep(10000);
 	assert_true(store_checkpointed(NULL) >= before + 2000);
-	(void)store_checkpointed(&loop);
+	(void)store_checkpointed(&by_loop);
 	pad_rows(5);
 	(void)store_checkpointed(&loop_after);
-	assert_int_equal(loop_after, loop + 1);
+	assert_int_equal(loop_after, by_loop + 1);
 	op_exec("COMMIT");
 }
 
