@@ -440,7 +440,37 @@ header_quantus_felts(const struct header *h, uint64_t f[QUANTUS_HEADER_FELTS])
 	n = h->digest_len < sizeof(win) ? h->digest_len : sizeof(win);
 	memset(win, 0, sizeof(win));
 	memcpy(win, h->digest, n);
-	p2_bytes_to_felts(win, sizeof(win), f + 17);
+	p2_bytes_to_felts(win, sizeof(win), f + QUANTUS_HEADER_FIXED);
+}
+
+int
+header_quantus_pre(const struct header *h, uint8_t pre[32], uint8_t *hash)
+{
+	uint64_t	f[QUANTUS_HEADER_FELTS], g[QUANTUS_HEADER_FELTS];
+	uint8_t		win[QUANTUS_DIGEST_WINDOW];
+	size_t		n;
+
+	header_quantus_felts(h, f);
+	if (h->n_logs == 0) {
+		if (hash != NULL)
+			p2_hash_to_bytes(f, QUANTUS_HEADER_FELTS, hash);
+		return -1;
+	}
+	/* The digest less its last item: its count one less (one byte). */
+	n = digest_item_start(&h->logs[h->n_logs - 1]);
+	if (n > sizeof(win))
+		n = sizeof(win);
+	memset(win, 0, sizeof(win));
+	memcpy(win, h->digest, n);
+	win[0] = (uint8_t)((h->n_logs - 1) << 2);
+	memcpy(g, f, QUANTUS_HEADER_FIXED * sizeof(*g));
+	p2_bytes_to_felts(win, sizeof(win), g + QUANTUS_HEADER_FIXED);
+	if (hash != NULL)
+		p2_hash_to_bytes_pair(g, f, QUANTUS_HEADER_FELTS,
+		    QUANTUS_HEADER_FIXED, pre, hash);
+	else
+		p2_hash_to_bytes(g, QUANTUS_HEADER_FELTS, pre);
+	return 0;
 }
 
 void
@@ -464,13 +494,27 @@ int
 header_judge(enum chain_format fmt, const json_t *o, const uint8_t want[32],
     struct header *h, uint8_t got[32], char *err, size_t errlen)
 {
+	return header_judge_pre(fmt, o, want, h, got, NULL, NULL, err, errlen);
+}
+
+int
+header_judge_pre(enum chain_format fmt, const json_t *o,
+    const uint8_t want[32], struct header *h, uint8_t got[32],
+    uint8_t pre[32], int *has_pre, char *err, size_t errlen)
+{
 	char	why[160], g[67], w[67];
 
 	memset(got, 0, 32);
+	if (has_pre != NULL)
+		*has_pre = 0;
 	if (header_from_json(fmt, o, h, why, sizeof(why)) == -1)
 		return header_err(err, errlen, "does not decode as %s: %s",
 		    chain_format_name(fmt), why);
-	header_hash(fmt, h, got);
+	if (fmt == FORMAT_QUANTUS && pre != NULL) {
+		if (header_quantus_pre(h, pre, got) == 0 && has_pre != NULL)
+			*has_pre = 1;
+	} else
+		header_hash(fmt, h, got);
 	if (memcmp(got, want, 32) == 0)
 		return 0;
 	hex_encode(got, 32, g);

@@ -102,10 +102,28 @@ void	header_hash(enum chain_format, const struct header *, uint8_t out[32]);
 int	header_judge(enum chain_format, const json_t *, const uint8_t want[32],
 	    struct header *h, uint8_t got[32], char *err, size_t errlen);
 
-/* The 45 felts the quantus hash absorbs (quantus-poseidon2.md, section 4). */
+/* The 45 felts the quantus hash absorbs (quantus-poseidon2.md, section 4):
+ * 17 of the fields before the digest, then the digest's window. */
 #define QUANTUS_HEADER_FELTS	45
+#define QUANTUS_HEADER_FIXED	17
 void	header_quantus_felts(const struct header *,
 	    uint64_t out[QUANTUS_HEADER_FELTS]);
+
+/*
+ * A seal's pre-hash: the quantus hash of h without its last digest item,
+ * as header_pop_log would leave it, without copying h.  With hash, h's
+ * own quantus hash too: the fields before the digest, two rate blocks of
+ * the sponge, are absorbed once for both.  -1 if h has no digest item
+ * (pre untouched; hash still h's).
+ */
+int	header_quantus_pre(const struct header *h, uint8_t pre[32],
+	    uint8_t *hash);
+
+/* header_judge, and for a quantus header its pre-hash (as above) into
+ * pre with *has_pre 1, where it has a digest item. */
+int	header_judge_pre(enum chain_format, const json_t *,
+	    const uint8_t want[32], struct header *h, uint8_t got[32],
+	    uint8_t pre[32], int *has_pre, char *err, size_t errlen);
 
 /*
  * The block's author: quantus derives it from the first pow_ PreRuntime

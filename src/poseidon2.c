@@ -380,6 +380,29 @@ p2_hash_to_bytes(const uint64_t *m, size_t n, uint8_t out[32])
 }
 
 void
+p2_hash_to_bytes_pair(const uint64_t *a, const uint64_t *b, size_t n,
+    size_t common, uint8_t out_a[32], uint8_t out_b[32])
+{
+	struct p2_sponge	sa, sb;
+	uint64_t		f[P2_OUT];
+	size_t			i, shared;
+
+	shared = (common < n ? common : n) / P2_RATE * P2_RATE;
+	p2_sponge_init(&sa);
+	for (i = 0; i < shared; i++)
+		p2_sponge_absorb(&sa, a[i]);
+	sb = sa;
+	for (i = shared; i < n; i++) {
+		p2_sponge_absorb(&sa, a[i]);
+		p2_sponge_absorb(&sb, b[i]);
+	}
+	p2_sponge_finish(&sa, f);
+	p2_felts_to_bytes(f, out_a);
+	p2_sponge_finish(&sb, f);
+	p2_felts_to_bytes(f, out_b);
+}
+
+void
 p2_hash_twice(const uint64_t *m, size_t n, uint8_t out[32])
 {
 	uint64_t	f[P2_OUT];

@@ -25,6 +25,13 @@ void	p2_hash_felts(const uint64_t *m, size_t n, uint64_t out[4]);
 /* The same, serialized as 4 little-endian u64: qp-poseidon hash_to_bytes. */
 void	p2_hash_to_bytes(const uint64_t *m, size_t n, uint8_t out[32]);
 
+/*
+ * p2_hash_to_bytes of a and of b, n felts each, whose first common felts
+ * are the same: the rate blocks they begin with are absorbed once.
+ */
+void	p2_hash_to_bytes_pair(const uint64_t *a, const uint64_t *b, size_t n,
+	    size_t common, uint8_t out_a[32], uint8_t out_b[32]);
+
 /* bytes_to_felts (4 bytes per felt plus terminator), then hash_to_bytes. */
 void	p2_hash_bytes(const uint8_t *in, size_t len, uint8_t out[32]);
 

@@ -42,12 +42,10 @@ qpow_seal_words(enum qpow_seal s)
 
 /* The node's order: window, then the popped last item, then the nonce. */
 enum qpow_seal
-qpow_seal_of(const struct header *h, uint8_t nonce[QPOW_NONCE_LEN],
-    uint8_t pre_hash[32])
+qpow_seal_shape(const struct header *h, uint8_t nonce[QPOW_NONCE_LEN])
 {
 	static const uint8_t		 zero[QPOW_NONCE_LEN];
 	const struct digest_item	*seal;
-	struct header			 bare;
 	unsigned			 i, updates = 0;
 
 	for (i = 0; i < h->n_logs; i++)
@@ -65,14 +63,21 @@ qpow_seal_of(const struct header *h, uint8_t nonce[QPOW_NONCE_LEN],
 		return QPOW_SEAL_ENGINE;
 	if (seal->len != QPOW_NONCE_LEN)
 		return QPOW_SEAL_LENGTH;
-
 	memcpy(nonce, h->digest + seal->off, QPOW_NONCE_LEN);
-	bare = *h;
-	header_pop_log(&bare);
-	header_hash(FORMAT_QUANTUS, &bare, pre_hash);
 	if (memcmp(nonce, zero, QPOW_NONCE_LEN) == 0)
 		return QPOW_SEAL_ZERO;
 	return QPOW_SEAL_OK;
+}
+
+enum qpow_seal
+qpow_seal_of(const struct header *h, uint8_t nonce[QPOW_NONCE_LEN],
+    uint8_t pre_hash[32])
+{
+	enum qpow_seal	s = qpow_seal_shape(h, nonce);
+
+	if (s == QPOW_SEAL_OK || s == QPOW_SEAL_ZERO)
+		(void)header_quantus_pre(h, pre_hash, NULL);
+	return s;
 }
 
 void

@@ -40,6 +40,10 @@ const char	*qpow_seal_words(enum qpow_seal);
  */
 enum qpow_seal	 qpow_seal_of(const struct header *,
 		    uint8_t nonce[QPOW_NONCE_LEN], uint8_t pre_hash[32]);
+/* The same checks, nothing hashed: for a caller that has the pre-hash
+ * (header_quantus_pre). */
+enum qpow_seal	 qpow_seal_shape(const struct header *,
+		    uint8_t nonce[QPOW_NONCE_LEN]);
 
 /*
  * H: Poseidon2 hash_squeeze_twice over pre_hash ‖ nonce, the 64 bytes

@@ -114,9 +114,9 @@ result_hash(const struct wrk_rpc_result *r, uint8_t out[32])
  */
 static void
 seal_judge(enum chain_format fmt, const struct header *h,
-    struct proto_header *p)
+    const uint8_t *pre, struct proto_header *p)
 {
-	uint8_t		nonce[QPOW_NONCE_LEN], pre[32];
+	uint8_t		nonce[QPOW_NONCE_LEN];
 	struct u512	hv, dmax;
 	long		n;
 
@@ -128,8 +128,10 @@ seal_judge(enum chain_format fmt, const struct header *h,
 	/* Its bytes, for the supervisor to check a sample itself. */
 	if ((n = header_encode(fmt, h, p->raw, sizeof(p->raw))) > 0)
 		p->raw_len = (size_t)n;
-	if ((p->seal = qpow_seal_of(h, nonce, pre)) != QPOW_SEAL_OK)
+	if ((p->seal = qpow_seal_shape(h, nonce)) != QPOW_SEAL_OK)
 		return;
+	if (pre == NULL)		/* with a seal there is an item */
+		fatalx(CW_EXIT_INTERNAL, "seal_judge: no pre-hash");
 	qpow_nonce_hash(pre, nonce, &hv);
 	qpow_max_difficulty(&hv, &dmax);
 	u512_to_le(&dmax, p->pow_max);
@@ -148,14 +150,20 @@ decode_header(json_t *j, const uint8_t *served, struct proto_header *p,
 	struct header	*h;
 	char		 err[PROTO_WHY_MAX];
 	enum chain_format fmt = (enum chain_format)ep.wc->c.format;
-	uint8_t		 hash[32];
-	int		 rc;
+	uint8_t		 hash[32], pre[32];
+	int		 rc, has_pre = 0;
 
+	/* A quantus header's hash and its seal's pre-hash, together. */
 	h = xmalloc(sizeof(*h));
 	if (served != NULL)
-		rc = header_judge(fmt, j, served, h, hash, err, sizeof(err));
-	else if ((rc = header_from_json(fmt, j, h, err, sizeof(err))) == 0)
-		header_hash(fmt, h, hash);
+		rc = header_judge_pre(fmt, j, served, h, hash, pre, &has_pre,
+		    err, sizeof(err));
+	else if ((rc = header_from_json(fmt, j, h, err, sizeof(err))) == 0) {
+		if (fmt == FORMAT_QUANTUS)
+			has_pre = header_quantus_pre(h, pre, hash) == 0;
+		else
+			header_hash(fmt, h, hash);
+	}
 	if (rc == -1) {
 		snprintf(why, PROTO_WHY_MAX, "header: %.100s", err);
 		free(h);
@@ -166,7 +174,7 @@ decode_header(json_t *j, const uint8_t *served, struct proto_header *p,
 	p->number = h->number;
 	p->has_miner = header_miner(fmt, h, p->miner) == 1;
 	p->runtime_updated = header_runtime_updated(h);
-	seal_judge(fmt, h, p);
+	seal_judge(fmt, h, has_pre ? pre : NULL, p);
 	free(h);
 	return OUTCOME_OK;
 }

@@ -88,6 +88,33 @@ test_hash_to_bytes(void **state)
 	}
 }
 
+/*
+ * Two hashes sharing a prefix, hashed together, are each what it is
+ * alone: every length around the rate, every shared length up to it,
+ * the second differing right after what they share.
+ */
+static void
+test_hash_pair(void **state)
+{
+	uint64_t	a[40], b[40];
+	uint8_t		oa[32], ob[32], wa[32], wb[32];
+
+	(void)state;
+	for (size_t i = 0; i < 40; i++)
+		a[i] = (uint64_t)i * 0x9e3779b97f4a7c15ULL % 0xffffffff00000001ULL;
+	for (size_t n = 0; n <= 40; n++)
+		for (size_t common = 0; common <= n; common++) {
+			memcpy(b, a, sizeof(b));
+			for (size_t k = common; k < n; k++)
+				b[k] = a[k] ^ 1;
+			p2_hash_to_bytes(a, n, wa);
+			p2_hash_to_bytes(b, n, wb);
+			p2_hash_to_bytes_pair(a, b, n, common, oa, ob);
+			assert_memory_equal(oa, wa, 32);
+			assert_memory_equal(ob, wb, 32);
+		}
+}
+
 static void
 check_hash_bytes(json_t *e)
 {
@@ -332,6 +359,7 @@ main(void)
 		cmocka_unit_test(test_field_arith),
 		cmocka_unit_test(test_permutation),
 		cmocka_unit_test(test_hash_to_bytes),
+		cmocka_unit_test(test_hash_pair),
 		cmocka_unit_test(test_hash_bytes_published),
 		cmocka_unit_test(test_hash_bytes),
 		cmocka_unit_test(test_hash_twice),

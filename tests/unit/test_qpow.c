@@ -275,6 +275,25 @@ test_headers(void **state)
 			vec_hex(vec_str(e, "block_hash"), want, sizeof(want));
 			assert_memory_equal(bh, want, sizeof(want));
 		}
+		/*
+		 * The pre-hash computed in place, with the header's own
+		 * hash: as a copy with its last item popped would hash.
+		 */
+		if (hd.n_logs > 0) {
+			struct header	bare = hd;
+			uint8_t		h2[32];
+
+			header_pop_log(&bare);
+			header_hash(FORMAT_QUANTUS, &bare, want);
+			header_hash(FORMAT_QUANTUS, &hd, bh);
+			assert_int_equal(header_quantus_pre(&hd, pre, h2), 0);
+			assert_memory_equal(pre, want, 32);
+			assert_memory_equal(h2, bh, 32);
+			memset(pre, 0, sizeof(pre));
+			assert_int_equal(header_quantus_pre(&hd, pre, NULL), 0);
+			assert_memory_equal(pre, want, 32);
+		} else
+			assert_int_equal(header_quantus_pre(&hd, pre, bh), -1);
 		if (json_object_get(e, "rejected") == NULL) {
 			check_header(e, &hd);
 			continue;
