@@ -48,6 +48,11 @@ static struct store_stmt s_child_at = { "SELECT " BLOCK_COLUMNS
     " FROM blocks INDEXED BY blocks_number WHERE chain_id = ? AND "
     "number = ? AND parent = ? ORDER BY first_seen LIMIT 1", NULL, NULL };
 
+static struct store_stmt s_children_waiting = { "SELECT 1 FROM blocks "
+    "INDEXED BY blocks_number WHERE chain_id = ? AND number = ? AND "
+    "parent = ? AND (canonical = 0 OR timestamp IS NOT NULL) LIMIT 1",
+    NULL, NULL };
+
 static struct store_stmt s_ep_name = { "SELECT name FROM endpoints WHERE "
     "id = ?", NULL, NULL };
 
@@ -104,6 +109,19 @@ block_child(struct chain *ch, int64_t number, const uint8_t parent[32],
 {
 	return block_one(store_bind(&s_child_at, "iib", ch->id, number,
 	    parent), b);
+}
+
+int
+block_children_waiting(struct chain *ch, const uint8_t hash[32],
+    int64_t number)
+{
+	sqlite3_stmt	*st;
+	int		 found;
+
+	st = store_bind(&s_children_waiting, "iib", ch->id, number + 1, hash);
+	found = store_row(st);
+	sqlite3_reset(st);
+	return found;
 }
 
 void

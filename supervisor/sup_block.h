@@ -28,6 +28,14 @@ int		 block_get(struct chain *, const uint8_t hash[32],
 int		 block_at(struct chain *, int64_t number, struct sblock *);
 int		 block_child(struct chain *, int64_t number,
 		    const uint8_t parent[32], struct sblock *);
+/*
+ * 1 if a child of the block hash at number has its state, or is off the
+ * canonical chain: the only children whose time, work or seal a parent's
+ * state answer has to look at (a canonical child without its state gets
+ * them with it).  In a backfill, in order, mostly none.
+ */
+int		 block_children_waiting(struct chain *, const uint8_t hash[32],
+		    int64_t number);
 /* Stored once: 1 if new; *b the row, *first_seen when first stored. */
 int		 block_store(struct chain *, const struct proto_header *,
 		    int64_t endpoint_id, uint64_t seen, struct sblock *b,

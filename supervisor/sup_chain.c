@@ -295,7 +295,7 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 	struct seal_fail f;
 	struct u512	 d;
 	sqlite3_stmt	*st;
-	int		 own = 0, proven = -1;
+	int		 own = 0, proven = -1, waiting = 1;
 
 	if (!block_get(ch, hash, &b))
 		return 0;
@@ -353,9 +353,17 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 		sqlite3_bind_int64(st, 10, proven);
 	if (store_run(st) <= 0)
 		return 0;		/* the store is blocked */
+	/*
+	 * The children its time, difficulty or seal may judge, asked of
+	 * the store once; in a backfill in order there are mostly none.
+	 */
+	if (ch->format == FORMAT_QUANTUS && (timestamp >= 0 ||
+	    difficulty != NULL))
+		waiting = block_children_waiting(ch, hash, b.number);
 	if (timestamp >= 0) {
 		time_stored(ch, hash, timestamp, endpoint_id);
-		time_children(ch, &b, timestamp, endpoint_id, now);
+		if (waiting)
+			time_children(ch, &b, timestamp, endpoint_id, now);
 	}
 	if (own)
 		credit(ch, &b, f.need);
@@ -370,13 +378,15 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 		    p.cross_read == 1) {
 			b.proven = 0;
 			choice_refuse(ch, &b, now);
+			waiting = 1;	/* its children left the chain too */
 		}
 	}
 	if (difficulty != NULL) {
 		seal_diff_stored(ch, hash, difficulty);
 		cross_stored(ch, &b, endpoint_id);
-		seal_parent(ch, hash, b.number, difficulty, now,
-		    block_seal_failed, credit_child);
+		if (waiting)
+			seal_parent(ch, hash, b.number, difficulty, now,
+			    block_seal_failed, credit_child);
 	}
 	/* The branch waiting for its work may be decided now. */
 	if (difficulty != NULL && ch->have_cand && b.number >= ch->cand_from) {
