@@ -283,6 +283,65 @@ credit_child(struct chain *ch, const uint8_t hash[32], int64_t number,
 }
 
 /*
+ * b's state into its row: a first difficulty, a first time (-1: none),
+ * its answerer, its own work (need, from its parent's difficulty) and
+ * seal verdict (-1: none) when known now.  store_run's result.
+ */
+static int
+state_write(struct chain *ch, const struct sblock *b,
+    const uint8_t *difficulty, int64_t timestamp, int64_t endpoint_id,
+    const uint8_t *need, int proven, uint64_t now)
+{
+	sqlite3_stmt	*st = store_prepare(&s_block_state);
+	struct u512	 d;
+
+	if (difficulty != NULL) {
+		u512_from_le(&d, difficulty);
+		sqlite3_bind_blob(st, 1, difficulty, 64, SQLITE_TRANSIENT);
+		sqlite3_bind_double(st, 2, u512_to_double(&d));
+	}
+	if (timestamp >= 0)
+		sqlite3_bind_int64(st, 3, timestamp);
+	if (timestamp >= 0 && (difficulty != NULL || b->has_diff ||
+	    ch->format != FORMAT_QUANTUS))
+		sqlite3_bind_int64(st, 4, (int64_t)now);
+	if (endpoint_id > 0)
+		sqlite3_bind_int64(st, 5, endpoint_id);
+	sqlite3_bind_int64(st, 6, ch->id);
+	sqlite3_bind_blob(st, 7, b->hash, 32, SQLITE_TRANSIENT);
+	if (need != NULL) {
+		u512_from_le(&d, need);
+		sqlite3_bind_blob(st, 8, need, 64, SQLITE_TRANSIENT);
+		sqlite3_bind_double(st, 9, u512_to_double(&d));
+	}
+	if (proven != -1)
+		sqlite3_bind_int64(st, 10, proven);
+	return store_run(st);
+}
+
+/*
+ * b's seal verdict, just written: counted, and a failure logged and
+ * judged (sup_block.c); below a difficulty two endpoints said, b is taken
+ * off the chain.  1 if it was.
+ */
+static int
+state_verdict(struct chain *ch, struct sblock *b, const struct seal_fail *f,
+    int proven, uint64_t now)
+{
+	struct sblock	p;
+
+	seal_count(ch, proven, b->number, now);
+	if (proven != 0)
+		return 0;
+	block_seal_failed(ch, f);
+	if (!b->canonical || !block_get(ch, b->parent, &p) || p.cross_read != 1)
+		return 0;
+	b->proven = 0;
+	choice_refuse(ch, b, now);
+	return 1;
+}
+
+/*
  * Difficulty and time of a block, from endpoint_id's state read.  1 if
  * this answer stored its difficulty (the first one).
  */
@@ -293,8 +352,6 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 {
 	struct sblock	 b;
 	struct seal_fail f;
-	struct u512	 d;
-	sqlite3_stmt	*st;
 	int		 own = 0, proven = -1, waiting = 1;
 
 	if (!block_get(ch, hash, &b))
@@ -329,29 +386,8 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 		    b.has_pow ? b.pow_max : NULL, b.first_ep, &f, &proven);
 	if (b.proven != -1)
 		proven = -1;		/* written already */
-	st = store_prepare(&s_block_state);
-	if (difficulty != NULL) {
-		u512_from_le(&d, difficulty);
-		sqlite3_bind_blob(st, 1, difficulty, 64, SQLITE_TRANSIENT);
-		sqlite3_bind_double(st, 2, u512_to_double(&d));
-	}
-	if (timestamp >= 0)
-		sqlite3_bind_int64(st, 3, timestamp);
-	if (timestamp >= 0 && (difficulty != NULL || b.has_diff ||
-	    ch->format != FORMAT_QUANTUS))
-		sqlite3_bind_int64(st, 4, (int64_t)now);
-	if (endpoint_id > 0)
-		sqlite3_bind_int64(st, 5, endpoint_id);
-	sqlite3_bind_int64(st, 6, ch->id);
-	sqlite3_bind_blob(st, 7, hash, 32, SQLITE_TRANSIENT);
-	if (own) {
-		u512_from_le(&d, f.need);
-		sqlite3_bind_blob(st, 8, f.need, 64, SQLITE_TRANSIENT);
-		sqlite3_bind_double(st, 9, u512_to_double(&d));
-	}
-	if (proven != -1)
-		sqlite3_bind_int64(st, 10, proven);
-	if (store_run(st) <= 0)
+	if (state_write(ch, &b, difficulty, timestamp, endpoint_id,
+	    own ? f.need : NULL, proven, now) <= 0)
 		return 0;		/* the store is blocked */
 	/*
 	 * The children its time, difficulty or seal may judge, asked of
@@ -367,20 +403,8 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 	}
 	if (own)
 		credit(ch, &b, f.need);
-	if (proven != -1) {
-		struct sblock p;
-
-		seal_count(ch, proven, b.number, now);
-		if (proven == 0)
-			block_seal_failed(ch, &f);
-		/* Below a difficulty two endpoints said: not canonical. */
-		if (proven == 0 && b.canonical && block_get(ch, b.parent, &p) &&
-		    p.cross_read == 1) {
-			b.proven = 0;
-			choice_refuse(ch, &b, now);
-			waiting = 1;	/* its children left the chain too */
-		}
-	}
+	if (proven != -1 && state_verdict(ch, &b, &f, proven, now))
+		waiting = 1;	/* its children left the chain too */
 	if (difficulty != NULL) {
 		seal_diff_stored(ch, hash, difficulty);
 		cross_stored(ch, &b, endpoint_id);

@@ -246,74 +246,62 @@ outvoted(struct chain *ch, const struct sblock *b, int64_t liar,
 	    ea, ec, dt);
 }
 
-void
-cross_answer(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
-    const uint8_t diff[64], uint64_t now)
+/*
+ * A read again by an endpoint heard already (no other could take it):
+ * still owed, by another, where there is evidence (a seal fails it, two
+ * answers differ, its answerer was false before); a mere sample is given
+ * up.
+ */
+static void
+cross_again(struct chain *ch, const struct sblock *b,
+    const struct cross_third *p, uint64_t now)
 {
-	char		 e1[CONF_NAME_MAX + 16], e2[CONF_NAME_MAX + 16];
-	char		 d1[U512_DEC_LEN], d2[U512_DEC_LEN], why[160];
-	unsigned	 meet1, fail1, meet2, fail2;
-	struct cross_third *p = third_find(ch, b->hash), second;
+	unsigned	meet, fail;
 
-	if (endpoint_id <= 0 || endpoint_id == b->state_ep ||
-	    (p != NULL && endpoint_id == p->endpoint_id)) {
-		/*
-		 * An endpoint heard already (no other could take it): still
-		 * owed, by another, where there is evidence (a seal fails
-		 * it, two answers differ, its answerer was false before);
-		 * a mere sample is given up.
-		 */
-		if (b->cross_read != 0)
-			return;		/* a read again, nothing owed */
-		seal_children_meet(ch, b->hash, b->number, b->diff, &meet1,
-		    &fail1);
-		if (fail1 == 0 && p == NULL && !found_false(ch, b->state_ep)) {
-			store_run(store_bind(&s_agreed, "nib", ch->id,
-			    b->hash));
-			return;
-		}
-		snprintf(why, sizeof(why), "its difficulty is disputed");
-		queue_dispute(ch->id, b->number, b->number,
-		    p != NULL ? p->endpoint_id : b->state_ep,
-		    now + ch->block_time, why);
+	if (b->cross_read != 0)
+		return;		/* a read again, nothing owed */
+	seal_children_meet(ch, b->hash, b->number, b->diff, &meet, &fail);
+	if (fail == 0 && p == NULL && !found_false(ch, b->state_ep)) {
+		store_run(store_bind(&s_agreed, "nib", ch->id, b->hash));
 		return;
 	}
+	queue_dispute(ch->id, b->number, b->number,
+	    p != NULL ? p->endpoint_id : b->state_ep, now + ch->block_time,
+	    "its difficulty is disputed");
+}
+
+/* A second answer like the first: two agree; a third answer outvoted. */
+static void
+cross_agree(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
+    const uint8_t diff[64], const struct cross_third *p, const char *e1,
+    const char *e2, uint64_t now)
+{
+	store_run(store_bind(&s_agreed, "iib", (int64_t)1, ch->id, b->hash));
+	log_debug("chain %s: difficulty at #%lld: %s answers it as %s did",
+	    ch->name, (long long)b->number, e2, e1);
 	if (p != NULL) {
-		second = *p;
-		third_drop(ch, p);
-		p = &second;
+		outvoted(ch, b, p->endpoint_id, p->diff, b->state_ep,
+		    endpoint_id, diff);
+		suspect(ch, p->endpoint_id, b->number);
 	}
-	block_ep_name(b->state_ep, e1);
-	block_ep_name(endpoint_id, e2);
-	if (memcmp(diff, b->diff, 64) == 0) {
-		store_run(store_bind(&s_agreed, "iib", (int64_t)1, ch->id,
-		    b->hash));
-		log_debug("chain %s: difficulty at #%lld: %s answers it as %s "
-		    "did", ch->name, (long long)b->number, e2, e1);
-		if (p != NULL) {
-			outvoted(ch, b, p->endpoint_id, p->diff, b->state_ep,
-			    endpoint_id, diff);
-			suspect(ch, p->endpoint_id, b->number);
-		}
-		/* The children that fail it are judged now, and refused. */
-		seal_children_failing(ch, b->hash, b->number, b->diff,
-		    judge_child);
-		refuse_child(ch, b, now);
-		return;
-	}
-	if (p != NULL && memcmp(diff, p->diff, 64) == 0) {
-		if (b->state_ep > 0) {
-			outvoted(ch, b, b->state_ep, b->diff, p->endpoint_id,
-			    endpoint_id, diff);
-			suspect(ch, b->state_ep, b->number);
-		}
-		replace(ch, b, endpoint_id, diff, now);
-		return;
-	}
+	/* The children that fail it are judged now, and refused. */
+	seal_children_failing(ch, b->hash, b->number, b->diff, judge_child);
+	refuse_child(ch, b, now);
+}
+
+/*
+ * Two answers differ: the one the children's seals meet where the
+ * other's fail is true.  1 if the seals told.
+ */
+static int
+seals_decide(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
+    const uint8_t diff[64], const char *e1, const char *e2, const char *d1,
+    const char *d2, uint64_t now)
+{
+	unsigned	meet1, fail1, meet2, fail2;
+
 	seal_children_meet(ch, b->hash, b->number, b->diff, &meet1, &fail1);
 	seal_children_meet(ch, b->hash, b->number, diff, &meet2, &fail2);
-	dec(b->diff, d1);
-	dec(diff, d2);
 	if (fail1 > 0 && fail2 == 0 && meet2 > 0) {
 		log_warnx("chain %s: difficulty at #%lld: %s answered %s, %s "
 		    "answers %s; the seals of its children meet %s's only: "
@@ -327,7 +315,7 @@ cross_answer(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
 			suspect(ch, b->state_ep, b->number);
 		}
 		replace(ch, b, endpoint_id, diff, now);
-		return;
+		return 1;
 	}
 	if (fail2 > 0 && fail1 == 0 && meet1 > 0) {
 		block_verdict(ch, endpoint_id, CV_CONTRADICTED, "difficulty at "
@@ -340,9 +328,27 @@ cross_answer(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
 		suspect(ch, endpoint_id, b->number);
 		store_run(store_bind(&s_agreed, "iib", (int64_t)1, ch->id,
 		    b->hash));
-		return;
+		return 1;
 	}
-	/* No seal tells: an answerer found false before is not believed. */
+	return 0;
+}
+
+/*
+ * Two answers differ and no seal tells: an answerer found false before
+ * is not believed; else a third endpoint's answer decides, when there is
+ * one; else the first stays and nobody is judged.
+ */
+static void
+cross_differ(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
+    const uint8_t diff[64], const struct cross_third *p, const char *e1,
+    const char *e2, uint64_t now)
+{
+	char	d1[U512_DEC_LEN], d2[U512_DEC_LEN], why[160];
+
+	dec(b->diff, d1);
+	dec(diff, d2);
+	if (seals_decide(ch, b, endpoint_id, diff, e1, e2, d1, d2, now))
+		return;
 	if (found_false(ch, b->state_ep) && !found_false(ch, endpoint_id)) {
 		log_warnx("chain %s: difficulty at #%lld: %s answered %s, %s "
 		    "answers %s; %s answered a false difficulty before: %s's "
@@ -360,7 +366,6 @@ cross_answer(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
 		    b->hash));
 		return;
 	}
-	/* A third endpoint's answer decides, when there is one. */
 	if (p == NULL && ch->n_endpoints >= 3) {
 		log_warnx("chain %s: difficulty at #%lld: %s answered %s, %s "
 		    "answers %s, and the seals of its children tell neither "
@@ -378,6 +383,39 @@ cross_answer(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
 	    "%s, and nothing tells which is true: the first stays, nobody is "
 	    "judged", ch->name, (long long)b->number, e1, d1, e2, d2);
 	store_run(store_bind(&s_agreed, "nib", ch->id, b->hash));
+}
+
+void
+cross_answer(struct chain *ch, const struct sblock *b, int64_t endpoint_id,
+    const uint8_t diff[64], uint64_t now)
+{
+	char		 e1[CONF_NAME_MAX + 16], e2[CONF_NAME_MAX + 16];
+	struct cross_third *p = third_find(ch, b->hash), second;
+
+	if (endpoint_id <= 0 || endpoint_id == b->state_ep ||
+	    (p != NULL && endpoint_id == p->endpoint_id)) {
+		cross_again(ch, b, p, now);
+		return;
+	}
+	if (p != NULL) {
+		second = *p;
+		third_drop(ch, p);
+		p = &second;
+	}
+	block_ep_name(b->state_ep, e1);
+	block_ep_name(endpoint_id, e2);
+	if (memcmp(diff, b->diff, 64) == 0)
+		cross_agree(ch, b, endpoint_id, diff, p, e1, e2, now);
+	else if (p != NULL && memcmp(diff, p->diff, 64) == 0) {
+		/* The third agrees with the second: the first is outvoted. */
+		if (b->state_ep > 0) {
+			outvoted(ch, b, b->state_ep, b->diff, p->endpoint_id,
+			    endpoint_id, diff);
+			suspect(ch, b->state_ep, b->number);
+		}
+		replace(ch, b, endpoint_id, diff, now);
+	} else
+		cross_differ(ch, b, endpoint_id, diff, p, e1, e2, now);
 }
 
 void
