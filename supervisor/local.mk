@@ -9,7 +9,8 @@
 # against the rule),
 # claim, choice (fork choice), final, block and window --; child, endpoint, forks, queue and standing; the pure machines
 # and checks (route, lease, breaker, fsm, answer, overdue, fork), the control
-# request's parse (ctlreq), chan and backlog; the store.
+# request's parse (ctlreq), chan and backlog; the store; its checkpoints
+# (wal).
 sbin_PROGRAMS += supervisor/chainwatchd
 supervisor_chainwatchd_SOURCES = \
 	supervisor/chainwatchd.c supervisor/chainwatchd.h \
@@ -57,8 +58,9 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/sup_subs.c supervisor/sup_subs.h \
 	supervisor/sup_primary.c supervisor/sup_primary.h \
 	supervisor/sup_store.c supervisor/sup_store.h \
+	supervisor/sup_wal.c supervisor/sup_wal.h \
 	src/u512_sql.c src/u512_sql.h
-# -pthread: the store's checkpoint thread (sup_store.c).
+# -pthread: the store's checkpoint thread (sup_wal.c).
 supervisor_chainwatchd_CFLAGS = $(AM_CFLAGS) $(MSGPACK_CFLAGS) \
 	$(SQLITE_CFLAGS) $(INIH_CFLAGS) $(JANSSON_CFLAGS) -pthread
 supervisor_chainwatchd_LDFLAGS = -pthread

@@ -51,6 +51,7 @@ ORDER = [
      "sup_overdue.c", "sup_reload_result.c", "sup_route.c", "sup_stats.c",
      "sup_subs.c"],
     ["sup_store.c"],
+    ["sup_wal.c"],
 ]
 
 
