@@ -220,6 +220,13 @@ sup_chain_fetched(struct chain *ch, int64_t endpoint_id,
 	claims_sweep(ch, now);
 }
 
+void
+sup_chains_usable_reset(void)
+{
+	for (size_t i = 0; i < n_chains; i++)
+		chains[i]->usable = 0;
+}
+
 /* Every tick of the scheduler: bounded work per chain. */
 void
 sup_chains_tick(uint64_t now)
@@ -352,7 +359,7 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 {
 	struct sblock	 b;
 	struct seal_fail f;
-	int		 own = 0, proven = -1, waiting = 1;
+	int		 own = 0, proven = -1, waiting = 1, crossed = 0;
 
 	if (!block_get(ch, hash, &b))
 		return 0;
@@ -373,8 +380,10 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 		/* Known already: counted already; a second read, or owed. */
 		if (ch->format == FORMAT_QUANTUS && (b.cross_read == 0 ||
 		    (b.cross_read == -1 && endpoint_id > 0 &&
-		    endpoint_id != b.state_ep)))
+		    endpoint_id != b.state_ep))) {
 			cross_answer(ch, &b, endpoint_id, difficulty, now);
+			crossed = 1;
+		}
 		difficulty = NULL;
 	}
 	/*
@@ -412,8 +421,10 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 			seal_parent(ch, hash, b.number, difficulty, now,
 			    block_seal_failed, credit_child);
 	}
-	/* The branch waiting for its work may be decided now. */
-	if (difficulty != NULL && ch->have_cand && b.number >= ch->cand_from) {
+	/* The branch waiting for its work, or a second read of it, may be
+	 * decided now. */
+	if ((difficulty != NULL || crossed) && ch->have_cand &&
+	    b.number >= ch->cand_from) {
 		struct sblock tip;
 
 		if (block_get(ch, ch->cand_tip, &tip) && !tip.canonical)

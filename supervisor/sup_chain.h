@@ -109,6 +109,9 @@ struct chain {
 	struct queue_owed	 owed;		/* sup_queue.c's */
 	struct hedging		 hedging;	/* sup_route.c's */
 	uint64_t		 blocks_ingested;	/* for monitoring */
+	/* Its endpoints usable now and not failing: the scheduler counts
+	 * them each tick (sup_chains_usable). */
+	unsigned		 usable;
 	uint64_t		 seals_failed;		/* since start */
 	struct seal_watch	 seals;			/* sup_seal.c's */
 	/* Endpoints found answering a false difficulty, since start, the
@@ -175,6 +178,8 @@ void		 sup_chain_runtime(struct chain *, const char *spec_name,
 int		 sup_chain_genesis(struct chain *, const uint8_t genesis[32]);
 int		 sup_chain_canonical(struct chain *, const uint8_t hash[32]);
 void		 sup_chains_tick(uint64_t now);
+/* Every chain's usable count set to 0, before the scheduler counts. */
+void		 sup_chains_usable_reset(void);
 int		 sup_chains_verdict(struct chain_verdict *);
 
 struct json_t;

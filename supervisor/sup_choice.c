@@ -238,6 +238,12 @@ facts(struct chain *ch, const struct sblock *tip, uint64_t now,
 	    fork_failed(&v, tip, f->ancestor)))
 		return;
 	f->better = fork_better(&v, &c, tip, f->ancestor, &f->unknown);
+	/*
+	 * A switch that would rest on a work one endpoint said, while
+	 * another can say it too.
+	 */
+	f->unread = f->better && !f->unknown && ch->usable >= 2 &&
+	    fork_unread(&v, &c, tip, f->ancestor);
 	f->is_cand = ch->have_cand && memcmp(ch->cand_tip, tip->hash, 32) == 0;
 	f->cand_over = f->is_cand && (ch->cand_over ||
 	    now >= ch->cand_since + choice_work_wait(ch));
@@ -247,14 +253,53 @@ facts(struct chain *ch, const struct sblock *tip, uint64_t now,
 	    CHAIN_FINALITY);
 }
 
-/* The difficulties of both sides above the ancestor are asked for. */
+static struct store_stmt s_owed = { "UPDATE blocks SET cross_read = 0 "
+    "WHERE chain_id = ? AND hash = ? AND cross_read IS NULL", NULL, NULL };
+
+/* A second read of b's difficulty, by another than its answerer. */
 static void
-ask_work(struct chain *ch, const struct sblock *tip, int64_t ancestor)
+ask_again(struct chain *ch, const struct sblock *b, uint64_t now)
+{
+	if (b->cross_read == 1 || !b->has_diff)
+		return;
+	store_run(store_bind(&s_owed, "ib", ch->id, b->hash));
+	queue_dispute(ch->id, b->number, b->number, b->state_ep, now,
+	    "it decides a fork choice");
+}
+
+/*
+ * The difficulties that decide between tip's branch and the canonical
+ * one (fork_unread's) and that one endpoint answered, asked of another.
+ */
+static void
+ask_cross(struct chain *ch, const struct sblock *tip, int64_t ancestor,
+    uint64_t now)
+{
+	struct sblock	cur = *tip, b;
+
+	while (cur.number > ancestor + 1 && block_get(ch, cur.parent, &b)) {
+		ask_again(ch, &b, now);
+		cur = b;
+	}
+	for (int64_t n = ancestor + 1; n < ch->best_number; n++)
+		if (block_at(ch, n, &b))
+			ask_again(ch, &b, now);
+}
+
+/*
+ * The difficulties of both sides above the ancestor are asked for, and
+ * with unread those that decide asked of a second endpoint.
+ */
+static void
+ask_work(struct chain *ch, const struct sblock *tip, int64_t ancestor,
+    int unread, uint64_t now)
 {
 	int64_t	top = tip->number > ch->best_number ? tip->number :
 		    ch->best_number;
 
 	queue_state(ch->id, ancestor + 1, top);
+	if (unread)
+		ask_cross(ch, tip, ancestor, now);
 }
 
 /*
@@ -279,6 +324,9 @@ choice_adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id,
 	facts(ch, tip, now, &f, missing, &missing_number);
 	switch (fork_step(&f)) {
 	case FA_NOTHING:
+		/* The branch waiting: its work came, one endpoint's word. */
+		if (f.is_cand && f.unread && !f.cand_over)
+			ask_cross(ch, tip, f.ancestor, now);
 		return;
 	case FA_WAIT_PARENT:
 		if (!ch->have_pending ||
@@ -305,7 +353,7 @@ choice_adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id,
 	case FA_ASK_WORK:
 		/* That one is decided first (its reads are out), this one
 		 * when it comes again. */
-		ask_work(ch, tip, f.ancestor);
+		ask_work(ch, tip, f.ancestor, f.unread, now);
 		return;
 	case FA_WAIT_WORK:
 		ch->have_cand = 1;
@@ -315,10 +363,12 @@ choice_adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id,
 		memcpy(ch->cand_tip, tip->hash, 32);
 		ch->cand_from = f.ancestor + 1;
 		ch->cand_since = now;
-		ask_work(ch, tip, f.ancestor);
-		log_debug("chain %s: branch of #%lld forks at #%lld; its work "
-		    "is not known yet: difficulties asked for", ch->name,
-		    (long long)tip->number, (long long)f.ancestor);
+		ask_work(ch, tip, f.ancestor, f.unread, now);
+		log_debug("chain %s: branch of #%lld forks at #%lld; %s",
+		    ch->name, (long long)tip->number, (long long)f.ancestor,
+		    f.unknown ? "its work is not known yet: difficulties "
+		    "asked for" : "difficulties that decide it are one "
+		    "endpoint's word: asked of another");
 		return;
 	case FA_DROP_CAND:
 	case FA_SWITCH_CAND:
@@ -330,6 +380,13 @@ choice_adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id,
 			    (unsigned long long)choice_work_wait(ch),
 			    f.better ? "the longer one wins" :
 			    "the canonical one stays");
+		else if (f.unread)
+			log_info("chain %s: difficulties deciding the branch "
+			    "of #%lld not read by a second endpoint after %llu "
+			    "ms; one endpoint's word decides: %s", ch->name,
+			    (long long)tip->number,
+			    (unsigned long long)choice_work_wait(ch),
+			    f.better ? "it wins" : "the canonical one stays");
 		if (!f.better)
 			return;
 		switch_to(ch, tip, endpoint_id, now);

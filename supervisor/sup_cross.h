@@ -22,8 +22,9 @@
  * other difficulties are all read again.  The first two columns are
  * block_seal_failed's (sup_block.c), below this; besides failing seals,
  * a block drawn at random is read again (cross_sample: one of every live
- * state answer, of some backfill ones), and any second endpoint's answer
- * counts as a read.
+ * state answer, of some backfill ones), so is every difficulty that
+ * decides a branch switch (sup_choice.c's ask_cross, while the switch
+ * waits), and any second endpoint's answer counts as a read.
  */
 #ifndef CW_SUP_CROSS_H
 #define CW_SUP_CROSS_H

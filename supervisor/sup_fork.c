@@ -82,15 +82,22 @@ proven_work(const struct sblock *b, struct u512 *w)
  * longer).  Substrate: longer.  Ties keep the first seen, the canonical
  * one.
  */
+/* Are tip's branch and the canonical one compared by their work? */
+static int
+by_work(const struct fork_chain *c, const struct sblock *tip,
+    int64_t ancestor)
+{
+	return c->quantus && tip->number - ancestor <= 2 * c->finality &&
+	    c->best_number - ancestor <= 2 * c->finality;
+}
+
 int
 fork_better(const struct fork_view *v, const struct fork_chain *c,
     const struct sblock *tip, int64_t ancestor, int *unknown)
 {
 	struct u512	wn, wo, d;
 	struct sblock	cur = *tip, b;
-	int		known = c->quantus &&
-			    tip->number - ancestor <= 2 * c->finality &&
-			    c->best_number - ancestor <= 2 * c->finality;
+	int		known = by_work(c, tip, ancestor);
 	int		cmp;
 
 	*unknown = 0;
@@ -127,6 +134,34 @@ fork_better(const struct fork_view *v, const struct fork_chain *c,
 	}
 	cmp = u512_cmp(&wn, &wo);
 	return cmp > 0 || (cmp == 0 && tip->number > c->best_number);
+}
+
+/*
+ * Does a work fork_better compares rest on one endpoint's word: the
+ * difficulty at a block above the ancestor and below either tip (the
+ * work of its child) that no second endpoint read (its cross_read is not
+ * 1, sup_cross.h)?  0 where the works are not compared, or where a block
+ * is missing (fork_better finds their work unknown).
+ */
+int
+fork_unread(const struct fork_view *v, const struct fork_chain *c,
+    const struct sblock *tip, int64_t ancestor)
+{
+	struct sblock	cur = *tip, b;
+
+	if (ancestor >= c->best_number || !by_work(c, tip, ancestor))
+		return 0;
+	while (cur.number > ancestor + 1) {
+		if (!v->by_hash(v->ctx, cur.parent, &b))
+			return 0;
+		if (b.cross_read != 1)
+			return 1;
+		cur = b;
+	}
+	for (int64_t n = ancestor + 1; n < c->best_number; n++)
+		if (v->canonical_at(v->ctx, n, &b) && b.cross_read != 1)
+			return 1;
+	return 0;
 }
 
 /*
@@ -188,9 +223,9 @@ fork_step(const struct fork_facts *f)
 		return FA_NOTHING;
 	if (f->final_number >= 0 && f->ancestor < f->final_number)
 		return ahead ? FA_CONTRADICT : FA_NOTHING;
-	if (f->unknown && f->is_cand && !f->cand_over)
+	if ((f->unknown || f->unread) && f->is_cand && !f->cand_over)
 		return FA_NOTHING;
-	if (f->unknown && !f->is_cand)
+	if ((f->unknown || f->unread) && !f->is_cand)
 		return f->under_cand ? FA_ASK_WORK : FA_WAIT_WORK;
 	if (f->is_cand)
 		return f->better ? FA_SWITCH_CAND : FA_DROP_CAND;

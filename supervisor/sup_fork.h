@@ -15,15 +15,19 @@
  *   a seal of the branch has the wrong shape         FA_NOTHING
  *   forks below finality, not ahead                  FA_NOTHING
  *   forks below finality, ahead                      FA_CONTRADICT
- *   work unknown, tip is cand, not over              FA_NOTHING
- *   work unknown, tip is not cand, descends from it  FA_ASK_WORK
- *   work unknown, tip is not cand                    FA_WAIT_WORK
+ *   work unknown or unread, tip is cand, not over    FA_NOTHING
+ *   work unknown or unread, tip is not cand,
+ *     descends from it                               FA_ASK_WORK
+ *   work unknown or unread, tip is not cand          FA_WAIT_WORK
  *   tip is cand, better                              FA_SWITCH_CAND
  *   tip is cand, not better                          FA_DROP_CAND
  *   better                                           FA_SWITCH
  *   not better                                       FA_NOTHING
  *
  * "better" with the work unknown (cand over) is the longer branch.
+ * "unread": the tip is better by a work that is one endpoint's word
+ * (fork_unread) and a second endpoint can be asked; the wait asks it,
+ * and when it is over the works as read decide.
  */
 #ifndef CW_SUP_FORK_H
 #define CW_SUP_FORK_H
@@ -54,6 +58,8 @@ int	fork_walk(const struct fork_view *, const struct fork_chain *,
 	    int64_t *missing_number);
 int	fork_better(const struct fork_view *, const struct fork_chain *,
 	    const struct sblock *tip, int64_t ancestor, int *unknown);
+int	fork_unread(const struct fork_view *, const struct fork_chain *,
+	    const struct sblock *tip, int64_t ancestor);
 int	fork_failed(const struct fork_view *, const struct sblock *tip,
 	    int64_t ancestor);
 int	fork_descends(const struct fork_view *, const struct sblock *tip,
@@ -71,6 +77,8 @@ struct fork_facts {
 	int64_t		ancestor;
 	int64_t		final_number;	/* -1: none */
 	int		unknown;	/* the work of a side is not known */
+	int		unread;		/* one is one endpoint's word, and a
+					 * second endpoint can be asked */
 	int		better;		/* fork_better */
 	int		is_cand;	/* the tip is the branch waiting */
 	int		cand_over;	/* its wait is over */

@@ -390,12 +390,31 @@ schedule(void)
 }
 
 /*
+ * Each chain's endpoints usable now and not failing: a branch switch
+ * waits for a second endpoint's reads only while there is one.
+ */
+static void
+count_usable(void)
+{
+	struct chain	*ch;
+
+	sup_chains_usable_reset();
+	for (struct worker *w = sup_workers; w != NULL; w = w->next)
+		if (w->proc.fsm.state == CS_RUNNING && health_usable(w->ep) &&
+		    !breaker_failing(&w->ep->brk) &&
+		    (ch = sup_chain_find(w->ep->chain)) != NULL)
+			ch->usable++;
+}
+
+/*
  * The scheduler's part of the daemon's turn (chainwatchd.c's main_turn
- * says the order): expired leases back, hedges, new work leased.
+ * says the order): endpoints counted, expired leases back, hedges, new
+ * work leased.
  */
 void
 tick_work(void)
 {
+	count_usable();
 	expire();
 	hedge();
 	schedule();

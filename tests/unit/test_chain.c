@@ -193,6 +193,9 @@ setup(void **state)
 	    "endpoint = y3 http://127.0.0.1:3 ws://127.0.0.1:3\n"
 	    "[chain doubt]\nblock_time = 1s\n"
 	    "endpoint = de http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "[chain decide]\nblock_time = 1s\n"
+	    "endpoint = z1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
+	    "endpoint = z2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
 	    "[chain pair]\nblock_time = 1s\nbackfill_from = 450\n"
 	    "endpoint = p1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
 	    "endpoint = p2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
@@ -1657,6 +1660,126 @@ test_cross(void **state)
 	drain();
 }
 
+/* Column col of c's block #n of branch br, -1 for NULL. */
+static int64_t
+bcol(const struct chain *c, const char *col, int br, int64_t n)
+{
+	return qf("SELECT coalesce(%s, -1) FROM blocks WHERE chain_id = %lld"
+	    " AND number = %lld AND substr(hash, 1, 1) = x'%02x'", col,
+	    (long long)c->id, (long long)n, br);
+}
+
+/* Is c's best block #n of branch br? */
+static int
+best_is(const struct chain *c, int br, int64_t n)
+{
+	uint8_t	h[32];
+
+	mkhash(h, br, n);
+	return c->best_number == n && memcmp(c->best_hash, h, 32) == 0;
+}
+
+/*
+ * A fork choice weighs difficulties one endpoint answered: the heavier
+ * branch waits while another endpoint reads those that decide it (both
+ * sides above the ancestor, below the tips), and switches once they
+ * agree; when nobody reads them within the wait, it switches on one
+ * endpoint's word.
+ */
+static void
+test_choice_unread(void **state)
+{
+	struct chain	*c = sup_chain_find("decide");
+
+	(void)state;
+	assert_non_null(c);
+	c->usable = 2;		/* as the scheduler counts them */
+	store_run(store_bind(&s_ep_add, "iit", (int64_t)195, c->id, "z1"));
+	store_run(store_bind(&s_ep_add, "iit", (int64_t)196, c->id, "z2"));
+	drain();
+	seal_ep = 196;
+	hpow(c, 1, 0, 0, 0);
+	seal_ep = 195;
+	hpow(c, 1, 0, 0, 0);
+	for (int64_t n = 1; n <= 4; n++)
+		hpow(c, 1, n, 1, 100);
+	for (int64_t n = 0; n <= 4; n++)
+		xstate(c, 195, 1, n, 10);
+	assert_true(best_is(c, 1, 4));
+	/*
+	 * Branch 2 forks at #1: #2'..#6'.  Its state read by z1 up to #4',
+	 * then #6' comes, and the work of its branch once #5' is read: heavier.
+	 */
+	for (int64_t n = 2; n <= 5; n++)
+		hpow(c, 2, n, n == 2 ? 1 : 2, 100);
+	for (int64_t n = 2; n <= 4; n++)
+		xstate(c, 195, 2, n, 10);
+	hpow(c, 2, 6, 2, 100);
+	xstate(c, 195, 2, 5, 10);
+	assert_true(best_is(c, 1, 4));
+	/* The deciding ones are asked of z2: #2'..#5' and #2..#3 (one item
+	 * a number, read on both branches). */
+	for (int64_t n = 2; n <= 5; n++) {
+		assert_int_equal(bcol(c, "cross_read", 2, n), 0);
+		assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id ="
+		    " %lld AND range_from = %lld AND last_outcome = 'disputed'"
+		    " AND last_endpoint_id = 195 AND last_error = 'it decides a"
+		    " fork choice'", (long long)c->id, (long long)n), 1);
+	}
+	assert_int_equal(bcol(c, "cross_read", 1, 2), 0);
+	assert_int_equal(bcol(c, "cross_read", 1, 3), 0);
+	assert_int_equal(bcol(c, "cross_read", 1, 4), -1);	/* the tip's */
+	assert_int_equal(bcol(c, "cross_read", 1, 1), -1);	/* ancestor's */
+	assert_int_equal(bcol(c, "cross_read", 2, 6), -1);	/* the tip's */
+	/* z2 agrees, one by one: the switch comes with the last. */
+	xstate(c, 196, 1, 2, 10);
+	xstate(c, 196, 1, 3, 10);
+	for (int64_t n = 2; n <= 4; n++)
+		xstate(c, 196, 2, n, 10);
+	assert_true(best_is(c, 1, 4));
+	xstate(c, 196, 2, 5, 10);
+	assert_true(best_is(c, 2, 6));
+	assert_int_equal(bcol(c, "cross_read", 2, 5), 1);
+
+	/*
+	 * Branch 3 forks at #4': #5''..#8'', z1's word alone, read by no
+	 * second endpoint: the wait (two block times) over, it decides.
+	 */
+	hpow(c, 3, 5, 2, 100);
+	for (int64_t n = 6; n <= 7; n++)
+		hpow(c, 3, n, 3, 100);
+	for (int64_t n = 5; n <= 6; n++)
+		xstate(c, 195, 3, n, 10);
+	xstate(c, 195, 2, 6, 10);
+	hpow(c, 3, 8, 3, 100);
+	xstate(c, 195, 3, 7, 10);
+	assert_true(best_is(c, 2, 6));
+	assert_int_equal(bcol(c, "cross_read", 3, 7), 0);
+	clk += 1999;
+	sup_chains_tick(clk);
+	assert_true(best_is(c, 2, 6));
+	clk += 2;
+	sup_chains_tick(clk);
+	assert_true(best_is(c, 3, 8));
+	/*
+	 * With z2 not usable, nobody else can read them: branch 4, forking
+	 * at #6'', switches on z1's word at once.
+	 */
+	c->usable = 1;
+	hpow(c, 4, 7, 3, 100);
+	for (int64_t n = 8; n <= 9; n++)
+		hpow(c, 4, n, 4, 100);
+	for (int64_t n = 7; n <= 8; n++)
+		xstate(c, 195, 4, n, 10);
+	xstate(c, 195, 3, 8, 10);
+	hpow(c, 4, 10, 4, 100);
+	xstate(c, 195, 4, 9, 10);
+	assert_true(best_is(c, 4, 10));
+	assert_int_equal(bcol(c, "cross_read", 4, 9), -1);
+	seal_ep = 1;
+	drain();
+}
+
 /* Column col of c's block #n (one block at that height), -1 for NULL. */
 static int64_t
 ncol(const struct chain *c, const char *col, int64_t n)
@@ -1974,6 +2097,7 @@ main(void)
 		cmocka_unit_test(test_seal_doubt),
 		cmocka_unit_test(test_cross),
 		cmocka_unit_test(test_cross_third),
+		cmocka_unit_test(test_choice_unread),
 		cmocka_unit_test(test_time),
 		cmocka_unit_test(test_retarget),
 		cmocka_unit_test(test_reload),

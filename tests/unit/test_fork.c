@@ -85,6 +85,24 @@ test_step_rows(void **state)
 	assert_int_equal(fork_step(&f), FA_WAIT_WORK);
 	f = base(); f.unknown = 1; f.better = 0;
 	assert_int_equal(fork_step(&f), FA_WAIT_WORK);
+	/* a work unread: the same three rows */
+	f = base(); f.unread = 1; f.is_cand = 1;
+	assert_int_equal(fork_step(&f), FA_NOTHING);
+	f = base(); f.unread = 1; f.under_cand = 1;
+	assert_int_equal(fork_step(&f), FA_ASK_WORK);
+	f = base(); f.unread = 1;
+	assert_int_equal(fork_step(&f), FA_WAIT_WORK);
+	f = base(); f.unread = 1; f.better = 0;
+	assert_int_equal(fork_step(&f), FA_WAIT_WORK);
+	/* the cand, its wait over, works read by one endpoint: as read */
+	f = base(); f.unread = 1; f.is_cand = 1; f.cand_over = 1;
+	assert_int_equal(fork_step(&f), FA_SWITCH_CAND);
+	f = base(); f.unread = 1; f.is_cand = 1; f.cand_over = 1;
+	f.better = 0;
+	assert_int_equal(fork_step(&f), FA_DROP_CAND);
+	/* below finality, or a seal's shape, first, unread or not */
+	f = base(); f.unread = 1; f.failed = 1;
+	assert_int_equal(fork_step(&f), FA_NOTHING);
 	/* the cand, its wait over, work still unknown: the longer wins */
 	f = base(); f.unknown = 1; f.is_cand = 1; f.cand_over = 1;
 	assert_int_equal(fork_step(&f), FA_SWITCH_CAND);
@@ -404,6 +422,54 @@ test_better(void **state)
 	assert_int_equal(unknown, 0);
 }
 
+/*
+ * The works fork_better compares rest on the difficulties at B8..B10
+ * (B9..B11's) and A8..A9 (A9..A10's): any of them read by one endpoint
+ * only (cross_read -1) or owed a second read (0) is unread; the
+ * ancestor's, the tips' and those below are not compared.
+ */
+static void
+test_unread(void **state)
+{
+	static const struct { int br; int64_t n; int unread; } at[] = {
+		{ 'B', 8, 1 }, { 'B', 9, 1 }, { 'B', 10, 1 }, { 'A', 8, 1 },
+		{ 'A', 9, 1 }, { 'A', 7, 0 }, { 'A', 10, 0 }, { 'B', 11, 0 },
+		{ 'A', 5, 0 },
+	};
+	struct fork_chain	c = chain(1, -1);
+
+	(void)state;
+	build(10);
+	for (size_t i = 0; i < nblocks; i++)
+		blocks[i].cross_read = 1;
+	assert_int_equal(fork_unread(&view, &c, find('B', 11), 7), 0);
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+		for (int cr = -1; cr <= 0; cr++) {
+			find(at[i].br, at[i].n)->cross_read = cr;
+			if (fork_unread(&view, &c, find('B', 11), 7) !=
+			    at[i].unread)
+				fail_msg("%c%lld at %d: unread %d", at[i].br,
+				    (long long)at[i].n, cr, !at[i].unread);
+			find(at[i].br, at[i].n)->cross_read = 1;
+		}
+	find('A', 9)->cross_read = -1;
+	assert_int_equal(fork_unread(&view, &c, find('B', 11), 7), 1);
+	/* Not where no work is compared: Substrate, deeper than twice the
+	 * finality, a tip that extends the best. */
+	c.quantus = 0;
+	assert_int_equal(fork_unread(&view, &c, find('B', 11), 7), 0);
+	c = chain(1, -1);
+	c.finality = 1;
+	assert_int_equal(fork_unread(&view, &c, find('B', 11), 7), 0);
+	c = chain(1, -1);
+	assert_int_equal(fork_unread(&view, &c, find('B', 11), 10), 0);
+	/* A block of the branch missing: its work is unknown instead. */
+	drop('B', 9);
+	find('A', 9)->cross_read = 1;
+	find('B', 10)->cross_read = 1;
+	assert_int_equal(fork_unread(&view, &c, find('B', 11), 7), 0);
+}
+
 static void
 test_descends(void **state)
 {
@@ -434,6 +500,7 @@ main(void)
 		cmocka_unit_test(test_walk),
 		cmocka_unit_test(test_failed),
 		cmocka_unit_test(test_better),
+		cmocka_unit_test(test_unread),
 		cmocka_unit_test(test_descends),
 	};
 
