@@ -149,6 +149,8 @@ struct chain {
 	int64_t			 cand_from;
 	uint64_t		 cand_since;	/* wall ms */
 	int			 cand_over;	/* waited: the longer wins */
+	int			 cand_asked;	/* its deciding difficulties
+						 * asked of a second endpoint */
 	int64_t			 cand_ep;	/* the endpoint that brought it */
 	struct chain_verdict	 verdicts[CHAIN_VERDICTS_MAX];
 	size_t			 n_verdicts;

@@ -325,8 +325,10 @@ choice_adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id,
 	switch (fork_step(&f)) {
 	case FA_NOTHING:
 		/* The branch waiting: its work came, one endpoint's word. */
-		if (f.is_cand && f.unread && !f.cand_over)
+		if (f.is_cand && f.unread && !f.cand_over && !ch->cand_asked) {
 			ask_cross(ch, tip, f.ancestor, now);
+			ch->cand_asked = 1;
+		}
 		return;
 	case FA_WAIT_PARENT:
 		if (!ch->have_pending ||
@@ -363,6 +365,7 @@ choice_adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id,
 		memcpy(ch->cand_tip, tip->hash, 32);
 		ch->cand_from = f.ancestor + 1;
 		ch->cand_since = now;
+		ch->cand_asked = f.unread;
 		ask_work(ch, tip, f.ancestor, f.unread, now);
 		log_debug("chain %s: branch of #%lld forks at #%lld; %s",
 		    ch->name, (long long)tip->number, (long long)f.ancestor,
