@@ -360,27 +360,23 @@ main_turn(struct ev_loop *loop, ev_timer *t, int revents)
 	store_maybe_flush();
 }
 
-int
-main(int argc, char *argv[])
+/* The command line: -d, -f file, -n, -v; usage() on anything else. */
+static void
+options(int argc, char *argv[], const char **path, int *foreground,
+    int *check)
 {
-	const char	*path = DEFAULT_CONF;
-	char		 abspath[PATH_MAX];
-	int		 ch, foreground = 0, check = 0;
-	ev_signal	 sig_term, sig_int, sig_hup;
-	struct conf	*conf;
-	enum log_level	 level;
-	int		 ready_fd = -1;
+	int	ch;
 
 	while ((ch = getopt(argc, argv, "df:hnv")) != -1) {
 		switch (ch) {
 		case 'd':
-			foreground = 1;
+			*foreground = 1;
 			break;
 		case 'f':
-			path = optarg;
+			*path = optarg;
 			break;
 		case 'n':
-			check = 1;
+			*check = 1;
 			break;
 		case 'v':
 			sup_verbose = 1;
@@ -391,42 +387,48 @@ main(int argc, char *argv[])
 	}
 	if (optind != argc)
 		usage();
+}
 
-	log_init(1, LOG_LEVEL_INFO, "chainwatchd");
-	log_procinit("sup");
-	conf = conf_load(path);
+/*
+ * The configuration at path, checked with its environment: NULL after
+ * its errors on stderr, *status the exit status (also for -n, which
+ * ends here).
+ */
+static struct conf *
+configuration(const char *path, int check, int *status)
+{
+	struct conf	*conf = conf_load(path);
+	char		 abspath[PATH_MAX];
+
+	*status = CW_EXIT_CONFIG;
 	if (conf->n_errors > 0) {
 		for (size_t i = 0; i < conf->n_errors; i++)
 			fprintf(stderr, "%s\n", conf->errors[i]);
 		conf_free(conf);
-		return CW_EXIT_CONFIG;
+		return NULL;
 	}
 	if (check_environment(conf) == -1) {
 		conf_free(conf);
-		return CW_EXIT_CONFIG;
+		return NULL;
 	}
 	if (check) {
 		if (sup_verbose)
 			conf_dump(conf, stdout);
 		printf("configuration OK\n");
 		conf_free(conf);
-		return CW_EXIT_OK;
+		*status = CW_EXIT_OK;
+		return NULL;
 	}
 	/* Reloads happen after chdir("/"): remember where the file is. */
 	if (path[0] != '/' && realpath(path, abspath) != NULL)
 		snprintf(conf->path, sizeof(conf->path), "%s", abspath);
-	sup_conf = conf;
-	url_secret_words(conf->daemon.secret_params);
+	return conf;
+}
 
-	level = sup_verbose ? LOG_LEVEL_DEBUG :
-	    (enum log_level)conf->daemon.log_level;
-	log_init(1, level, "chainwatchd");
-	if (!foreground)
-		ready_fd = daemonize_begin();
-	signal(SIGPIPE, SIG_IGN);
-	pidfile_write(conf->daemon.pidfile);
-	if ((sup_loop = ev_default_loop(EVFLAG_AUTO)) == NULL)
-		fatalx(CW_EXIT_SYSTEM, "libev: no default loop");
+/* The store, the chains and the control socket; exits if one fails. */
+static void
+open_all(struct conf *conf)
+{
 	store_set_group(sup_control_gid(conf));
 	if (store_open(conf->daemon.database, conf->daemon.synchronous,
 	    sup_loop) == -1) {
@@ -446,8 +448,14 @@ main(int argc, char *argv[])
 		conf_free(conf);
 		exit(CW_EXIT_SYSTEM);
 	}
-	if (!foreground)
-		daemonize_done(ready_fd, level);
+}
+
+/* The signals, the main turn, a worker per endpoint, the metrics. */
+static void
+start_all(struct conf *conf)
+{
+	static ev_signal	sig_term, sig_int, sig_hup;
+
 	ev_signal_init(&sig_term, signal_cb, SIGTERM);
 	ev_signal_init(&sig_int, signal_cb, SIGINT);
 	ev_signal_init(&sig_hup, signal_cb, SIGHUP);
@@ -464,12 +472,14 @@ main(int argc, char *argv[])
 		for (size_t j = 0; j < conf->chains[i].n_endpoints; j++)
 			sup_worker_event(sup_worker_new(conf, &conf->chains[i],
 			    &conf->chains[i].endpoints[j]), CE_START);
-
 	sup_metrics_start(conf);
+}
 
-	ev_run(sup_loop, 0);
+/* After the loop: every worker stopped; the store closed last. */
+static void
+stop_all(void)
+{
 	sup_metrics_wait();
-
 	log_info("all workers stopped; exiting");
 	sup_control_stop();
 	sched_stop();
@@ -482,5 +492,38 @@ main(int argc, char *argv[])
 	pidfile_remove();
 	conf_free(sup_conf);
 	ev_loop_destroy(sup_loop);
+}
+
+int
+main(int argc, char *argv[])
+{
+	const char	*path = DEFAULT_CONF;
+	int		 foreground = 0, check = 0, status, ready_fd = -1;
+	struct conf	*conf;
+	enum log_level	 level;
+
+	options(argc, argv, &path, &foreground, &check);
+	log_init(1, LOG_LEVEL_INFO, "chainwatchd");
+	log_procinit("sup");
+	if ((conf = configuration(path, check, &status)) == NULL)
+		return status;
+	sup_conf = conf;
+	url_secret_words(conf->daemon.secret_params);
+
+	level = sup_verbose ? LOG_LEVEL_DEBUG :
+	    (enum log_level)conf->daemon.log_level;
+	log_init(1, level, "chainwatchd");
+	if (!foreground)
+		ready_fd = daemonize_begin();
+	signal(SIGPIPE, SIG_IGN);
+	pidfile_write(conf->daemon.pidfile);
+	if ((sup_loop = ev_default_loop(EVFLAG_AUTO)) == NULL)
+		fatalx(CW_EXIT_SYSTEM, "libev: no default loop");
+	open_all(conf);
+	if (!foreground)
+		daemonize_done(ready_fd, level);
+	start_all(conf);
+	ev_run(sup_loop, 0);
+	stop_all();
 	return CW_EXIT_OK;
 }
