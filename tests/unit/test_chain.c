@@ -1535,18 +1535,28 @@ ep_prune(int64_t ep, int64_t bound, int configured)
  * meet is kept, the other answerer judged, and the work and standings
  * follow.  Two answers alike judge the seal's server.
  */
+/*
+ * Endpoints e1 and e2 of c in the store, and c's first best: #0 of
+ * branch 1, a head both agree on; heads come from e1 after it.
+ */
+static void
+two_agree(struct chain *c, int64_t e1, const char *n1, int64_t e2,
+    const char *n2)
+{
+	store_run(store_bind(&s_ep_add, "iit", e1, c->id, n1));
+	store_run(store_bind(&s_ep_add, "iit", e2, c->id, n2));
+	drain();
+	seal_ep = e2;
+	hpow(c, 1, 0, 0, 0);
+	seal_ep = e1;
+	hpow(c, 1, 0, 0, 0);
+	assert_int_equal(c->best_number, 0);
+}
+
 static void
 test_cross(void **state)
 {
-	store_run(store_bind(&s_ep_add, "iit", (int64_t)91, ccross->id, "x1"));
-	store_run(store_bind(&s_ep_add, "iit", (int64_t)92, ccross->id, "x2"));
-	drain();
-	/* The first best: a head both endpoints agree on. */
-	seal_ep = 92;
-	hpow(ccross, 1, 0, 0, 0);
-	seal_ep = 91;
-	hpow(ccross, 1, 0, 0, 0);
-	assert_int_equal(ccross->best_number, 0);
+	two_agree(ccross, 91, "x1", 92, "x2");
 	for (int64_t n = 1; n <= 5; n++)
 		hpow(ccross, 1, n, 1, 100);
 	/*
@@ -1680,6 +1690,25 @@ best_is(const struct chain *c, int br, int64_t n)
 }
 
 /*
+ * Branch br of c from parent branch pbr's #from - 1, all z1's: heads
+ * #from..#from + 2, their state but the last's and that of the best
+ * (pbr's #from + 1), then head #from + 3 and the last state: its work is
+ * known, and heavier.
+ */
+static void
+fork_by_z1(struct chain *c, int br, int64_t from, int pbr)
+{
+	hpow(c, br, from, pbr, 100);
+	for (int64_t n = from + 1; n <= from + 2; n++)
+		hpow(c, br, n, br, 100);
+	for (int64_t n = from; n <= from + 1; n++)
+		xstate(c, 195, br, n, 10);
+	xstate(c, 195, pbr, from + 1, 10);
+	hpow(c, br, from + 3, br, 100);
+	xstate(c, 195, br, from + 2, 10);
+}
+
+/*
  * A fork choice weighs difficulties one endpoint answered: the heavier
  * branch waits while another endpoint reads those that decide it (both
  * sides above the ancestor, below the tips), and switches once they
@@ -1694,13 +1723,7 @@ test_choice_unread(void **state)
 	(void)state;
 	assert_non_null(c);
 	c->usable = 2;		/* as the scheduler counts them */
-	store_run(store_bind(&s_ep_add, "iit", (int64_t)195, c->id, "z1"));
-	store_run(store_bind(&s_ep_add, "iit", (int64_t)196, c->id, "z2"));
-	drain();
-	seal_ep = 196;
-	hpow(c, 1, 0, 0, 0);
-	seal_ep = 195;
-	hpow(c, 1, 0, 0, 0);
+	two_agree(c, 195, "z1", 196, "z2");
 	for (int64_t n = 1; n <= 4; n++)
 		hpow(c, 1, n, 1, 100);
 	for (int64_t n = 0; n <= 4; n++)
@@ -1745,14 +1768,7 @@ test_choice_unread(void **state)
 	 * Branch 3 forks at #4': #5''..#8'', z1's word alone, read by no
 	 * second endpoint: the wait (two block times) over, it decides.
 	 */
-	hpow(c, 3, 5, 2, 100);
-	for (int64_t n = 6; n <= 7; n++)
-		hpow(c, 3, n, 3, 100);
-	for (int64_t n = 5; n <= 6; n++)
-		xstate(c, 195, 3, n, 10);
-	xstate(c, 195, 2, 6, 10);
-	hpow(c, 3, 8, 3, 100);
-	xstate(c, 195, 3, 7, 10);
+	fork_by_z1(c, 3, 5, 2);
 	assert_true(best_is(c, 2, 6));
 	assert_int_equal(bcol(c, "cross_read", 3, 7), 0);
 	clk += 1999;
@@ -1766,14 +1782,7 @@ test_choice_unread(void **state)
 	 * at #6'', switches on z1's word at once.
 	 */
 	c->usable = 1;
-	hpow(c, 4, 7, 3, 100);
-	for (int64_t n = 8; n <= 9; n++)
-		hpow(c, 4, n, 4, 100);
-	for (int64_t n = 7; n <= 8; n++)
-		xstate(c, 195, 4, n, 10);
-	xstate(c, 195, 3, 8, 10);
-	hpow(c, 4, 10, 4, 100);
-	xstate(c, 195, 4, 9, 10);
+	fork_by_z1(c, 4, 7, 3);
 	assert_true(best_is(c, 4, 10));
 	assert_int_equal(bcol(c, "cross_read", 4, 9), -1);
 	seal_ep = 1;

@@ -74,41 +74,36 @@ test_step_rows(void **state)
 	/* at finality is above it */
 	f = base(); f.final_number = 105;
 	assert_int_equal(fork_step(&f), FA_SWITCH);
-	/* work unknown, tip is cand, not over: wait on */
-	f = base(); f.unknown = 1; f.is_cand = 1;
-	assert_int_equal(fork_step(&f), FA_NOTHING);
-	/* work unknown, a child of the cand */
-	f = base(); f.unknown = 1; f.under_cand = 1;
-	assert_int_equal(fork_step(&f), FA_ASK_WORK);
-	/* work unknown, not the cand: it becomes the cand */
-	f = base(); f.unknown = 1;
-	assert_int_equal(fork_step(&f), FA_WAIT_WORK);
-	f = base(); f.unknown = 1; f.better = 0;
-	assert_int_equal(fork_step(&f), FA_WAIT_WORK);
-	/* a work unread: the same three rows */
-	f = base(); f.unread = 1; f.is_cand = 1;
-	assert_int_equal(fork_step(&f), FA_NOTHING);
-	f = base(); f.unread = 1; f.under_cand = 1;
-	assert_int_equal(fork_step(&f), FA_ASK_WORK);
-	f = base(); f.unread = 1;
-	assert_int_equal(fork_step(&f), FA_WAIT_WORK);
-	f = base(); f.unread = 1; f.better = 0;
-	assert_int_equal(fork_step(&f), FA_WAIT_WORK);
-	/* the cand, its wait over, works read by one endpoint: as read */
-	f = base(); f.unread = 1; f.is_cand = 1; f.cand_over = 1;
-	assert_int_equal(fork_step(&f), FA_SWITCH_CAND);
-	f = base(); f.unread = 1; f.is_cand = 1; f.cand_over = 1;
-	f.better = 0;
-	assert_int_equal(fork_step(&f), FA_DROP_CAND);
-	/* below finality, or a seal's shape, first, unread or not */
-	f = base(); f.unread = 1; f.failed = 1;
-	assert_int_equal(fork_step(&f), FA_NOTHING);
-	/* the cand, its wait over, work still unknown: the longer wins */
-	f = base(); f.unknown = 1; f.is_cand = 1; f.cand_over = 1;
-	assert_int_equal(fork_step(&f), FA_SWITCH_CAND);
-	f = base(); f.unknown = 1; f.is_cand = 1; f.cand_over = 1;
-	f.better = 0;
-	assert_int_equal(fork_step(&f), FA_DROP_CAND);
+	/*
+	 * The same rows with the work unknown (k 0) or a work unread (k 1).
+	 * (A cand over decides by "better": the longer branch when the work
+	 * is unknown, the works as read when unread.)
+	 */
+	for (int k = 0; k < 2; k++) {
+		struct fork_facts w = base();
+
+		w.unknown = k == 0;
+		w.unread = k == 1;
+		/* tip is cand, not over: wait on */
+		f = w; f.is_cand = 1;
+		assert_int_equal(fork_step(&f), FA_NOTHING);
+		/* a child of the cand */
+		f = w; f.under_cand = 1;
+		assert_int_equal(fork_step(&f), FA_ASK_WORK);
+		/* not the cand: it becomes the cand */
+		f = w;
+		assert_int_equal(fork_step(&f), FA_WAIT_WORK);
+		f = w; f.better = 0;
+		assert_int_equal(fork_step(&f), FA_WAIT_WORK);
+		/* the cand, its wait over */
+		f = w; f.is_cand = 1; f.cand_over = 1;
+		assert_int_equal(fork_step(&f), FA_SWITCH_CAND);
+		f = w; f.is_cand = 1; f.cand_over = 1; f.better = 0;
+		assert_int_equal(fork_step(&f), FA_DROP_CAND);
+		/* a seal's shape first */
+		f = w; f.failed = 1;
+		assert_int_equal(fork_step(&f), FA_NOTHING);
+	}
 	/* the cand, its work known before its wait was over */
 	f = base(); f.is_cand = 1;
 	assert_int_equal(fork_step(&f), FA_SWITCH_CAND);
