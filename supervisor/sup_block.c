@@ -254,6 +254,14 @@ static struct store_stmt s_ep_seal_failed = { "UPDATE endpoints SET "
 static struct store_stmt s_cross_owed = { "UPDATE blocks SET cross_read = 0 "
     "WHERE chain_id = ? AND hash = ? AND cross_read IS NULL", NULL, NULL };
 
+void
+block_ask_again(struct chain *ch, const uint8_t hash[32], int64_t number,
+    int64_t not_ep, uint64_t due, const char *why)
+{
+	store_run(store_bind(&s_cross_owed, "ib", ch->id, hash));
+	queue_dispute(ch->id, number, number, not_ep, due, why);
+}
+
 /*
  * A block whose seal fails, in the log; then what its parent's
  * difficulty is worth (sup_cross.h): two endpoints said it, and the
@@ -285,10 +293,9 @@ block_seal_failed(struct chain *ch, const struct seal_fail *f)
 	}
 	if (p.cross_read == 0 || ch->n_endpoints < 2)
 		return;
-	store_run(store_bind(&s_cross_owed, "ib", ch->id, p.hash));
 	snprintf(why, sizeof(why), "the seal of #%lld fails it",
 	    (long long)f->number);
-	queue_dispute(ch->id, p.number, p.number, p.state_ep, 0, why);
+	block_ask_again(ch, p.hash, p.number, p.state_ep, 0, why);
 	log_info("chain %s: difficulty at #%lld, %s's answer: asked of "
 	    "another endpoint (%s)", ch->name, (long long)p.number,
 	    block_ep_name(p.state_ep, eb), why);

@@ -49,6 +49,14 @@ void		 block_uncanonical(struct chain *, struct sblock *);
 const char	*block_short_hash(const uint8_t h[32], char buf[24]);
 const char	*block_ep_name(int64_t, char buf[CONF_NAME_MAX + 16]);
 void		 block_seal_failed(struct chain *, const struct seal_fail *);
+/*
+ * The difficulty at the block hash (at number) owed a second read
+ * (cross_read 0), and asked of any endpoint but not_ep from due on
+ * (sup_cross.h), why in the queue item.
+ */
+void		 block_ask_again(struct chain *, const uint8_t hash[32],
+		    int64_t number, int64_t not_ep, uint64_t due,
+		    const char *why);
 void		 block_verdict(struct chain *, int64_t endpoint_id,
 		    enum chain_verdict_kind, const char *, ...)
 		    __attribute__((format(printf, 4, 5)));

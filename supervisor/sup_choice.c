@@ -253,17 +253,13 @@ facts(struct chain *ch, const struct sblock *tip, uint64_t now,
 	    CHAIN_FINALITY);
 }
 
-static struct store_stmt s_owed = { "UPDATE blocks SET cross_read = 0 "
-    "WHERE chain_id = ? AND hash = ? AND cross_read IS NULL", NULL, NULL };
-
 /* A second read of b's difficulty, by another than its answerer. */
 static void
 ask_again(struct chain *ch, const struct sblock *b, uint64_t now)
 {
 	if (b->cross_read == 1 || !b->has_diff)
 		return;
-	store_run(store_bind(&s_owed, "ib", ch->id, b->hash));
-	queue_dispute(ch->id, b->number, b->number, b->state_ep, now,
+	block_ask_again(ch, b->hash, b->number, b->state_ep, now,
 	    "it decides a fork choice");
 }
 

@@ -30,8 +30,6 @@ static struct store_stmt s_reopen = { "UPDATE blocks SET cross_read = 0 "
     "WHERE chain_id = ? AND state_endpoint_id = ? AND cross_read IS NULL "
     "AND difficulty IS NOT NULL", NULL, NULL };
 
-static struct store_stmt s_owed = { "UPDATE blocks SET cross_read = 0 "
-    "WHERE chain_id = ? AND hash = ? AND cross_read IS NULL", NULL, NULL };
 
 /*
  * Disputed reads that no configured endpoint but their first answerer
@@ -178,14 +176,10 @@ suspect(struct chain *ch, int64_t endpoint_id, int64_t number)
 void
 cross_stored(struct chain *ch, const struct sblock *b, int64_t endpoint_id)
 {
-	char	why[96];
-
 	if (!found_false(ch, endpoint_id))
 		return;
-	store_run(store_bind(&s_owed, "ib", ch->id, b->hash));
-	snprintf(why, sizeof(why), "its answerer answered a false difficulty "
-	    "before");
-	queue_dispute(ch->id, b->number, b->number, endpoint_id, 0, why);
+	block_ask_again(ch, b->hash, b->number, endpoint_id, 0,
+	    "its answerer answered a false difficulty before");
 }
 
 /*
@@ -428,8 +422,7 @@ cross_sample(struct chain *ch, const struct sblock *b, int64_t endpoint_id)
 	/* Deeper, another endpoint may have pruned it: none could read it. */
 	if (!ch->have_best || b->number + CROSS_SAMPLE_DEPTH < ch->best_number)
 		return;
-	store_run(store_bind(&s_owed, "ib", ch->id, b->hash));
-	queue_dispute(ch->id, b->number, b->number, endpoint_id, 0,
+	block_ask_again(ch, b->hash, b->number, endpoint_id, 0,
 	    "a sample of its answerer's difficulties");
 }
 

@@ -11,7 +11,6 @@
 #include "log.h"
 #include "sup_block.h"
 #include "sup_chain.h"
-#include "sup_queue.h"
 #include "sup_retarget.h"
 #include "sup_standing.h"
 #include "sup_store.h"
@@ -30,8 +29,6 @@ static struct store_stmt s_top = { "SELECT spec_name, spec_version FROM "
     "runtime_versions WHERE chain_id = ? ORDER BY spec_version DESC "
     "LIMIT 1", NULL, NULL };
 
-static struct store_stmt s_cross_owed = { "UPDATE blocks SET cross_read = 0 "
-    "WHERE chain_id = ? AND hash = ? AND cross_read IS NULL", NULL, NULL };
 
 /* What chains.retarget says of a known rule. */
 static void
@@ -176,6 +173,5 @@ retarget_check(struct chain *ch, const struct sblock *b,
 	    "again by another endpoint", ch->name, (long long)b->number,
 	    block_ep_name(endpoint_id, eb), got, exp, was,
 	    (unsigned long long)bt);
-	store_run(store_bind(&s_cross_owed, "ib", ch->id, b->hash));
-	queue_dispute(ch->id, b->number, b->number, endpoint_id, 0, why);
+	block_ask_again(ch, b->hash, b->number, endpoint_id, 0, why);
 }
