@@ -24,7 +24,8 @@ static const char *const kind_names[ITEM_KINDS] = { "headers", "parent",
 static int	added;		/* items written since queue_added() */
 
 static struct store_stmt s_due = { "SELECT id, kind, range_from, range_to, "
-    "block_hash, block_number, attempts FROM queue WHERE chain_id = ?1 AND "
+    "block_hash, block_number, attempts, last_outcome = 'disputed' FROM queue "
+    "WHERE chain_id = ?1 AND "
     "state = 'pending' AND next_attempt <= ?2 AND "
     "NOT (kind = 'state' AND range_from <= ?3 AND range_from > ?10) AND "
     "(kind IN ('headers', 'parent') OR "
@@ -344,6 +345,7 @@ queue_next(int64_t chain, uint64_t now, const struct queue_filter *f,
 	store_col_blob(st, 4, it->hash, 32);
 	it->number = sqlite3_column_int64(st, 5);
 	it->attempts = (unsigned)sqlite3_column_int64(st, 6) + 1;
+	it->again = sqlite3_column_int(st, 7) == 1;
 	sqlite3_reset(st);
 	return 1;
 }

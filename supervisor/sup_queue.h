@@ -26,6 +26,8 @@ struct qitem {
 	uint8_t		 hash[32];	/* parent, runtime */
 	int64_t		 number;	/* parent, runtime */
 	unsigned	 attempts;	/* this one included */
+	int		 again;		/* a second read of another's
+					 * answer (disputed) */
 };
 
 /*

@@ -189,9 +189,9 @@ lease_one(struct worker *w, struct chain *ch, const struct queue_filter *f,
 	h->next = sched_helds;
 	sched_helds = h;
 	if (live)
-		log_debug("w/%s: live %s #%lld leased (preferred)", w->name,
+		log_debug("w/%s: live %s #%lld leased (%s)", w->name,
 		    queue_kind_name(it.kind), (long long)(it.kind == K_STATE ?
-		    it.to : it.number));
+		    it.to : it.number), it.again ? "read again" : "preferred");
 	else
 		log_debug("w/%s: %s item %lld leased", w->name,
 		    queue_kind_name(it.kind), (long long)it.id);
