@@ -2,7 +2,8 @@
 # The arithmetic of bench/soak.sh (python3 standard library only): the
 # seeded schedule of faults it runs, and the judgement of its samples at
 # the end (bounds, least-squares slopes, summary table, SVG chart).
-#   soak.py schedule SEED SECONDS     one fault a line: KIND TARGET ARG HOLD GAP
+#   soak.py schedule SEED SECONDS [FAULT_SECONDS]
+#       one fault a line: KIND TARGET ARG HOLD GAP
 #   soak.py judge DIR SECONDS INTERVAL [judged|asan]
 #       reads DIR/samples.csv, faults.csv, end.txt (asan: memory not judged)
 #       -> the summary on stdout (last line soak: PASS or soak: FAIL: why),
@@ -31,15 +32,29 @@ PROCESS_FAULTS = [
 ]
 
 
-def holds(seconds):
+# A deck's longest time at hold h: the cards of a fixed hold (the write
+# lock's 10 s, five of at most 3 s) and the others' 2h, each with a gap
+# of at most h.
+FIXED_S = 10 + 5 * 3
+FIXED_CARDS = 6
+
+
+def holds(seconds, faulting=None):
     """The base hold h of a fault for a run of that many seconds: a fault
-    lasts h to 2h, and the quiet after it h/2 to h."""
-    return max(2.0, min(15.0, seconds / 100.0))
+    lasts h to 2h, and the quiet after it h/2 to h.  2 to 15 s, less
+    (down to 1 s) when a whole deck would not fit in the faulting
+    seconds otherwise: a short run brings every kind too."""
+    h = max(2.0, min(15.0, seconds / 100.0))
+    if faulting is not None:
+        cards = len(DEVNODE_FAULTS) + len(PROCESS_FAULTS)
+        fit = (faulting - FIXED_S) / (2 * (cards - FIXED_CARDS) + cards)
+        h = max(1.0, min(h, fit))
+    return h
 
 
-def schedule(seed, seconds):
+def schedule(seed, seconds, faulting=None):
     rng = random.Random("soak:%s" % seed)
-    h = holds(seconds)
+    h = holds(seconds, faulting)
     deck = [("fault", "d", f) for f in DEVNODE_FAULTS] + \
         [(k, t, "-") for k, t in PROCESS_FAULTS]
     out = []
@@ -445,8 +460,9 @@ def chart(d, samples, iv, skip):
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] == "schedule":
-        for line in schedule(sys.argv[2], float(sys.argv[3])):
+    if len(sys.argv) in (4, 5) and sys.argv[1] == "schedule":
+        faulting = float(sys.argv[4]) if len(sys.argv) == 5 else None
+        for line in schedule(sys.argv[2], float(sys.argv[3]), faulting):
             print(line)
         return 0
     if len(sys.argv) == 5 and sys.argv[1] == "judge":
@@ -454,7 +470,7 @@ def main():
     if len(sys.argv) == 6 and sys.argv[1] == "judge":
         return judge(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]),
                      sys.argv[5])
-    sys.stderr.write("usage: soak.py schedule SEED SECONDS | "
+    sys.stderr.write("usage: soak.py schedule SEED SECONDS [FAULT_SECONDS] | "
                      "judge DIR SECONDS INTERVAL\n")
     return 2
 

@@ -13,8 +13,8 @@
 #       [-i INTERVAL] [-k]
 #
 #   -b  the build directory (default $top_builddir, else .)
-#   -t  how long, e.g. 180, 3m, 1h (default 1h); the last 75 s are
-#       quiet, for the store to catch up
+#   -t  how long, e.g. 180, 3m, 1h (default 1h); the last quarter of
+#       it, 75 s at most, is quiet, for the store to catch up
 #   -s  the schedule's seed (default random); printed at the start, and
 #       the same seed with the same -t replays the same schedule
 #   -o  where the outputs go (default ./soak-SEED): samples.csv,
@@ -31,7 +31,9 @@
 #
 # FAULTS, dealt by bench/soak.py from a shuffled deck (every kind once
 # before any comes again), one after another, each held h to 2h s with a
-# quiet h/2 to h after it (h = the run's length / 100, 2 to 15 s): on a
+# quiet h/2 to h after it (h = the run's length / 100, 2 to 15 s, less,
+# down to 1 s, where one deck would not fit otherwise: a run of 3
+# minutes brings every kind once): on a
 # random devnode, each fault it has (black hole, refuse, 503, slow 1.5 s,
 # 429, malformed, truncated, 16 MiB answers, WebSocket drops, silent
 # subscriptions, stall, 40 blocks of lag, wrong genesis, a batch limit of
@@ -133,7 +135,8 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/cw-soak.XXXXXX") || exit 2
 chmod 0711 "$W"
 BLOCK_MS=250
 BACKLOG=1000
-QUIET=75		# s without faults at the end
+QUIET=$((secs / 4))	# s without faults at the end
+[ $QUIET -le 75 ] || QUIET=75
 PIDS=			# devnodes and loops: what cleanup kills
 MOUNTED=
 DB=$W/chainwatch.db
@@ -682,7 +685,8 @@ run_fault() {
 }
 
 # --- the schedule -----------------------------------------------------
-"$PY" "$HELPER" schedule "$seed" "$secs" >"$out/schedule" || exit 1
+"$PY" "$HELPER" schedule "$seed" "$secs" $((secs - QUIET)) \
+    >"$out/schedule" || exit 1
 FAULT_END=$((T0 + secs - QUIET))
 say "faults until $((FAULT_END - T0)) s, then $QUIET s quiet"
 echo "kind,target,arg,start_ms,end_ms,note" >"$out/faults.csv"

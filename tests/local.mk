@@ -83,6 +83,10 @@ tests_unit_test_chain_SOURCES = tests/unit/test_chain.c \
 	src/u512_sql.c
 tests_unit_test_chain_LDADD = $(UNIT_LIBS) $(SQLITE_LIBS) $(EV_LIBS) \
 	$(JANSSON_LIBS) $(SODIUM_LIBS) $(XXHASH_LIBS)
+# The short soak (issue 28) first: three minutes of one test that the
+# others run beside, rather than a tail at the end.
+TESTS += tests/integration/soak.sh
+EXTRA_DIST += tests/integration/soak.sh
 # Overdue endpoints and slow chains on a fake clock.
 check_PROGRAMS += tests/unit/test_overdue
 TESTS += tests/unit/test_overdue
