@@ -101,6 +101,7 @@ claim_connect(struct chain *ch, size_t i, uint64_t now)
 		return 0;
 	if (block_check_number(ch, ep, low, &p) == -1) {
 		claim_free(ch, i);
+		window_shrink(ch);
 		return 1;
 	}
 	for (size_t k = c->n; k-- > 0;)
@@ -268,7 +269,7 @@ claim_hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h,
 	uint64_t	 since = now;
 	int		 i = claim_index(ch, endpoint_id);
 	int64_t		 against[CHAIN_CLAIMS_MAX + 1];
-	unsigned	 n_against = 0;
+	unsigned	 n_against = 0, freed = 0;
 	char		 hb[24], en[CONF_NAME_MAX + 16];
 
 	if (i >= 0) {
@@ -291,6 +292,7 @@ claim_hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h,
 		n_against = ch->claims[i].n_against;
 		memcpy(against, ch->claims[i].against, sizeof(against));
 		claim_free(ch, (size_t)i);
+		freed = 1;
 	}
 	if (ch->n_claims == CHAIN_CLAIMS_MAX) {
 		size_t oldest = 0;
@@ -299,6 +301,7 @@ claim_hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h,
 			if (ch->claims[j].since < ch->claims[oldest].since)
 				oldest = j;
 		claim_free(ch, oldest);
+		freed = 1;
 	}
 	c = &ch->claims[ch->n_claims++];
 	memset(c, 0, sizeof(*c));
@@ -323,6 +326,9 @@ claim_hold(struct chain *ch, int64_t endpoint_id, const struct proto_header *h,
 		    block_ep_name(endpoint_id, en),
 		    (long long)window_reach(ch, now));
 	claim_fetch(ch, c);
+	/* What the claim replaced or evicted for room had queued goes. */
+	if (freed)
+		window_shrink(ch);
 }
 
 /* Do two claims hold the same block, or one the parent of the other's? */
@@ -510,6 +516,7 @@ claims_parent(struct chain *ch, const struct proto_header *h)
 		if (block_check_number(ch, c->endpoint_id, &c->h[c->n - 1],
 		    &p) == -1) {
 			claim_free(ch, i);
+			window_shrink(ch);
 			continue;
 		}
 		c->h = xrealloc(c->h, (c->n + 1) * sizeof(*c->h));

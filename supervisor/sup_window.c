@@ -97,10 +97,11 @@ window_top(const struct chain *ch)
 }
 
 /*
- * A claim dropped as a lie: the ranges queued for it above what is still
- * wanted (the other claims, a waiting branch) go, unless an endpoint holds
- * them now; a forged far head would otherwise leave its window queued, to
- * be asked of every endpoint in turn.
+ * A claim dropped (a lie, replaced by its endpoint's next head, or
+ * evicted for room): the ranges queued for it above what is still wanted
+ * (the other claims, a waiting branch) go, unless an endpoint holds them
+ * now; a forged far head would otherwise leave its window queued, to be
+ * asked of every endpoint in turn.
  */
 void
 window_shrink(struct chain *ch)

@@ -40,6 +40,7 @@ static struct chain	*cthree;	/* three: a third read decides */
 static struct chain	*ctime;		/* two, at 12 s: timestamps judged */
 static struct chain	*crule;		/* two, at 12 s: the retarget rule */
 static struct chain	*cdoubt;	/* quantus: every seal fails */
+static struct chain	*croom;		/* one endpoint: claims evicted for room */
 static sqlite3		*ro;	/* a second connection, as the CLI would */
 /*
  * The tests' clock (wall ms): the chain's policy reads no clock of its
@@ -196,6 +197,8 @@ setup(void **state)
 	    "[chain decide]\nblock_time = 1s\n"
 	    "endpoint = z1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
 	    "endpoint = z2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
+	    "[chain room]\nblock_time = 1s\nbackfill_from = 450\n"
+	    "endpoint = ro http://127.0.0.1:1 ws://127.0.0.1:1\n"
 	    "[chain pair]\nblock_time = 1s\nbackfill_from = 450\n"
 	    "endpoint = p1 http://127.0.0.1:1 ws://127.0.0.1:1\n"
 	    "endpoint = p2 http://127.0.0.1:2 ws://127.0.0.1:2\n"
@@ -234,6 +237,8 @@ setup(void **state)
 	cg = sup_chain_find("gaps");
 	cpair = sup_chain_find("pair");
 	assert_non_null(cpair);
+	croom = sup_chain_find("room");
+	assert_non_null(croom);
 	cseal = sup_chain_find("seal");
 	assert_non_null(cseal);
 	crule = sup_chain_find("rule");
@@ -1192,6 +1197,44 @@ test_far_pair_forged(void **state)
 	    (long long)cpair->id), 0);
 }
 
+/*
+ * A claim evicted for room (the table holds CHAIN_CLAIMS_MAX) takes the
+ * ranges queued for it along, as one dropped as a lie does.
+ */
+static void
+test_claim_evicted(void **state)
+{
+	int64_t	ep;
+
+	store_run(store_bind(&s_ep_add, "iit", (int64_t)220, croom->id, "r220"));
+	hd(croom, 220, 1, 500, 1);
+	assert_int_equal(croom->best_number, 500);
+	/* #630 above a gap, 10 s later (not far): ranges up to it. */
+	clk += 10000;
+	hd(croom, 220, 1, 630, 1);
+	sup_chains_tick(clk);
+	assert_int_equal(croom->n_claims, 1);
+	assert_true(qf("SELECT count(*) FROM queue WHERE chain_id = %lld AND "
+	    "kind = 'headers' AND range_from > 504", (long long)croom->id) > 0);
+	/* Sixteen others' heads at #505, on branches of their own. */
+	for (ep = 221; ep <= 220 + CHAIN_CLAIMS_MAX; ep++) {
+		char	name[16];
+
+		snprintf(name, sizeof(name), "r%lld", (long long)ep);
+		clk++;
+		store_run(store_bind(&s_ep_add, "iit", ep, croom->id, name));
+		hd(croom, ep, (int)(ep - 218), 505, (int)(ep - 218));
+	}
+	sup_chains_tick(clk);
+	assert_int_equal(croom->n_claims, CHAIN_CLAIMS_MAX);
+	for (size_t i = 0; i < croom->n_claims; i++)
+		assert_int_not_equal(croom->claims[i].endpoint_id, 220);
+	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld "
+	    "AND kind = 'headers' AND range_from > 504",
+	    (long long)croom->id), 0);
+	drain();
+}
+
 /* Quantus: the heavier branch wins, shorter or not; ties keep the first. */
 static void
 test_heaviest(void **state)
@@ -2099,6 +2142,7 @@ main(void)
 		cmocka_unit_test(test_far_unbelieved),
 		cmocka_unit_test(test_far_against_late),
 		cmocka_unit_test(test_far_pair_forged),
+		cmocka_unit_test(test_claim_evicted),
 		cmocka_unit_test(test_heaviest),
 		cmocka_unit_test(test_substrate),
 		cmocka_unit_test(test_unsealed),
