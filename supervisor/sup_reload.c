@@ -91,15 +91,16 @@ sup_reload_synchronous(unsigned full)
 		log_debug("database: synchronous = %s", names[level]);
 }
 
-void
-sup_reload(struct reload_result *r)
+/*
+ * The new configuration, or NULL with why not in r: the store must take
+ * new chains and endpoints as rows, and a configuration with errors is
+ * not applied at all.
+ */
+static struct conf *
+reload_conf(struct reload_result *r)
 {
-	struct conf		*conf;
-	struct worker		*w, *next;
-	enum log_level		 level;
+	struct conf	*conf;
 
-	memset(r, 0, sizeof(*r));
-	/* New chains and endpoints are rows of the store: it must take them. */
 	if (!store_ready()) {
 		const char	*why;
 		char		 msg[5600];
@@ -110,22 +111,27 @@ sup_reload(struct reload_result *r)
 		    "again once it is not", sup_conf->path, why);
 		log_warnx("%s", msg);
 		strv_add(&r->errors, &r->n_errors, msg);
-		return;
+		return NULL;
 	}
 	conf = conf_load(sup_conf->path);
-	if (conf->n_errors > 0) {
-		log_warnx("%s: not reloading: %zu error%s; the running "
-		    "configuration stays", conf->path, conf->n_errors,
-		    conf->n_errors == 1 ? "" : "s");
-		for (size_t i = 0; i < conf->n_errors; i++) {
-			log_warnx("%s", conf->errors[i]);
-			strv_add(&r->errors, &r->n_errors, conf->errors[i]);
-		}
-		conf_free(conf);
-		return;
+	if (conf->n_errors == 0)
+		return conf;
+	log_warnx("%s: not reloading: %zu error%s; the running "
+	    "configuration stays", conf->path, conf->n_errors,
+	    conf->n_errors == 1 ? "" : "s");
+	for (size_t i = 0; i < conf->n_errors; i++) {
+		log_warnx("%s", conf->errors[i]);
+		strv_add(&r->errors, &r->n_errors, conf->errors[i]);
 	}
-	r->ok = 1;
-	/* Settings that need a restart keep their running values. */
+	conf_free(conf);
+	return NULL;
+}
+
+/* The daemon's own settings: those that need a restart keep their
+ * running values, in conf too. */
+static void
+reload_daemon(struct reload_result *r, struct conf *conf)
+{
 	restart_key(r, "database", conf->daemon.database,
 	    sup_conf->daemon.database);
 	restart_key(r, "pidfile", conf->daemon.pidfile,
@@ -141,17 +147,19 @@ sup_reload(struct reload_result *r)
 		    "database", conf->daemon.synchronous ? "full" : "normal");
 		sup_reload_synchronous(conf->daemon.synchronous);
 	}
-	level = (enum log_level)conf->daemon.log_level;
 	if (!sup_verbose)
-		log_setlevel(level);
+		log_setlevel((enum log_level)conf->daemon.log_level);
 	store_set_reserve(conf->daemon.store_reserve);
-
 	url_secret_words(conf->daemon.secret_params);
-	/* The store learns new chains and endpoints first. */
-	sup_chains_load(conf, now_wall_ms());
-	health_sync(conf);
+}
 
-	/* Order: stop the removed, restart the changed, start the new. */
+/* The workers, in order: stop the removed, restart the changed, start
+ * the new. */
+static void
+reload_workers(struct reload_result *r, const struct conf *conf)
+{
+	struct worker	*w, *next;
+
 	for (w = sup_workers; w != NULL; w = next) {
 		const struct conf_chain		*ch;
 		const struct conf_endpoint	*ep;
@@ -196,6 +204,22 @@ sup_reload(struct reload_result *r)
 			sup_worker_event(sup_worker_new(conf, &conf->chains[i],
 			    ep), CE_START);
 		}
+}
+
+void
+sup_reload(struct reload_result *r)
+{
+	struct conf	*conf;
+
+	memset(r, 0, sizeof(*r));
+	if ((conf = reload_conf(r)) == NULL)
+		return;
+	r->ok = 1;
+	reload_daemon(r, conf);
+	/* The store learns new chains and endpoints first. */
+	sup_chains_load(conf, now_wall_ms());
+	health_sync(conf);
+	reload_workers(r, conf);
 	sup_metrics_reload(conf);
 	conf_free(sup_conf);
 	sup_conf = conf;
