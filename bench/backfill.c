@@ -20,7 +20,9 @@
  * -a runs each latency until the whole backlog is stored and prints the
  * time it took (-n 1650000 -l 100 -a: Planck's history from 2 endpoints),
  * then until all but the last FINAL_LAG blocks are final, and the WAL's
- * largest size meanwhile.
+ * largest size meanwhile; every 30 s meanwhile, a line of the blocks
+ * stored so far and what a block cost the supervisor and its workers
+ * since the line before.
  *
  * -L measures live blocks instead, at the first latency, blocks every
  * 250 ms: for 60 s while idle (a backlog of 200, caught up) and 60 s
@@ -230,6 +232,41 @@ cpu_ticks(const struct setup *su, unsigned long long t[3])
 		t[2] += bench_proc_stat(su->dn[i], &pp, &v) == 0 ? v : 0;
 }
 
+/*
+ * -a: every PROGRESS_MS, the blocks stored so far (all but those below
+ * the lowest canonical block: the backfill runs down from the head) and
+ * the CPU a block of the supervisor and of its workers since the last
+ * line, so that a cost growing with the store shows where it grows.
+ */
+#define PROGRESS_MS	30000
+
+static void
+progress(const struct setup *su, int64_t want, unsigned long long cp[3],
+    int64_t *sp, uint64_t *tp, uint64_t now)
+{
+	unsigned long long	c[3];
+	int64_t			low = -1, stored, d;
+	double			tick = (double)sysconf(_SC_CLK_TCK);
+
+	if (bench_query(su->db, "SELECT min(number) FROM blocks INDEXED BY "
+	    "blocks_canonical WHERE canonical = 1", &low, 1, 1) != 1 ||
+	    low < 0)
+		return;
+	stored = want - low;
+	cpu_ticks(su, c);
+	if ((d = stored - *sp) > 0)
+		printf("  %7.0f s: %8lld stored, the last %7lld: supervisor "
+		    "%4.0f us/blk, workers %4.0f us/blk\n",
+		    (double)(now - su->t0) / 1000.0, (long long)stored,
+		    (long long)d, (double)(c[0] - cp[0]) * 1e6 / tick /
+		    (double)d, (double)(c[1] - cp[1]) * 1e6 / tick /
+		    (double)d);
+	fflush(stdout);
+	memcpy(cp, c, sizeof(c));
+	*sp = stored;
+	*tp = now;
+}
+
 /* One latency: devnodes, their ceilings, chainwatchd against them. */
 static void
 run_one(const char *cache, struct run *ru)
@@ -259,10 +296,17 @@ run_one(const char *cache, struct run *ru)
 		 * block leaves only once done, are counted instead, and the
 		 * blocks only when none is left, the time taken before.
 		 */
+		unsigned long long	cp[3];
+		uint64_t		tp = t0;
+		int64_t			sp = 0;
+
+		memcpy(cp, c0, sizeof(cp));
 		for (;;) {
 			int64_t		left = -1;
 			uint64_t	now = now_mono_ms();
 
+			if (now - tp >= PROGRESS_MS)
+				progress(&su, want, cp, &sp, &tp, now);
 			ru->total = (double)(now - t0) / 1000.0;
 			if (bench_query(su.db, "SELECT count(*) FROM queue "
 			    "WHERE kind IN ('headers', 'state')", &left, 1,
