@@ -180,6 +180,107 @@ retry_words(uint64_t ms, char *buf, size_t len)
 	return buf;
 }
 
+/* The endpoint's facts (genesis, runtime, best), or why none. */
+static int
+report_info(struct worker *w, const struct msg *m, char *err, size_t errlen)
+{
+	struct proto_info	info;
+	char			hb[16];
+
+	if (proto_unpack_info(m, &info, err, errlen) == -1)
+		return -1;
+	sched_health(w, health_probe(w->ep, info.outcome, 0));
+	dispatch_info(w, &info);
+	if (info.outcome != OUTCOME_OK)
+		log_info("w/%s: endpoint facts: %s (%s)", w->name,
+		    outcome_name(info.outcome), info.why);
+	else
+		log_info("w/%s: chain \"%s\" genesis %s runtime %s %llu "
+		    "best #%llu", w->name, info.chain,
+		    short_hash(info.genesis, hb), info.spec_name,
+		    (unsigned long long)info.spec_version,
+		    (unsigned long long)info.best);
+	return 0;
+}
+
+static int
+report_head(struct worker *w, const struct msg *m, char *err, size_t errlen)
+{
+	struct proto_head	head;
+	struct chain		*ch;
+	char			 hb[16];
+	int64_t			 best;
+	uint8_t			 best_hash[32];
+
+	if (proto_unpack_head(m, &head, err, errlen) == -1)
+		return -1;
+	log_debug("w/%s: %s head #%llu %s", w->name,
+	    head.kind == HEAD_FINALIZED ? "finalized" : "new",
+	    (unsigned long long)head.h.number, short_hash(head.h.hash, hb));
+	/*
+	 * Not before its genesis is known to be the chain's.  An
+	 * inconsistent endpoint's heads still come, so that it can agree
+	 * again: a new head whose parent is on the chain; and its tip is
+	 * shown among the forks.
+	 */
+	ch = sup_chain_find(w->ep->chain);
+	if (ch != NULL &&
+	    reply_figures(w, ch->format, &head.h, err, errlen) == -1)
+		return -1;
+	sup_primary_head(w, &head);
+	if (!health_heard(w->ep) || ch == NULL)
+		return 0;
+	/* Its verdicts (agrees, contradicted) go out through the tick's
+	 * judge_verdicts (sup_judge.c). */
+	best = ch->best_number;
+	memcpy(best_hash, ch->best_hash, 32);
+	sup_chain_head(ch, w->ep->id, &head, now_wall_ms());
+	sup_forks_head(w->ep->id, &head);
+	/*
+	 * A new best commits now, not with the batch: its state read is
+	 * queued by the commit, and a backfill's batch would hold it back a
+	 * loop turn or more.
+	 */
+	if (ch->best_number != best ||
+	    memcmp(ch->best_hash, best_hash, 32) != 0)
+		store_flush();
+	return 0;
+}
+
+static int
+report_sub(struct worker *w, const struct msg *m, char *err, size_t errlen)
+{
+	struct proto_sub	sub;
+
+	if (proto_unpack_sub(m, &sub, err, errlen) == -1)
+		return -1;
+	log_info("w/%s: subscription %s%s%s", w->name, sub.live ? "live" :
+	    "down", sub.why[0] != '\0' ? ": " : "", sub.why);
+	health_event(w->ep, sub.live ? "sub_live" : "sub_down", sub.why);
+	sup_primary_sub(w, &sub);
+	return 0;
+}
+
+static int
+report_outcome(struct worker *w, const struct msg *m, char *err,
+    size_t errlen)
+{
+	struct proto_outcome	o;
+	char			retry[48];
+
+	if (proto_unpack_outcome(m, &o, err, errlen) == -1)
+		return -1;
+	sched_health(w, health_probe(w->ep, o.outcome, o.retry_ms));
+	if (strcmp(o.what, "poll") == 0)
+		health_polled(w->ep, o.outcome, o.latency_ms);
+	stats_request(&w->ep->stats, o.outcome, o.latency_ms);
+	log_debug("w/%s: %s %s in %llu ms%s%s%s", w->name, o.what,
+	    outcome_name(o.outcome), (unsigned long long)o.latency_ms,
+	    o.why[0] != '\0' ? ": " : "", o.why,
+	    retry_words(o.retry_ms, retry, sizeof(retry)));
+	return 0;
+}
+
 /*
  * Reports from the worker about its endpoint.  Returns -1 with err set
  * when the message does not unpack.
@@ -188,94 +289,15 @@ static int
 dispatch_report(struct worker *w, const struct msg *m, char *err,
     size_t errlen)
 {
-	union {
-		struct proto_info	info;
-		struct proto_head	head;
-		struct proto_sub	sub;
-		struct proto_outcome	outcome;
-	} u;
-	struct chain	*ch;
-	char		 hb[16], retry[48];
-	int64_t		 best;
-	uint8_t		 best_hash[32];
-
 	switch (m->type) {
 	case MSG_INFO:
-		if (proto_unpack_info(m, &u.info, err, errlen) == -1)
-			return -1;
-		sched_health(w, health_probe(w->ep, u.info.outcome, 0));
-		dispatch_info(w, &u.info);
-		if (u.info.outcome != OUTCOME_OK)
-			log_info("w/%s: endpoint facts: %s (%s)", w->name,
-			    outcome_name(u.info.outcome), u.info.why);
-		else
-			log_info("w/%s: chain \"%s\" genesis %s runtime %s %llu "
-			    "best #%llu", w->name, u.info.chain,
-			    short_hash(u.info.genesis, hb), u.info.spec_name,
-			    (unsigned long long)u.info.spec_version,
-			    (unsigned long long)u.info.best);
-		return 0;
+		return report_info(w, m, err, errlen);
 	case MSG_HEAD:
-		if (proto_unpack_head(m, &u.head, err, errlen) == -1)
-			return -1;
-		log_debug("w/%s: %s head #%llu %s", w->name,
-		    u.head.kind == HEAD_FINALIZED ? "finalized" : "new",
-		    (unsigned long long)u.head.h.number,
-		    short_hash(u.head.h.hash, hb));
-		/*
-		 * Not before its genesis is known to be the chain's.  An
-		 * inconsistent endpoint's heads still come, so that it can
-		 * agree again: a new head whose parent is on the chain; and
-		 * its tip is shown among the forks.
-		 */
-		ch = sup_chain_find(w->ep->chain);
-		if (ch != NULL &&
-		    reply_figures(w, ch->format, &u.head.h, err, errlen) == -1)
-			return -1;
-		sup_primary_head(w, &u.head);
-		if (!health_heard(w->ep) || ch == NULL)
-			return 0;
-		/* Its verdicts (agrees, contradicted) go out through the
-		 * tick's judge_verdicts (sup_judge.c). */
-		best = ch->best_number;
-		memcpy(best_hash, ch->best_hash, 32);
-		sup_chain_head(ch, w->ep->id, &u.head, now_wall_ms());
-		sup_forks_head(w->ep->id, &u.head);
-		/*
-		 * A new best commits now, not with the batch: its state read
-		 * is queued by the commit, and a backfill's batch would hold
-		 * it back a loop turn or more.
-		 */
-		if (ch->best_number != best ||
-		    memcmp(ch->best_hash, best_hash, 32) != 0)
-			store_flush();
-		return 0;
+		return report_head(w, m, err, errlen);
 	case MSG_SUB:
-		if (proto_unpack_sub(m, &u.sub, err, errlen) == -1)
-			return -1;
-		log_info("w/%s: subscription %s%s%s", w->name,
-		    u.sub.live ? "live" : "down", u.sub.why[0] != '\0' ?
-		    ": " : "", u.sub.why);
-		health_event(w->ep, u.sub.live ? "sub_live" : "sub_down",
-		    u.sub.why);
-		sup_primary_sub(w, &u.sub);
-		return 0;
+		return report_sub(w, m, err, errlen);
 	case MSG_OUTCOME:
-		if (proto_unpack_outcome(m, &u.outcome, err, errlen) == -1)
-			return -1;
-		sched_health(w, health_probe(w->ep, u.outcome.outcome,
-		    u.outcome.retry_ms));
-		if (strcmp(u.outcome.what, "poll") == 0)
-			health_polled(w->ep, u.outcome.outcome,
-			    u.outcome.latency_ms);
-		stats_request(&w->ep->stats, u.outcome.outcome,
-		    u.outcome.latency_ms);
-		log_debug("w/%s: %s %s in %llu ms%s%s%s", w->name,
-		    u.outcome.what, outcome_name(u.outcome.outcome),
-		    (unsigned long long)u.outcome.latency_ms,
-		    u.outcome.why[0] != '\0' ? ": " : "", u.outcome.why,
-		    retry_words(u.outcome.retry_ms, retry, sizeof(retry)));
-		return 0;
+		return report_outcome(w, m, err, errlen);
 	case MSG_RES_HEADERS:
 	case MSG_RES_STORAGE:
 	case MSG_RES_RUNTIME:
