@@ -377,43 +377,49 @@ reply_figures(const struct worker *w, enum chain_format fmt,
 	return -1;
 }
 
-/*
- * An answer from a worker, matched to its request: 1 with *a filled, 0
- * for a late answer (dropped), -1 with err if it answers nothing it was
- * asked: the worker is then killed as for any bad message.
- */
-int
-reply_answer(struct worker *w, const struct msg *m, struct reply *a,
-    uint64_t now, char *err, size_t errlen)
+/* The answer's message unpacked into a, and its request's id; -1 with err. */
+static int
+reply_unpack(const struct msg *m, struct reply *a, uint64_t *id, char *err,
+    size_t errlen)
 {
-	struct proto_res_headers	*rh = &a->res.headers;
-	struct proto_res_storage	*rs = &a->res.storage;
-	struct proto_res_runtime	*rr = &a->res.runtime;
-	struct request			*r;
-	uint64_t			 id;
-	enum item_kind			 want;
-
 	switch (m->type) {
 	case MSG_RES_HEADERS:
-		if (proto_unpack_res_headers(m, rh, err, errlen) == -1)
+		if (proto_unpack_res_headers(m, &a->res.headers, err,
+		    errlen) == -1)
 			return -1;
-		id = rh->id;
-		break;
+		*id = a->res.headers.id;
+		return 0;
 	case MSG_RES_STORAGE:
-		if (proto_unpack_res_storage(m, rs, err, errlen) == -1)
+		if (proto_unpack_res_storage(m, &a->res.storage, err,
+		    errlen) == -1)
 			return -1;
-		id = rs->id;
-		break;
+		*id = a->res.storage.id;
+		return 0;
 	case MSG_RES_RUNTIME:
-		if (proto_unpack_res_runtime(m, rr, err, errlen) == -1)
+		if (proto_unpack_res_runtime(m, &a->res.runtime, err,
+		    errlen) == -1)
 			return -1;
-		id = rr->id;
-		break;
+		*id = a->res.runtime.id;
+		return 0;
 	default:
 		snprintf(err, errlen, "unexpected %s message",
 		    msg_type_name(m->type));
 		return -1;
 	}
+}
+
+/*
+ * The request an answer of type to id is for: 1 with *rp, 0 for one no
+ * longer out (a late answer), -1 with err for one never sent or of
+ * another kind.
+ */
+static int
+reply_match(struct worker *w, enum msg_type type, uint64_t id,
+    struct request **rp, char *err, size_t errlen)
+{
+	struct request	*r;
+	enum item_kind	 want;
+
 	if (id >= sched_next_req) {
 		snprintf(err, errlen, "answer to request %llu, never sent",
 		    (unsigned long long)id);
@@ -424,14 +430,37 @@ reply_answer(struct worker *w, const struct msg *m, struct reply *a,
 		    (unsigned long long)id);
 		return 0;
 	}
-	want = m->type == MSG_RES_HEADERS ? K_HEADERS :
-	    m->type == MSG_RES_STORAGE ? K_STATE : K_RUNTIME;
+	want = type == MSG_RES_HEADERS ? K_HEADERS :
+	    type == MSG_RES_STORAGE ? K_STATE : K_RUNTIME;
 	if (r->kind != want && !(r->kind == K_PARENT && want == K_HEADERS)) {
 		snprintf(err, errlen, "%s answers request %llu of another kind",
-		    msg_type_name(m->type), (unsigned long long)id);
+		    msg_type_name(type), (unsigned long long)id);
 		return -1;
 	}
-	if (want == K_HEADERS)
+	*rp = r;
+	return 1;
+}
+
+/*
+ * An answer from a worker, matched to its request: 1 with *a filled, 0
+ * for a late answer (dropped), -1 with err if it answers nothing it was
+ * asked: the worker is then killed as for any bad message.
+ */
+int
+reply_answer(struct worker *w, const struct msg *m, struct reply *a,
+    uint64_t now, char *err, size_t errlen)
+{
+	struct proto_res_headers	*rh = &a->res.headers;
+	struct proto_res_runtime	*rr = &a->res.runtime;
+	struct request			*r;
+	uint64_t			 id;
+	int				 rc;
+
+	if (reply_unpack(m, a, &id, err, errlen) == -1)
+		return -1;
+	if ((rc = reply_match(w, m->type, id, &r, err, errlen)) <= 0)
+		return rc;
+	if (m->type == MSG_RES_HEADERS)
 		for (size_t i = 0; i < rh->n; i++)
 			if (rh->items[i].outcome == OUTCOME_OK &&
 			    reply_figures(w, r->ch->format, &rh->items[i].h,
@@ -453,7 +482,7 @@ reply_answer(struct worker *w, const struct msg *m, struct reply *a,
 		answer_headers(r, rh, a);
 		break;
 	case K_STATE:
-		answer_storage(r, rs, now, a);
+		answer_storage(r, &a->res.storage, now, a);
 		break;
 	case K_RUNTIME:
 		count(r, rr->outcome, rr->latency_ms, 0);
