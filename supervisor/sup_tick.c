@@ -37,6 +37,90 @@
 
 static uint8_t		 key_difficulty[32], key_now[32];
 
+/* A range's headers by number, or a parent's by hash. */
+static void
+pack_headers(struct msgbuf *mb, struct worker *w, struct request *r,
+    const struct qitem *it, uint32_t deadline)
+{
+	static struct proto_req_headers q;	/* 10 KB: not on the stack */
+
+	memset(&q, 0, sizeof(q));
+	q.id = r->id;
+	q.deadline_ms = deadline;
+	if (it->kind == K_PARENT) {
+		q.by = BY_HASH;
+		q.n = 1;
+		memcpy(q.hashes[0], it->hash, 32);
+		r->hashes = xmalloc(32);
+		memcpy(r->hashes[0], it->hash, 32);
+	} else {
+		q.by = BY_NUMBER;
+		for (int64_t n = it->from; n <= it->to && q.n < PROTO_BATCH_MAX;
+		    n++)
+			q.numbers[q.n++] = (uint64_t)n;
+		r->from = it->from;
+	}
+	r->n = q.n;
+	proto_pack_req_headers(mb, w->gen, &q);
+}
+
+/*
+ * The state owed in a range: each block's difficulty (quantus) and
+ * timestamp.  0 if no block of it owes any any more.
+ */
+static int
+pack_state(struct msgbuf *mb, struct worker *w, struct chain *ch,
+    struct request *r, const struct qitem *it, uint32_t deadline)
+{
+	static struct proto_req_storage q;
+	int	 quantus = ch->format == FORMAT_QUANTUS;
+	size_t	 max = PROTO_READS_MAX / (quantus ? 2 : 1);
+	uint8_t	 cand[32];
+
+	memset(&q, 0, sizeof(q));
+	q.id = r->id;
+	q.deadline_ms = deadline;
+	r->hashes = xcalloc(max, 32);
+	r->numbers = xcalloc(max, sizeof(*r->numbers));
+	r->n = queue_owed_blocks(ch->id, it->from, it->to, quantus,
+	    choice_candidate(ch, cand) ? cand : NULL, r->hashes, r->numbers,
+	    max);
+	if (r->n == 0)
+		return 0;
+	for (size_t i = 0; i < r->n; i++) {
+		if (quantus) {
+			memcpy(q.items[q.n].at, r->hashes[i], 32);
+			memcpy(q.items[q.n].key, key_difficulty, 32);
+			q.items[q.n++].key_len = 32;
+		}
+		memcpy(q.items[q.n].at, r->hashes[i], 32);
+		memcpy(q.items[q.n].key, key_now, 32);
+		q.items[q.n++].key_len = 32;
+	}
+	r->keys = q.n;
+	proto_pack_req_storage(mb, w->gen, &q);
+	return 1;
+}
+
+/* The runtime version at a block. */
+static void
+pack_runtime(struct msgbuf *mb, struct worker *w, struct request *r,
+    const struct qitem *it, uint32_t deadline)
+{
+	struct proto_req_runtime	q;
+
+	memset(&q, 0, sizeof(q));
+	q.id = r->id;
+	q.deadline_ms = deadline;
+	q.has_at = 1;
+	memcpy(q.at, it->hash, 32);
+	r->number = it->number;
+	r->hashes = xmalloc(32);
+	memcpy(r->hashes[0], it->hash, 32);
+	r->n = 1;
+	proto_pack_req_runtime(mb, w->gen, &q);
+}
+
 /*
  * Ask w for item it.  NULL if nothing is owed for it any more (a state
  * item whose blocks were read or left the chain); the caller decides
@@ -52,76 +136,18 @@ item_send(struct worker *w, struct chain *ch, const struct qitem *it,
 	r = sched_request_new(w, ch, it->kind);
 	switch (it->kind) {
 	case K_HEADERS:
-	case K_PARENT: {
-		static struct proto_req_headers q;
-
-		memset(&q, 0, sizeof(q));
-		q.id = r->id;
-		q.deadline_ms = deadline;
-		if (it->kind == K_PARENT) {
-			q.by = BY_HASH;
-			q.n = 1;
-			memcpy(q.hashes[0], it->hash, 32);
-			r->hashes = xmalloc(32);
-			memcpy(r->hashes[0], it->hash, 32);
-		} else {
-			q.by = BY_NUMBER;
-			for (int64_t n = it->from; n <= it->to &&
-			    q.n < PROTO_BATCH_MAX; n++)
-				q.numbers[q.n++] = (uint64_t)n;
-			r->from = it->from;
-		}
-		r->n = q.n;
-		proto_pack_req_headers(&mb, w->gen, &q);
+	case K_PARENT:
+		pack_headers(&mb, w, r, it, deadline);
 		break;
-	}
-	case K_STATE: {
-		static struct proto_req_storage q;
-		int quantus = ch->format == FORMAT_QUANTUS;
-		size_t max = PROTO_READS_MAX / (quantus ? 2 : 1);
-		uint8_t cand[32];
-
-		memset(&q, 0, sizeof(q));
-		q.id = r->id;
-		q.deadline_ms = deadline;
-		r->hashes = xcalloc(max, 32);
-		r->numbers = xcalloc(max, sizeof(*r->numbers));
-		r->n = queue_owed_blocks(ch->id, it->from, it->to, quantus,
-		    choice_candidate(ch, cand) ? cand : NULL, r->hashes,
-		    r->numbers, max);
-		if (r->n == 0) {
+	case K_STATE:
+		if (!pack_state(&mb, w, ch, r, it, deadline)) {
 			sched_request_free(r);
 			return NULL;
 		}
-		for (size_t i = 0; i < r->n; i++) {
-			if (quantus) {
-				memcpy(q.items[q.n].at, r->hashes[i], 32);
-				memcpy(q.items[q.n].key, key_difficulty, 32);
-				q.items[q.n++].key_len = 32;
-			}
-			memcpy(q.items[q.n].at, r->hashes[i], 32);
-			memcpy(q.items[q.n].key, key_now, 32);
-			q.items[q.n++].key_len = 32;
-		}
-		r->keys = q.n;
-		proto_pack_req_storage(&mb, w->gen, &q);
 		break;
-	}
-	case K_RUNTIME: {
-		struct proto_req_runtime q;
-
-		memset(&q, 0, sizeof(q));
-		q.id = r->id;
-		q.deadline_ms = deadline;
-		q.has_at = 1;
-		memcpy(q.at, it->hash, 32);
-		r->number = it->number;
-		r->hashes = xmalloc(32);
-		memcpy(r->hashes[0], it->hash, 32);
-		r->n = 1;
-		proto_pack_req_runtime(&mb, w->gen, &q);
+	case K_RUNTIME:
+		pack_runtime(&mb, w, r, it, deadline);
 		break;
-	}
 	}
 	chan_send(&w->chan, &mb);
 	return r;
