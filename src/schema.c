@@ -403,6 +403,59 @@ const char *const schema_migrations[] = {
 	/* ... and whether its difficulties are recomputed by a retarget
 	 * rule, and why not (NULL: no runtime known yet). */
 	"ALTER TABLE chains ADD COLUMN retarget TEXT;",
+	/* 10: blocks in a table of rowids, in the order they are stored,
+	 * found by hash through an index: keyed by hash (WITHOUT ROWID),
+	 * each block stored, or its state, finality or place on the chain
+	 * written, touched a page of the whole table at random, which a
+	 * store larger than the page cache reads from disk and writes to
+	 * the WAL again, and the supervisor's time a block grew with the
+	 * store.  (The legacy rename: the views name blocks, which does
+	 * not exist between the DROP and the RENAME.) */
+	"CREATE TABLE blocks_v10 ("
+	"  chain_id INTEGER NOT NULL REFERENCES chains(id),"
+	"  hash BLOB NOT NULL CHECK (length(hash) = 32),"
+	"  number INTEGER NOT NULL,"
+	"  parent BLOB NOT NULL CHECK (length(parent) = 32),"
+	"  miner BLOB CHECK (miner IS NULL OR length(miner) = 32),"
+	"  difficulty BLOB CHECK (difficulty IS NULL OR length(difficulty) = 64),"
+	"  difficulty_f REAL,"
+	"  timestamp INTEGER,"
+	"  canonical INTEGER NOT NULL DEFAULT 0 CHECK (canonical IN (0, 1)),"
+	"  final INTEGER NOT NULL DEFAULT 0 CHECK (final IN (0, 1)),"
+	"  runtime_updated INTEGER NOT NULL DEFAULT 0,"
+	"  first_endpoint_id INTEGER REFERENCES endpoints(id),"
+	"  first_seen INTEGER NOT NULL,"
+	"  state_at INTEGER,"
+	"  pow_max BLOB CHECK (pow_max IS NULL OR length(pow_max) = 64),"
+	"  proven INTEGER CHECK (proven IS NULL OR proven IN (0, 1)),"
+	"  work BLOB CHECK (work IS NULL OR length(work) = 64),"
+	"  work_f REAL,"
+	"  state_endpoint_id INTEGER REFERENCES endpoints(id),"
+	"  cross_read INTEGER CHECK (cross_read IS NULL OR cross_read IN (0, 1))"
+	");"
+	"INSERT INTO blocks_v10 (chain_id, hash, number, parent, miner,"
+	"  difficulty, difficulty_f, timestamp, canonical, final,"
+	"  runtime_updated, first_endpoint_id, first_seen, state_at, pow_max,"
+	"  proven, work, work_f, state_endpoint_id, cross_read)"
+	"  SELECT chain_id, hash, number, parent, miner, difficulty,"
+	"  difficulty_f, timestamp, canonical, final, runtime_updated,"
+	"  first_endpoint_id, first_seen, state_at, pow_max, proven, work,"
+	"  work_f, state_endpoint_id, cross_read FROM blocks"
+	"  ORDER BY chain_id, number;"
+	"DROP TABLE blocks;"
+	"PRAGMA legacy_alter_table = ON;"
+	"ALTER TABLE blocks_v10 RENAME TO blocks;"
+	"PRAGMA legacy_alter_table = OFF;"
+	"CREATE UNIQUE INDEX blocks_hash ON blocks(chain_id, hash);"
+	"CREATE UNIQUE INDEX blocks_canonical ON blocks(chain_id, number)"
+	"  WHERE canonical = 1;"
+	"CREATE INDEX blocks_number ON blocks(chain_id, number);"
+	"CREATE INDEX blocks_miner ON blocks(chain_id, miner, number)"
+	"  WHERE canonical = 1;"
+	"CREATE INDEX blocks_window ON blocks(chain_id, timestamp, number,"
+	"  miner, final, work, canonical) WHERE canonical = 1;"
+	"CREATE INDEX blocks_unproven ON blocks(chain_id, canonical, proven)"
+	"  WHERE canonical = 1 AND proven = 0;",
 };
 
 const size_t schema_version = nitems(schema_migrations);

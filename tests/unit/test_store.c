@@ -291,6 +291,16 @@ assert_text(const char *sql, const char *want)
 	free(got);
 }
 
+/* The store is at this chainwatchd's schema version. */
+static void
+assert_current(void)
+{
+	char	v[24];
+
+	snprintf(v, sizeof(v), "%zu", schema_version);
+	assert_text("PRAGMA user_version", v);
+}
+
 /*
  * Version 4 counted a canonical genesis under x''; migration 5 counts it
  * nowhere: x'' keeps the later blocks without a miner, exactly, and a
@@ -357,7 +367,7 @@ test_migrate_genesis(void **state)
 	    "    '18446744073709551632', 0, 3),"
 	    "  (1, x'" Z32 "', 1, 1, '7', 7.0, '7', 1, 1),"
 	    "  (2, x'', 1, 0, '5', 5.0, '0', 0, 0);");
-	assert_text("PRAGMA user_version", "9");
+	assert_current();
 	assert_text("SELECT blocks || ' ' || final_blocks || ' ' || work ||"
 	    " ' ' || final_work || ' ' || first_number || ' ' || last_number"
 	    " FROM standings WHERE chain_id = 1 AND miner = x''",
@@ -391,7 +401,7 @@ test_migrate_pow(void **state)
 	    "  difficulty, timestamp, canonical, final, first_seen) VALUES"
 	    "  (1, x'01" Z31 "', 1, x'" Z32 "', x'" Z32 "',"
 	    "    x'07" Z63 "', 1000, 1, 1, 1);");
-	assert_text("PRAGMA user_version", "9");
+	assert_current();
 	assert_text("SELECT count(*) FROM blocks WHERE pow_max IS NULL AND"
 	    " proven IS NULL", "1");
 	teardown(state);
@@ -455,7 +465,7 @@ test_migrate_window(void **state)
 	    "    x'07" Z63 "', 2000, 1, 0, 1),"
 	    "  (1, x'03" Z31 "', 2, x'01" Z31 "', x'" Z32 "',"
 	    "    x'07" Z63 "', 2100, 0, 0, 1);");
-	assert_text("PRAGMA user_version", "9");
+	assert_current();
 	assert_text("SELECT group_concat(name) FROM sqlite_schema WHERE"
 	    " name IN ('blocks_time', 'blocks_window')", "blocks_window");
 	assert_text("SELECT count(*) || ' ' || sum(canonical) FROM blocks",
@@ -507,7 +517,7 @@ test_migrate_work(void **state)
 	    "  (1, x'" Z32 "', 2, 1, '18446744073709551640', 1.8e19,"
 	    "    '18446744073709551627', 1, 3),"
 	    "  (1, x'01" Z31 "', 1, 0, '0', 0, '0', 2, 2);");
-	assert_text("PRAGMA user_version", "9");
+	assert_current();
 	assert_text("SELECT group_concat(number || ':' || hex(substr(work, 1,"
 	    " 9)) || ':' || coalesce(work_f, '-'), ' ') FROM"
 	    " (SELECT * FROM blocks ORDER BY number, hash)",
@@ -548,11 +558,51 @@ test_migrate_seals_failed(void **state)
 	    "  (1, x'02" Z31 "', 1, x'" Z32 "', 0, 0, 0, 1, 1),"
 	    "  (1, x'03" Z31 "', 1, x'" Z32 "', 1, 1, 0, 1, 1),"
 	    "  (1, x'04" Z31 "', 2, x'03" Z31 "', NULL, 1, 0, 1, 2);");
-	assert_text("PRAGMA user_version", "9");
+	assert_current();
 	assert_text("SELECT group_concat(name || ' ' || seals_failed, ', ')"
 	    " FROM endpoints", "a 2, b 0");
 	assert_text("SELECT count(*) FROM chains WHERE rule_doubt IS NULL",
 	    "1");
+	teardown(state);
+}
+
+/*
+ * Version 10 keeps blocks in a table of rowids found by hash through an
+ * index: every row and column comes through, a hash is still one block
+ * a chain, and the views over blocks still read it.
+ */
+static void
+test_migrate_rowid(void **state)
+{
+	store_from_version(9,
+	    "INSERT INTO chains (id, name, format, block_time,"
+	    "  finality_depth) VALUES (1, 'p', 'quantus', 1000, 1);"
+	    "INSERT INTO miners (account, ss58) VALUES (x'" Z32 "', 'm');"
+	    "INSERT INTO blocks (chain_id, hash, number, parent, miner,"
+	    "  timestamp, proven, canonical, final, first_seen, work_f,"
+	    "  cross_read) VALUES"
+	    "  (1, x'03" Z31 "', 1, x'" Z32 "', x'" Z32 "', 5, 1, 1, 1, 7,"
+	    "  2.5, 0),"
+	    "  (1, x'02" Z31 "', 1, x'" Z32 "', NULL, 4, 0, 0, 0, 8, NULL,"
+	    "  NULL),"
+	    "  (1, x'04" Z31 "', 2, x'03" Z31 "', x'" Z32 "',"
+	    "  (strftime('%s', 'now') - 60) * 1000, NULL, 1, 0, 9, 1.5, 1);");
+	assert_current();
+	assert_text("SELECT group_concat(hex(substr(hash, 1, 1)) || number ||"
+	    " coalesce(timestamp > 0, '-') || coalesce(proven, '-') ||"
+	    " canonical || final || first_seen || coalesce(work_f, '-') ||"
+	    " coalesce(cross_read, '-'), ' ') FROM (SELECT * FROM blocks"
+	    " ORDER BY hash)", "02110008-- 031111172.50 0421-1091.51");
+	assert_text("SELECT count(*) FROM pragma_index_list('blocks') WHERE"
+	    " name IN ('blocks_hash', 'blocks_canonical', 'blocks_number',"
+	    " 'blocks_miner', 'blocks_window', 'blocks_unproven')", "6");
+	assert_text("SELECT sql LIKE '%WITHOUT ROWID%' FROM sqlite_master"
+	    " WHERE name = 'blocks'", "0");
+	assert_text("SELECT blocks || ' ' || work_f FROM standings_24h",
+	    "1 1.5");
+	assert_int_equal(sqlite3_exec(op, "INSERT INTO blocks (chain_id, hash,"
+	    " number, parent, first_seen) VALUES (1, x'02" Z31 "', 3, x'"
+	    Z32 "', 1)", NULL, NULL, NULL), SQLITE_CONSTRAINT);
 	teardown(state);
 }
 
@@ -572,6 +622,7 @@ main(void)
 		cmocka_unit_test(test_migrate_pow),
 		cmocka_unit_test(test_migrate_work),
 		cmocka_unit_test(test_migrate_seals_failed),
+		cmocka_unit_test(test_migrate_rowid),
 	};
 	int	rc;
 
