@@ -250,8 +250,12 @@ def judge(d, secs, interval, memory="judged"):
             # A SQLite page cache keeps every page read or written until
             # it is full: the memory of the supervisor (cache_size 64 MB)
             # and of the metrics server (2 MB) grows with the store by
-            # design.  Judged is their memory less the store's size (up
-            # to the cache's): what is left must be flat.
+            # design.  Judged is their memory less their cache: the
+            # supervisor's as it says (sup_cache_kb, from
+            # chainwatch_store_cache_bytes), the metrics server's taken
+            # as the store's size up to its 2 MB; what is left must be
+            # flat.  (The store's size for the supervisor too made a
+            # cache warming again after each restart look like growth.)
             # Descriptors likewise: a worker keeps up to max_inflight + 1
             # keep-alive connections, the metrics server its clients',
             # the supervisor one socket a child.  Judged are those that
@@ -261,7 +265,11 @@ def judge(d, secs, interval, memory="judged"):
                 p, v, t = s[r + "_pid"], num(s.get(r + "_" + key)), \
                     float(s["t"])
                 st = num(s["store_kb"])
-                if cache and v is not None:
+                held = num(s.get("sup_cache_kb")) if r == "sup" else None
+                if cache and v is not None and r == "sup" and \
+                        "sup_cache_kb" in s:
+                    v = None if held is None else v - held
+                elif cache and v is not None:
                     v = None if st is None else v - min(st, CACHE_KB[r])
                 if key == "fds" and v is not None:
                     tcp = num(s.get(r + "_tcp"))
@@ -271,7 +279,10 @@ def judge(d, secs, interval, memory="judged"):
                         t - first_seen[(r, p)] >= warm:
                     pts.append((t, p, v))
             fit = slope(pts)
-            label = "%s %s%s" % (r, name, "-store" if cache else
+            label = "%s %s%s" % (r, name, ("-cache" if r == "sup" and
+                                           bool(samples) and
+                                           "sup_cache_kb" in samples[0]
+                                           else "-store") if cache else
                                  "-tcp-kids" if key == "fds" and r == "sup"
                                  else "-tcp" if key == "fds" else "")
             if fit is None:

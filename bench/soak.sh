@@ -76,9 +76,11 @@
 #     (memory: 5 % of its mean, at least 256 KB; 2 fds; half a thread);
 #     memory is not judged in a sanitizer build (ASan's quarantine keeps
 #     freed memory, up to 256 MB a process: it grows there by design)
-#     unless ASAN_OPTIONS sets quarantine_size_mb (=1 keeps it flat).  The memory of chainwatchd and chainwatch-metrics is
-#     judged less the store's size, up to their SQLite page cache's (64 MB
-#     and 2 MB): a page cache holds what it reads until it is full.
+#     unless ASAN_OPTIONS sets quarantine_size_mb (=1 keeps it flat).
+#     A page cache holds what it reads until it is full: chainwatchd's
+#     memory is judged less its page cache as it says (sampled from
+#     chainwatch_store_cache_bytes), chainwatch-metrics' less the store's
+#     size up to its 2 MB cache.
 set -u
 b=${top_builddir:-.}
 dur=1h
@@ -388,7 +390,7 @@ HEADER="t,epoch_ms,fault,sup_pid,sup_rss_kb,sup_pss_kb,sup_fds,sup_threads,sup_c
 for e in e1 e2 e3 e4 metrics; do
 	HEADER="$HEADER,${e}_pid,${e}_rss_kb,${e}_pss_kb,${e}_fds,${e}_threads,${e}_cpu_s,${e}_tcp,${e}_anon_kb"
 done
-HEADER="$HEADER,store_kb,wal_kb,queue_rows,best,live_head,lag,orphans,clients_failed"
+HEADER="$HEADER,store_kb,wal_kb,queue_rows,best,live_head,lag,orphans,clients_failed,sup_cache_kb"
 sample() {
 	_sup=$(sup_pid)
 	kill -0 "$_sup" 2>/dev/null || _sup=
@@ -417,7 +419,15 @@ sample() {
 	_lag=
 	[ -n "$_best" ] && [ -n "$_live" ] && _lag=$((_live - _best))
 	_cf=$(grep -c ',fail,' "$out/clients.csv" 2>/dev/null)
-	echo "$_row,$_store,$_wal,$_q,$_best,$_live,$_lag,$(orphans),${_cf:-0}" >>"$out/samples.csv"
+	# The supervisor's page cache, as it says (chainwatch-metrics'
+	# chainwatch_store_cache_bytes): its memory less that is judged.
+	_cache=
+	_mp=$(metrics_port)
+	[ -n "$_sup" ] && [ -n "$_mp" ] && _cache=$(curl -s -m 2 \
+	    "http://127.0.0.1:$_mp/metrics" 2>/dev/null |
+	    sed -n 's/^chainwatch_store_cache_bytes \([0-9]*\)$/\1/p')
+	[ -n "$_cache" ] && _cache=$((_cache / 1024))
+	echo "$_row,$_store,$_wal,$_q,$_best,$_live,$_lag,$(orphans),${_cf:-0},$_cache" >>"$out/samples.csv"
 }
 echo "$HEADER" >"$out/samples.csv"
 : >"$W/seen"

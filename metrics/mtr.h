@@ -86,6 +86,7 @@ struct mtr_snap {
 	 * disk-full or io-error, with the messages waiting for it. */
 	char			 store_blocked[16];
 	uint64_t		 store_waiting;
+	uint64_t		 store_cache;	/* chainwatchd's page cache, bytes */
 	int64_t			 now;		/* wall clock, ms */
 	double			 gather_seconds;
 	struct mtr_chain	*chains;

@@ -544,6 +544,10 @@ mtr_expo(const struct mtr_snap *s, struct buf *b)
 		    "Messages from workers waiting in memory for the store.");
 		buf_addf(b, "chainwatch_store_waiting_messages %llu\n",
 		    (unsigned long long)s->store_waiting);
+		family(b, "chainwatch_store_cache_bytes", "gauge",
+		    "Bytes of the store's pages in chainwatchd's page cache.");
+		buf_addf(b, "chainwatch_store_cache_bytes %llu\n",
+		    (unsigned long long)s->store_cache);
 	}
 	family(b, "chainwatch_scrape_duration_seconds", "gauge",
 	    "Seconds spent gathering these figures.");

@@ -563,6 +563,8 @@ sup_answer(struct mtr_snap *s, const json_t *a, char *err, size_t errlen)
 		    json_string_value(v));
 	(void)view_ctl_count(json_object_get(a, "store"), "waiting_messages",
 	    &s->store_waiting);
+	(void)view_ctl_count(json_object_get(a, "store"), "cache_bytes",
+	    &s->store_cache);
 	return 0;
 }
 

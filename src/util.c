@@ -1,9 +1,13 @@
 /*
  * Shared utilities: checked allocation (running out of memory is fatal and
- * says so), clocks, and URL redaction for everything that shows a URL.
+ * says so), freed memory given back, clocks, and URL redaction for
+ * everything that shows a URL.
  */
 #include "config.h"
 
+#ifdef HAVE_MALLOC_TRIM
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +172,29 @@ url_redact(const char *url, char *out, size_t outlen)
  * Time never runs back for one owner of *last (a breaker, a window): a
  * clock that stepped back stands still.
  */
+/*
+ * Freed memory back to the system, at most every MEM_GIVE_BACK_MS: the
+ * heap keeps what a burst took (answers waiting, a backlog) long after
+ * it is freed, and a daemon of months would keep its worst minute's.
+ * now_ms is any monotonic clock in ms.
+ */
+#define MEM_GIVE_BACK_MS	30000
+
+void
+mem_give_back(uint64_t now_ms)
+{
+#ifdef HAVE_MALLOC_TRIM
+	static uint64_t	last;
+
+	if (now_ms - last < MEM_GIVE_BACK_MS)
+		return;
+	last = now_ms;
+	(void)malloc_trim(0);
+#else
+	(void)now_ms;
+#endif
+}
+
 uint64_t
 clock_forward(uint64_t *last, uint64_t now)
 {

@@ -340,7 +340,8 @@ fd_room(const struct conf *conf)
  *      breakers' peer rule;
  *   8. work held by endpoints that may no longer have it goes back;
  *   9. the queue's work: expired leases back, hedges, new leases;
- *  10. the batch is committed if it is due.
+ *  10. the batch is committed if it is due;
+ *  11. memory freed since is given back to the system (every 30 s).
  * Answers, heads and worker events come between turns (sup_dispatch.c),
  * signals and the control socket too.
  */
@@ -358,6 +359,7 @@ main_turn(struct ev_loop *loop, ev_timer *t, int revents)
 	sched_release_unusable();
 	tick_work();
 	store_maybe_flush();
+	mem_give_back(now_mono_ms());
 }
 
 /* The command line: -d, -f file, -n, -v; usage() on anything else. */

@@ -89,6 +89,8 @@ snapshot_store(void)
 	    (json_int_t)backlog_count()));
 	json_object_set_new(j, "waiting_bytes", json_integer(
 	    (json_int_t)backlog_bytes()));
+	json_object_set_new(j, "cache_bytes", json_integer(
+	    (json_int_t)store_cache_bytes()));
 	return j;
 }
 

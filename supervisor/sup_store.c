@@ -715,6 +715,18 @@ store_checkpointed(long long *finished)
 	return wal_checkpointed(finished);
 }
 
+/* The bytes of the store's pages this process holds in its page cache. */
+uint64_t
+store_cache_bytes(void)
+{
+	int	cur = 0, high = 0;
+
+	if (db == NULL || sqlite3_db_status(db, SQLITE_DBSTATUS_CACHE_USED,
+	    &cur, &high, 0) != SQLITE_OK || cur < 0)
+		return 0;
+	return (uint64_t)cur;
+}
+
 int
 store_open(const char *path, int sync_full, struct ev_loop *l)
 {

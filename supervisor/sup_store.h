@@ -65,5 +65,6 @@ int		 store_synchronous(int);
  * checkpoints the loop ran for what it left; -1: no thread runs.
  */
 long long	 store_checkpointed(long long *finished);
+uint64_t	 store_cache_bytes(void);
 
 #endif

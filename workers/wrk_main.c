@@ -122,6 +122,7 @@ heartbeat_cb(struct ev_loop *loop, ev_timer *t, int revents)
 	msg_begin(&mb, MSG_HEARTBEAT, wrk_gen, 1);
 	msg_put_uint(&mb, "rss_kb", rss_kb());
 	wrk_send(&mb);
+	mem_give_back(now_mono_ms());
 }
 
 /* A message from the supervisor.  A bad one is a bug on its side. */

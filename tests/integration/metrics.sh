@@ -112,6 +112,11 @@ r2=$(val "$T/m2" chainwatch_endpoint_requests_total)
 b2=$(val "$T/m2" chainwatch_chain_blocks_ingested_total)
 [ "$b2" -gt 300 ] || fail "blocks ingested: $b2"
 ok "requests_total grows ($r1, then $r2); $b2 blocks ingested"
+# The daemon's page cache holds the pages it stored: some, at most 64 MB.
+cb=$(val "$T/m2" chainwatch_store_cache_bytes)
+[ -n "$cb" ] && [ "$cb" -gt 0 ] && [ "$cb" -le $((64 * 1048576)) ] ||
+    fail "chainwatch_store_cache_bytes: '$cb'"
+ok "the daemon's page cache: $cb bytes"
 wait_health 200 ok 10
 ok "/health: 200 ok"
 
