@@ -261,16 +261,19 @@ def judge(d, secs, interval, memory="judged"):
             # the supervisor one socket a child.  Judged are those that
             # are not an established TCP connection nor a child's.
             cache = r in CACHE_KB and unit == "KB"
+            # The supervisor says its cache (a CSV of before that did
+            # not: the store's size stands for it, as for the metrics
+            # server's).
+            said = r == "sup" and bool(samples) and \
+                "sup_cache_kb" in samples[0]
             for s in samples:
                 p, v, t = s[r + "_pid"], num(s.get(r + "_" + key)), \
                     float(s["t"])
-                st = num(s["store_kb"])
-                held = num(s.get("sup_cache_kb")) if r == "sup" else None
-                if cache and v is not None and r == "sup" and \
-                        "sup_cache_kb" in s:
+                if cache and v is not None:
+                    st = num(s["store_kb"])
+                    held = num(s["sup_cache_kb"]) if said else \
+                        None if st is None else min(st, CACHE_KB[r])
                     v = None if held is None else v - held
-                elif cache and v is not None:
-                    v = None if st is None else v - min(st, CACHE_KB[r])
                 if key == "fds" and v is not None:
                     tcp = num(s.get(r + "_tcp"))
                     kids = num(s.get("sup_children")) if r == "sup" else 0
@@ -279,10 +282,8 @@ def judge(d, secs, interval, memory="judged"):
                         t - first_seen[(r, p)] >= warm:
                     pts.append((t, p, v))
             fit = slope(pts)
-            label = "%s %s%s" % (r, name, ("-cache" if r == "sup" and
-                                           bool(samples) and
-                                           "sup_cache_kb" in samples[0]
-                                           else "-store") if cache else
+            label = "%s %s%s" % (r, name, ("-cache" if said else
+                                           "-store") if cache else
                                  "-tcp-kids" if key == "fds" and r == "sup"
                                  else "-tcp" if key == "fds" else "")
             if fit is None:
