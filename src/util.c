@@ -169,10 +169,6 @@ url_redact(const char *url, char *out, size_t outlen)
 }
 
 /*
- * Time never runs back for one owner of *last (a breaker, a window): a
- * clock that stepped back stands still.
- */
-/*
  * Freed memory back to the system, at most every MEM_GIVE_BACK_MS: the
  * heap keeps what a burst took (answers waiting, a backlog) long after
  * it is freed, and a daemon of months would keep its worst minute's.
@@ -195,6 +191,10 @@ mem_give_back(uint64_t now_ms)
 #endif
 }
 
+/*
+ * Time never runs back for one owner of *last (a breaker, a window): a
+ * clock that stepped back stands still.
+ */
 uint64_t
 clock_forward(uint64_t *last, uint64_t now)
 {
