@@ -91,8 +91,10 @@ MEASURES = [("rss_kb", "RSS", "KB"), ("anon_kb", "anon", "KB"),
             ("threads", "threads", "")]
 WAL_BOUND_KB = 64 * 1024	# the WAL is cut back to 64 MB; backfill waits there
 # The most each process's SQLite page cache holds: the supervisor's
-# PRAGMA cache_size (supervisor/sup_store.c), SQLite's default for the
-# metrics server, which sets none.
+# default store_cache (soak.sh sets 1M, so that its cache is full within
+# minutes of each start, and the supervisor says what it holds; this is
+# for CSVs of before it did), SQLite's default for the metrics server,
+# which sets none.
 CACHE_KB = {"sup": 64 * 1024, "metrics": 2000}
 SAMPLE_MS = 3000
 SETTLE_MS = 60000		# the queue and lag are back within a minute
@@ -248,8 +250,8 @@ def judge(d, secs, interval, memory="judged"):
         for key, name, unit in MEASURES:
             pts = []
             # A SQLite page cache keeps every page read or written until
-            # it is full: the memory of the supervisor (cache_size 64 MB)
-            # and of the metrics server (2 MB) grows with the store by
+            # it is full: the memory of the supervisor (store_cache, 1 MB
+            # here) and of the metrics server (2 MB) grows with the store by
             # design.  Judged is their memory less their cache: the
             # supervisor's as it says (sup_cache_kb, from
             # chainwatch_store_cache_bytes), the metrics server's taken

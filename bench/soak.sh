@@ -266,6 +266,7 @@ worker = $WORKER
 heartbeat_interval = 1s
 stop_timeout = 3s
 log_level = info
+store_cache = 1M
 control_socket = $SOCK
 metrics_listen = 127.0.0.1:0
 metrics_server = $METRICS

@@ -36,6 +36,8 @@ const struct conf_key conf_keys[] = {
 	    D(synchronous) },
 	{ CONF_DAEMON, "store_reserve", CT_SIZE, "2M", 0, 1ULL << 40, NULL,
 	    D(store_reserve) },
+	{ CONF_DAEMON, "store_cache", CT_SIZE, "64M", 1ULL << 20, 64ULL << 30,
+	    NULL, D(store_cache) },
 	{ CONF_DAEMON, "pidfile", CT_PATH, CW_RUNSTATEDIR "/chainwatchd.pid",
 	    0, 0, NULL, D(pidfile) },
 	{ CONF_DAEMON, "user", CT_STRING, "chainwatch", 0, 0, NULL, D(user) },

@@ -91,6 +91,7 @@ struct conf_daemon {
 	char		database[CONF_URL_MAX + 1];
 	unsigned	synchronous;		/* 0 normal, 1 full */
 	uint64_t	store_reserve;		/* bytes kept free, 0: none */
+	uint64_t	store_cache;		/* bytes of page cache */
 	char		pidfile[CONF_URL_MAX + 1];
 	char		user[CONF_NAME_MAX + 1];
 	char		worker[CONF_URL_MAX + 1];

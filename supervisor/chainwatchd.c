@@ -441,6 +441,7 @@ open_all(struct conf *conf)
 	store_set_precommit(precommit);
 	store_set_hooks(store_rolled_back, store_resumed);
 	store_set_reserve(conf->daemon.store_reserve);
+	store_set_cache(conf->daemon.store_cache);
 	sup_chains_load(conf, now_wall_ms());
 	health_sync(conf);
 	if (sup_control_init(conf) == -1) {

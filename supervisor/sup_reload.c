@@ -150,6 +150,12 @@ reload_daemon(struct reload_result *r, struct conf *conf)
 	if (!sup_verbose)
 		log_setlevel((enum log_level)conf->daemon.log_level);
 	store_set_reserve(conf->daemon.store_reserve);
+	if (conf->daemon.store_cache != sup_conf->daemon.store_cache) {
+		log_info("store_cache changed to %llu KB: applied to the open "
+		    "database", (unsigned long long)(conf->daemon.store_cache /
+		    1024));
+		store_set_cache(conf->daemon.store_cache);
+	}
 	url_secret_words(conf->daemon.secret_params);
 }
 

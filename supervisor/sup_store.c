@@ -715,6 +715,32 @@ store_checkpointed(long long *finished)
 	return wal_checkpointed(finished);
 }
 
+/*
+ * At most this many bytes of the store's pages in the page cache (KiB,
+ * as PRAGMA cache_size takes a negative size); a smaller cache than it
+ * holds now gives back its oldest pages at once.  What the connection
+ * reads back is logged.
+ */
+void
+store_set_cache(uint64_t bytes)
+{
+	sqlite3_stmt	*st;
+	char		 sql[64];
+	long long	 kb = 0;
+
+	store_flush();
+	snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%llu",
+	    (unsigned long long)(bytes / 1024));
+	exec_sql(sql);
+	if (sqlite3_prepare_v2(db, "PRAGMA cache_size", -1, &st, NULL)
+	    != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		kb = -sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	log_debug("database: cache_size = %lld KB", kb);
+}
+
 /* The bytes of the store's pages this process holds in its page cache. */
 uint64_t
 store_cache_bytes(void)

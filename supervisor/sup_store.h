@@ -65,6 +65,7 @@ int		 store_synchronous(int);
  * checkpoints the loop ran for what it left; -1: no thread runs.
  */
 long long	 store_checkpointed(long long *finished);
+void		 store_set_cache(uint64_t bytes);
 uint64_t	 store_cache_bytes(void);
 
 #endif

@@ -8,6 +8,8 @@
 #                         warning on reload: cli_reload.sh
 #   synchronous           here: read back from the daemon's connection at
 #                         start and after a reload that changes it
+#   store_cache           here: PRAGMA cache_size read back, at start and
+#                         after a reload that changes it
 #   pidfile               initd.sh, sup_setup.sh (written, locked)
 #   user                  sup_setup.sh (a missing user parks the worker;
 #                         root only)
@@ -81,7 +83,7 @@ sed -i -e 's/^block_time = .*/block_time = 500ms/' \
     -e 's/^stop_timeout = .*/stop_timeout = 8s/' \
     -e 's/^heartbeat_interval = .*/heartbeat_interval = 30s/' \
     "$T/chainwatch.conf"
-sed -i '/^\[chain/i synchronous = full\nworker_memory_limit = 300M\n' \
+sed -i '/^\[chain/i synchronous = full\nstore_cache = 3M\nworker_memory_limit = 300M\n' \
     "$T/chainwatch.conf"
 [ -n "$root" ] && sed -i '/^\[chain/i control_owner = nobody\ncontrol_group = nogroup\n' \
     "$T/chainwatch.conf"
@@ -117,6 +119,9 @@ wait_for 30 'grep -q " sup: w/127.0.0.1: subscription live" "$T/log" && grep -q 
 grep -q ' sup: database: synchronous = full$' "$T/log" ||
     fail "synchronous = full not read back from the store at start"
 ok "synchronous = full: the daemon's connection reads back full"
+grep -q ' sup: database: cache_size = 3072 KB$' "$T/log" ||
+    fail "store_cache = 3M not read back from the store at start"
+ok "store_cache = 3M: the daemon's connection reads back 3072 KB"
 
 # --- worker_memory_limit: RLIMIT_AS of a worker, unless the build has
 # AddressSanitizer (the page says so; the worker logs it).
@@ -185,7 +190,8 @@ curl -s -m 5 -o /dev/null -d '{"clear":true}' \
 
 # --- synchronous, live: a reload to normal is applied and read back, with
 # no restart warning.
-sed -i 's/^synchronous = full/synchronous = normal/' "$T/chainwatch.conf"
+sed -i -e 's/^synchronous = full/synchronous = normal/' \
+    -e 's/^store_cache = 3M/store_cache = 1M/' "$T/chainwatch.conf"
 mark=$(($(wc -l <"$T/log") + 1))
 kill -HUP $DAEMON_PID
 wait_for 30 'tail -n +$mark "$T/log" | grep -q " sup: reloaded "' || fail "no reload"
@@ -196,6 +202,9 @@ tail -n +$mark "$T/log" | grep -q ' sup: database: synchronous = normal$' ||
 ! tail -n +$mark "$T/log" | grep -q 'takes a restart' ||
     fail "reload of synchronous warned about a restart"
 ok "synchronous: a reload to normal applied it to the open database"
+tail -n +$mark "$T/log" | grep -q ' sup: database: cache_size = 1024 KB$' ||
+    fail "store_cache = 1M not read back after the reload"
+ok "store_cache: a reload to 1M applied it to the open database"
 
 # --- stop_timeout: e1 ignores SIGTERM (stopped); at shutdown it is killed
 # 8 s after it was asked to stop: not earlier, as the default would.
