@@ -338,10 +338,12 @@ fd_room(const struct conf *conf)
  *   6. what the chains concluded about endpoints goes to their health;
  *   7. endpoints judged: overdue (unresponsive), a slow chain, the
  *      breakers' peer rule;
- *   8. work held by endpoints that may no longer have it goes back;
- *   9. the queue's work: expired leases back, hedges, new leases;
- *  10. the batch is committed if it is due;
- *  11. memory freed since is given back to the system (every 30 s).
+ *   8. the queue's work: expired leases back, hedges, new leases;
+ *   9. the batch is committed if it is due;
+ *  10. memory freed since is given back to the system (every 30 s).
+ * What a judgement (6, 7, or an answer's) does to an endpoint's health
+ * the scheduler carries out at once (sched_health): an endpoint no
+ * longer usable has its leases back before step 8 leases again.
  * Answers, heads and worker events come between turns (sup_dispatch.c),
  * signals and the control socket too.
  */
@@ -356,7 +358,6 @@ main_turn(struct ev_loop *loop, ev_timer *t, int revents)
 	sup_chains_tick(now_wall_ms());
 	judge_verdicts();
 	judge_overdue();
-	sched_release_unusable();
 	tick_work();
 	store_maybe_flush();
 	mem_give_back(now_mono_ms());

@@ -165,7 +165,7 @@ dispatch_answer(struct worker *w, const struct msg *m, char *err,
 	reply_settle(&a);
 	/* After the settling: it may give back this endpoint's leases. */
 	if (a.contradicts)
-		sup_health_contradicted(w->ep, why);
+		sched_health(w, sup_health_contradicted(w->ep, why));
 	return 0;
 }
 

@@ -166,28 +166,28 @@ health_heard(const struct endpoint *e)
 
 /*
  * A claim of it is contradicted by others or never connected: it is
- * inconsistent, with that reason, and gets no work.  Its leases are
- * given back by the scheduler, which sees it unusable; its worker runs
- * on and its heads still come, so that it can agree again.
+ * inconsistent, with that reason, and gets no work (HEALTH_GONE, for the
+ * scheduler: its leases go back); its worker runs on and its heads still
+ * come, so that it can agree again.
  */
-void
+unsigned
 sup_health_contradicted(struct endpoint *e, const char *reason)
 {
-	(void)avail(e, EPE_CONTRADICTED, reason, NULL);
+	return avail(e, EPE_CONTRADICTED, reason, NULL);
 }
 
 /*
  * Evidence it agrees again: a head of it connected with no claim of it
  * held.  EP_AGREE_N of them in a row end an inconsistency.
  */
-void
+unsigned
 sup_health_agrees(struct endpoint *e)
 {
 	char	detail[64];
 
 	snprintf(detail, sizeof(detail), "%d heads in a row connect",
 	    EP_AGREE_N);
-	(void)avail(e, EPE_AGREES, NULL, detail);
+	return avail(e, EPE_AGREES, NULL, detail);
 }
 
 /*

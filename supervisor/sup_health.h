@@ -54,8 +54,8 @@ int		 health_usable(const struct endpoint *);
 int		 health_heard(const struct endpoint *);
 
 /* Its claims against the others' (sup_chain.c's evidence, and answers). */
-void		 sup_health_contradicted(struct endpoint *, const char *reason);
-void		 sup_health_agrees(struct endpoint *);
+unsigned	 sup_health_contradicted(struct endpoint *, const char *reason);
+unsigned	 sup_health_agrees(struct endpoint *);
 unsigned	 health_doubted(struct endpoint *const *, size_t,
 		    const char *chain, uint64_t patience);
 

@@ -78,8 +78,7 @@ slow_store(const struct chain *ch, int slow, const char *why)
 
 /*
  * The peer rule (sup_breaker.h) for each of the n endpoints ws[]: its
- * run of failures against what the others show.  Its leases go back in
- * sched_release_unusable() if it opens; what it has out answers on.
+ * run of failures against what the others show.
  */
 static void
 peers_chain(struct worker **ws, size_t n)
@@ -106,7 +105,7 @@ peers_chain(struct worker **ws, size_t n)
 		for (size_t j = 0; j < n; j++)
 			if (j != i)
 				others[k++] = all[j];
-		(void)health_peers(ws[i]->ep, others, k);
+		sched_health(ws[i], health_peers(ws[i]->ep, others, k));
 		/* It may count as out for those judged after it. */
 		health_peer(ws[i]->ep, &all[i]);
 	}
@@ -145,9 +144,9 @@ overdue_chain(struct chain *ch, uint64_t watched, uint64_t now)
 		ws[n++] = o;
 	}
 	/* Everyone inconsistent, nothing fetched: the rule is suspected. */
-	if (health_doubted(es, n, ch->name, claim_patience(ch)) &
-	    HEALTH_BACK)
-		sched_back(es[0]);
+	if (n > 0)
+		sched_health(ws[0], health_doubted(es, n, ch->name,
+		    claim_patience(ch)));
 	/* A breaker that knows speaks first: it outweighs overdue. */
 	peers_chain(ws, n);
 	latency = route_latency_quantile(&ch->hedging, OVERDUE_QUANTILE, now);
@@ -155,13 +154,14 @@ overdue_chain(struct chain *ch, uint64_t watched, uint64_t now)
 	bound = overdue_chain_bound(latency != 0 ? latency :
 	    overdue_answers_median(eps, n), ch->hedging.after);
 	for (size_t i = 0; i < n; i++) {
-		/* Its leases go back in sched_release_unusable(); what it has
-		 * out answers on, for its health. */
+		/* Overdue, its leases go back; what it has out answers on,
+		 * for its health. */
 		if (overdue_judge(eps, n, i, bound, watched, now, &age) ==
 		    OV_OVERDUE)
-			(void)health_overdue(ws[i]->ep, eps[i].waiting, age);
+			sched_health(ws[i], health_overdue(ws[i]->ep,
+			    eps[i].waiting, age));
 		else
-			(void)health_overdue(ws[i]->ep, 0, 0);
+			sched_health(ws[i], health_overdue(ws[i]->ep, 0, 0));
 	}
 	slow_store(ch, overdue_chain_slow(eps, n, bound, watched, now,
 	    latency, why, sizeof(why)), why);
@@ -215,10 +215,9 @@ judge_verdicts(void)
 				    v.reason);
 			continue;
 		}
-		if (v.kind == CV_CONTRADICTED)
-			sup_health_contradicted(w->ep, v.reason);
-		else
-			sup_health_agrees(w->ep);
+		sched_health(w, v.kind == CV_CONTRADICTED ?
+		    sup_health_contradicted(w->ep, v.reason) :
+		    sup_health_agrees(w->ep));
 	}
 }
 

@@ -129,12 +129,12 @@ sched_lease_apply(struct held *h, unsigned act, enum outcome o, const char *why,
 }
 
 /*
- * Leases of endpoints that may no longer work and whose worker still runs
- * (inconsistent: its health cannot call up here) go back at once.  Their
- * requests answer on as stragglers, for the endpoint's health only.
+ * w's endpoint may no longer work, and its worker still runs: its leases
+ * go back at once, with no failure counted.  Its requests answer on as
+ * stragglers, for the endpoint's health only.
  */
-void
-sched_release_unusable(void)
+static void
+release(struct worker *w)
 {
 	struct request	*r, *next;
 
@@ -144,7 +144,7 @@ sched_release_unusable(void)
 		unsigned	 act;
 
 		next = r->next;
-		if (h == NULL || health_usable(r->w->ep))
+		if (r->w != w || h == NULL)
 			continue;
 		h->req[r->hedge] = NULL;
 		r->held = NULL;
@@ -156,10 +156,11 @@ sched_release_unusable(void)
 		in.block_time = h->ch->block_time;
 		act = lease_step(&h->l, LE_FAIL, &in, now_mono_ms());
 		log_info("w/%s: %s item %lld given back: the endpoint is %s",
-		    r->w->name, queue_kind_name(h->it.kind),
-		    (long long)h->it.id, ep_state_name(r->w->ep->av.state));
+		    w->name, queue_kind_name(h->it.kind),
+		    (long long)h->it.id, ep_state_name(w->ep->av.state));
 		sched_lease_apply(h, act, OUTCOME_OK, "endpoint not usable",
-		    r->w->ep->id);
+		    w->ep->id);
+		next = requests;	/* its twin may have gone with it */
 	}
 }
 
@@ -210,12 +211,17 @@ sched_back(const struct endpoint *e)
 	sched_kick();
 }
 
-/* What a change of an endpoint's health asks of the scheduler. */
+/*
+ * What a change of an endpoint's health asks of the scheduler: every
+ * action of sup_health.c's comes here.  Not usable any more: its leases
+ * go back (a worker that died had its requests failed already, in
+ * sched_worker_gone); usable again: what waits out a backoff is due.
+ */
 void
 sched_health(struct worker *w, unsigned act)
 {
 	if (act & HEALTH_GONE)
-		sched_worker_gone(w);
+		release(w);
 	if (act & HEALTH_BACK)
 		sched_back(w->ep);
 }

@@ -19,6 +19,5 @@ void	sched_worker_gone(struct worker *);
 void	sched_health(struct worker *, unsigned health_act);
 /* Parts of the daemon's turn (chainwatchd.c's main_turn). */
 void	sched_release_owed(void);
-void	sched_release_unusable(void);
 
 #endif
