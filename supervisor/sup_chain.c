@@ -82,9 +82,9 @@ sup_chains_flush(void)
 		standings_flush(chains[c]);
 }
 
-/* The next verdict of any chain, oldest first; 0 when none. */
+/* The next verdict of any chain, oldest first, and its chain; 0: none. */
 int
-sup_chains_verdict(struct chain_verdict *out)
+sup_chains_verdict(struct chain_verdict *out, struct chain **from)
 {
 	for (size_t i = 0; i < n_chains; i++) {
 		struct chain *ch = chains[i];
@@ -92,6 +92,7 @@ sup_chains_verdict(struct chain_verdict *out)
 		if (ch->n_verdicts == 0)
 			continue;
 		*out = ch->verdicts[0];
+		*from = ch;
 		memmove(&ch->verdicts[0], &ch->verdicts[1],
 		    (ch->n_verdicts - 1) * sizeof(ch->verdicts[0]));
 		ch->n_verdicts--;
@@ -490,6 +491,13 @@ sup_chain_canonical(struct chain *ch, const uint8_t hash[32])
 	return block_get(ch, hash, &b) && b.canonical;
 }
 
+struct chain *const *
+sup_chains_all(size_t *n)
+{
+	*n = n_chains;
+	return chains;
+}
+
 struct chain *
 sup_chain_find(const char *name)
 {
@@ -655,6 +663,7 @@ sup_chains_free(void)
 		for (size_t j = 0; j < chains[i]->n_claims; j++)
 			free(chains[i]->claims[j].h);
 		free(chains[i]->st);
+		free(chains[i]->workers);
 		free(chains[i]);
 	}
 	free(chains);

@@ -156,6 +156,11 @@ struct chain {
 	size_t			 n_verdicts;
 	/* an empty store: heads wait until two endpoints agree */
 	size_t			 n_endpoints;	/* configured */
+	/* Its workers, in the order of the daemon's (sup_spawn.c keeps the
+	 * list as they come and go, and after a reload): whom the chain's
+	 * endpoints are judged, routed and scheduled among. */
+	struct worker		**workers;
+	size_t			 n_workers, cap_workers;
 	uint64_t		 disagree_logged;	/* wall ms */
 };
 
@@ -165,6 +170,8 @@ void		 sup_chains_free(void);
 /* After a rollback of the store: read every chain again. */
 void		 sup_chains_reload(uint64_t now);
 struct chain	*sup_chain_find(const char *);
+/* Every chain loaded, in the order loaded; *n of them. */
+struct chain	*const *sup_chains_all(size_t *n);
 void		 sup_chain_head(struct chain *, int64_t endpoint_id,
 		    const struct proto_head *, uint64_t now);
 void		 sup_chain_fetched(struct chain *, int64_t endpoint_id,
@@ -182,7 +189,7 @@ int		 sup_chain_canonical(struct chain *, const uint8_t hash[32]);
 void		 sup_chains_tick(uint64_t now);
 /* Every chain's usable count set to 0, before the scheduler counts. */
 void		 sup_chains_usable_reset(void);
-int		 sup_chains_verdict(struct chain_verdict *);
+int		 sup_chains_verdict(struct chain_verdict *, struct chain **);
 
 struct json_t;
 struct json_t	*sup_chains_json(void);

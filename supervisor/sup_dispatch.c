@@ -50,7 +50,7 @@ short_hash(const uint8_t h[32], char buf[16])
 static void
 dispatch_info(struct worker *w, const struct proto_info *in)
 {
-	struct chain	*ch = sup_chain_find(w->ep->chain);
+	struct chain	*ch = w->ep->ch;
 	char		 g[67], want[67], why[160];
 	unsigned	 act;
 
@@ -97,11 +97,15 @@ dispatch_info(struct worker *w, const struct proto_info *in)
 static int
 another_usable(const struct worker *w)
 {
-	for (const struct worker *o = sup_workers; o != NULL; o = o->next)
+	const struct chain	*ch = w->ep->ch;
+
+	for (size_t i = 0; i < ch->n_workers; i++) {
+		const struct worker	*o = ch->workers[i];
+
 		if (o != w && o->proc.fsm.state == CS_RUNNING &&
-		    health_usable(o->ep) && !breaker_failing(&o->ep->brk) &&
-		    strcmp(o->ep->chain, w->ep->chain) == 0)
+		    health_usable(o->ep) && !breaker_failing(&o->ep->brk))
 			return 1;
+	}
 	return 0;
 }
 
@@ -223,7 +227,7 @@ report_head(struct worker *w, const struct msg *m, char *err, size_t errlen)
 	 * again: a new head whose parent is on the chain; and its tip is
 	 * shown among the forks.
 	 */
-	ch = sup_chain_find(w->ep->chain);
+	ch = w->ep->ch;
 	if (ch != NULL &&
 	    reply_figures(w, ch->format, &head.h, err, errlen) == -1)
 		return -1;

@@ -430,6 +430,18 @@ pruning_bound(int64_t id)
 	return bound;
 }
 
+/* The chain cc configures: loaded before its endpoints are made. */
+static struct chain *
+chain_of(const struct conf_chain *cc)
+{
+	struct chain	*ch = sup_chain_find(cc->name);
+
+	if (ch == NULL)
+		fatalx(CW_EXIT_INTERNAL, "chain %s: endpoint before the chain",
+		    cc->name);
+	return ch;
+}
+
 /*
  * An endpoint for a new worker, with its breaker as the store last saw
  * it: an endpoint open at the last run stays open.
@@ -444,7 +456,7 @@ health_new(const struct conf_chain *cc, const struct conf_endpoint *ep)
 	uint64_t		 now = now_wall_ms();
 
 	snprintf(e->name, sizeof(e->name), "%s", ep->name);
-	snprintf(e->chain, sizeof(e->chain), "%s", cc->name);
+	e->ch = chain_of(cc);
 	e->poll_ms = proto_poll_ms(cc->block_time);
 	e->id = endpoint_id(ep->name);
 	e->position = (int)(ep - cc->endpoints);
@@ -489,7 +501,7 @@ health_reconf(struct endpoint *e, const struct conf_chain *cc,
 	enum brk_state		state = e->brk.state;
 	char			reason[BRK_REASON_MAX];
 
-	snprintf(e->chain, sizeof(e->chain), "%s", cc->name);
+	e->ch = chain_of(cc);
 	e->position = (int)(ep - cc->endpoints);
 	e->poll_ms = proto_poll_ms(cc->block_time);
 	health_conf(cc, &bc);

@@ -17,11 +17,13 @@
 #include "sup_endpoint.h"
 #include "sup_stats.h"
 
+struct chain;
+
 #define HEALTH_SHORT_TIMEOUT_MS	2000	/* when every endpoint is open */
 
 struct endpoint {
 	char		 name[CONF_NAME_MAX + 1];
-	char		 chain[CONF_NAME_MAX + 1];
+	struct chain	*ch;		/* the chain it serves */
 	int64_t		 id;		/* its row in the store */
 	int		 position;	/* in its chain's config: preference */
 	struct ep_avail	 av;

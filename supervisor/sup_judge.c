@@ -127,9 +127,10 @@ overdue_chain(struct chain *ch, uint64_t watched, uint64_t now)
 	uint64_t		  bound, latency, age;
 	char			  why[64];
 
-	for (struct worker *o = sup_workers; o != NULL; o = o->next) {
-		if (o->proc.fsm.state != CS_RUNNING ||
-		    strcmp(o->ep->chain, ch->name) != 0)
+	for (size_t j = 0; j < ch->n_workers; j++) {
+		struct worker	*o = ch->workers[j];
+
+		if (o->proc.fsm.state != CS_RUNNING)
 			continue;
 		if (n == cap) {
 			cap = cap == 0 ? 16 : cap * 2;
@@ -167,26 +168,21 @@ overdue_chain(struct chain *ch, uint64_t watched, uint64_t now)
 	    latency, why, sizeof(why)), why);
 }
 
-/* Every chain once a tick, in the order of their first workers. */
+/* Every chain with workers once a tick. */
 void
 judge_overdue(void)
 {
-	static uint64_t	last, watched;
-	uint64_t	now = now_mono_ms();
+	static uint64_t		 last, watched;
+	uint64_t		 now = now_mono_ms();
+	struct chain *const	*all;
+	size_t			 n;
 
 	watched = overdue_watched(watched, last, now);
 	last = now;
-	for (struct worker *w = sup_workers; w != NULL; w = w->next) {
-		struct worker	*o;
-		struct chain	*ch;
-
-		for (o = sup_workers; o != w; o = o->next)
-			if (strcmp(o->ep->chain, w->ep->chain) == 0)
-				break;
-		if (o != w || (ch = sup_chain_find(w->ep->chain)) == NULL)
-			continue;
-		overdue_chain(ch, watched, now);
-	}
+	all = sup_chains_all(&n);
+	for (size_t i = 0; i < n; i++)
+		if (all[i]->n_workers > 0)
+			overdue_chain(all[i], watched, now);
 }
 
 /*
@@ -198,14 +194,15 @@ judge_overdue(void)
 void
 judge_verdicts(void)
 {
-	struct chain_verdict	v;
+	struct chain_verdict	 v;
+	struct chain		*ch;
 
-	while (sup_chains_verdict(&v)) {
-		struct worker *w;
+	while (sup_chains_verdict(&v, &ch)) {
+		struct worker	*w = NULL;
 
-		for (w = sup_workers; w != NULL; w = w->next)
-			if (w->ep->id == v.endpoint_id)
-				break;
+		for (size_t i = 0; w == NULL && i < ch->n_workers; i++)
+			if (ch->workers[i]->ep->id == v.endpoint_id)
+				w = ch->workers[i];
 		if (w == NULL) {
 			char	en[CONF_NAME_MAX + 16];
 

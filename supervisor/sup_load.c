@@ -90,12 +90,12 @@ load_route_eps(const struct chain *ch, const struct worker *w, uint64_t now,
 		rp->pass = load_pass;
 		rp->n = 0;
 		rp->due = -1;
-		for (struct worker *o = sup_workers; o != NULL; o = o->next) {
+		for (size_t i = 0; i < ch->n_workers; i++) {
+			struct worker	*o = ch->workers[i];
 			struct route_ep *e;
 
 			if (o->proc.fsm.state != CS_RUNNING ||
-			    !health_usable(o->ep) ||
-			    strcmp(o->ep->chain, ch->name) != 0)
+			    !health_usable(o->ep))
 				continue;
 			if (rp->n == rp->cap) {
 				rp->cap = rp->cap == 0 ? 16 : rp->cap * 2;

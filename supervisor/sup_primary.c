@@ -143,6 +143,7 @@ check_stall(const struct conf_chain *cc, struct worker *h, uint64_t now)
 static void
 primary_chain(const struct conf_chain *cc, uint64_t now)
 {
+	struct chain		*ch = sup_chain_find(cc->name);
 	struct worker		*ws[PRIMARY_MAX];
 	struct subs_cand	 c[PRIMARY_MAX];
 	size_t			 n = 0;
@@ -150,11 +151,11 @@ primary_chain(const struct conf_chain *cc, uint64_t now)
 	int			 holder = -1, pick;
 
 	memset(ws, 0, sizeof(ws));
-	for (struct worker *w = sup_workers; w != NULL; w = w->next) {
-		int	pos = w->ep->position;
+	for (size_t i = 0; ch != NULL && i < ch->n_workers; i++) {
+		struct worker	*w = ch->workers[i];
+		int		 pos = w->ep->position;
 
-		if (strcmp(w->ep->chain, cc->name) != 0 || pos < 0 ||
-		    pos >= PRIMARY_MAX)
+		if (pos < 0 || pos >= PRIMARY_MAX)
 			continue;
 		ws[pos] = w;
 		if ((size_t)pos + 1 > n)
@@ -247,6 +248,7 @@ void
 sup_primary_json(const char *chain, json_t *j)
 {
 	const struct conf_chain	*cc = NULL;
+	const struct chain	*ch;
 	json_t			*h = json_null();
 
 	for (size_t i = 0; sup_conf != NULL && i < sup_conf->n_chains; i++)
@@ -259,13 +261,17 @@ sup_primary_json(const char *chain, json_t *j)
 	}
 	json_object_set_new(j, "subscribe", json_string(cc->subscribe ==
 	    SUBSCRIBE_PRIMARY ? "primary" : "all"));
-	for (struct worker *w = sup_workers; w != NULL &&
-	    cc->subscribe == SUBSCRIBE_PRIMARY; w = w->next)
-		if (w->sub.held && strcmp(w->ep->chain, chain) == 0) {
+	ch = sup_chain_find(chain);
+	for (size_t i = 0; ch != NULL && cc->subscribe == SUBSCRIBE_PRIMARY &&
+	    i < ch->n_workers; i++) {
+		struct worker	*w = ch->workers[i];
+
+		if (w->sub.held) {
 			h = json_pack("{s:s, s:b, s:I}", "endpoint", w->name,
 			    "live", w->sub.live && w->sub.told_gen == w->gen,
 			    "since", (json_int_t)w->sub.held_at);
 			break;
 		}
+	}
 	json_object_set_new(j, "subscription", h);
 }

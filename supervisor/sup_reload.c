@@ -226,6 +226,7 @@ sup_reload(struct reload_result *r)
 	sup_chains_load(conf, now_wall_ms());
 	health_sync(conf);
 	reload_workers(r, conf);
+	sup_spawn_chains();
 	sup_metrics_reload(conf);
 	conf_free(sup_conf);
 	sup_conf = conf;

@@ -203,7 +203,7 @@ sched_kick(void)
 void
 sched_back(const struct endpoint *e)
 {
-	struct chain	*ch = sup_chain_find(e->chain);
+	struct chain	*ch = e->ch;
 
 	if (ch == NULL)
 		return;

@@ -37,7 +37,7 @@ snapshot_endpoint(const struct worker *w)
 	}
 	total = sum;
 	json_object_set_new(j, "endpoint", json_string(w->name));
-	json_object_set_new(j, "chain", json_string(w->ep->chain));
+	json_object_set_new(j, "chain", json_string(w->ep->ch->name));
 	json_object_set_new(j, "requests", req);
 	json_object_set_new(j, "latency_le_seconds", le);
 	json_object_set_new(j, "latency_cumulative", cnt);

@@ -23,6 +23,7 @@
 #include "proto.h"
 #include "sandbox.h"
 #include "sup_backlog.h"
+#include "sup_chain.h"
 #include "sup_dispatch.h"
 #include "sup_health.h"
 #include "sup_sched.h"
@@ -108,6 +109,29 @@ sup_worker_config(const struct conf *conf, const struct conf_chain *ch,
 	msg_done(&mb);
 }
 
+/* Each chain's list of its workers, made again from the daemon's. */
+void
+sup_spawn_chains(void)
+{
+	struct chain *const	*all;
+	size_t			 n;
+
+	all = sup_chains_all(&n);
+	for (size_t i = 0; i < n; i++)
+		all[i]->n_workers = 0;
+	for (struct worker *w = sup_workers; w != NULL; w = w->next) {
+		struct chain	*ch = w->ep->ch;
+
+		if (ch->n_workers == ch->cap_workers) {
+			ch->cap_workers = ch->cap_workers == 0 ? 8 :
+			    ch->cap_workers * 2;
+			ch->workers = xrealloc(ch->workers, ch->cap_workers *
+			    sizeof(*ch->workers));
+		}
+		ch->workers[ch->n_workers++] = w;
+	}
+}
+
 struct worker *
 sup_worker_new(const struct conf *conf, const struct conf_chain *ch,
     const struct conf_endpoint *ep)
@@ -129,6 +153,7 @@ sup_worker_new(const struct conf *conf, const struct conf_chain *ch,
 			pp = &(*pp)->next;
 		*pp = w;
 	}
+	sup_spawn_chains();
 	return w;
 }
 
@@ -148,6 +173,7 @@ worker_free(struct child *c)
 	backlog_drop(w);
 	if (reading_paused && backlog_low())
 		reading_set(0);
+	sup_spawn_chains();
 	health_free(w->ep);
 	free(w->cfg);
 	free(w);

@@ -47,6 +47,8 @@ void		 sup_worker_config(const struct conf *,
 		    const struct conf_chain *, const struct conf_endpoint *,
 		    void **, size_t *);
 void		 sup_stop_all(void);
+/* After workers came or went, or moved to another chain. */
+void		 sup_spawn_chains(void);
 /* The store takes writes again: the backlog is dispatched, in slices. */
 void		 sup_spawn_resume(void);
 /*

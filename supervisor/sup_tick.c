@@ -372,7 +372,7 @@ schedule(void)
 		if (w->proc.fsm.state != CS_RUNNING || !health_usable(w->ep) ||
 		    w->load.inflight > 0 ||
 		    breaker_peek(&w->ep->brk, now_wall_ms()) != BRK_TRIAL ||
-		    (ch = sup_chain_find(w->ep->chain)) == NULL ||
+		    (ch = w->ep->ch) == NULL ||
 		    (!ch->have_best && !load_has_due(ch)))
 			continue;
 		deadline = (uint32_t)ch->request_timeout;
@@ -396,7 +396,7 @@ schedule(void)
 
 			if (w->proc.fsm.state != CS_RUNNING ||
 			    !health_usable(w->ep) ||
-			    (ch = sup_chain_find(w->ep->chain)) == NULL ||
+			    (ch = w->ep->ch) == NULL ||
 			    w->load.inflight >= ch->max_inflight)
 				continue;
 			deadline = (uint32_t)ch->request_timeout;
@@ -428,7 +428,7 @@ count_usable(void)
 	for (struct worker *w = sup_workers; w != NULL; w = w->next)
 		if (w->proc.fsm.state == CS_RUNNING && health_usable(w->ep) &&
 		    !breaker_failing(&w->ep->brk) &&
-		    (ch = sup_chain_find(w->ep->chain)) != NULL)
+		    (ch = w->ep->ch) != NULL)
 			ch->usable++;
 }
 

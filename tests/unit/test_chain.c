@@ -408,10 +408,11 @@ static struct store_stmt s_ep_add = { "INSERT INTO endpoints (id, chain_id, "
 static int
 verdicts(int64_t ep, enum chain_verdict_kind k)
 {
-	struct chain_verdict	v;
-	int			n = 0;
+	struct chain_verdict	 v;
+	struct chain		*from;
+	int			 n = 0;
 
-	while (sup_chains_verdict(&v))
+	while (sup_chains_verdict(&v, &from))
 		if (v.endpoint_id == ep && v.kind == k) {
 			n++;
 			snprintf(reason, sizeof(reason), "%s", v.reason);
@@ -422,9 +423,10 @@ verdicts(int64_t ep, enum chain_verdict_kind k)
 static void
 drain(void)
 {
-	struct chain_verdict	v;
+	struct chain_verdict	 v;
+	struct chain		*from;
 
-	while (sup_chains_verdict(&v))
+	while (sup_chains_verdict(&v, &from))
 		;
 }
 
