@@ -335,7 +335,8 @@ fd_room(const struct conf *conf)
  *   3. nothing more while the store is blocked: no lease, no request;
  *   4. leases a rollback left owed go back to the queue;
  *   5. the chains' clocks: claims judged, ranges queued, finality moved;
- *   6. what the chains concluded about endpoints goes to their health;
+ *   6. what the chains concluded about endpoints goes to their health
+ *      (as after every head and answer, sup_dispatch.c);
  *   7. endpoints judged: overdue (unresponsive), a slow chain, the
  *      breakers' peer rule;
  *   8. the queue's work: expired leases back, hedges, new leases;
@@ -355,8 +356,7 @@ main_turn(struct ev_loop *loop, ev_timer *t, int revents)
 	if (!store_ready())
 		return;
 	sched_release_owed();
-	sup_chains_tick(now_wall_ms());
-	judge_verdicts();
+	judge_chains(now_wall_ms());
 	judge_overdue();
 	tick_work();
 	store_maybe_flush();

@@ -212,40 +212,55 @@ block_ep_name(int64_t id, char buf[CONF_NAME_MAX + 16])
 }
 
 /*
- * A verdict on an endpoint, for the layer above to apply (sup_judge.c
- * drains them).  If they are not drained, the oldest are kept: a lie
- * already told does not need telling twice, and an agreement gives way
- * to a lie.
+ * A verdict on endpoint_id added to out.  When out is full, the oldest
+ * are kept: a lie already told does not need telling twice, and an
+ * agreement gives way to a lie.
  */
+static void
+verdicts_add(struct chain_verdicts *out, int64_t endpoint_id,
+    enum chain_verdict_kind k, const char *reason)
+{
+	struct chain_verdict	*v;
+
+	for (size_t i = 0; k == CV_AGREES && i < out->n; i++)
+		if (out->v[i].kind == CV_AGREES &&
+		    out->v[i].endpoint_id == endpoint_id)
+			return;		/* said already */
+	if (out->n == CHAIN_VERDICTS_MAX) {
+		size_t i;
+
+		for (i = 0; i < out->n; i++)
+			if (out->v[i].kind == CV_AGREES)
+				break;
+		if (k == CV_AGREES || i == out->n)
+			return;
+		memmove(&out->v[i], &out->v[i + 1],
+		    (out->n - i - 1) * sizeof(*v));
+		out->n--;
+	}
+	v = &out->v[out->n++];
+	v->endpoint_id = endpoint_id;
+	v->kind = k;
+	snprintf(v->reason, sizeof(v->reason), "%s", reason);
+}
+
+/* A verdict of the call under way, for its caller (sup_chain.h). */
 void __attribute__((format(printf, 4, 5)))
 block_verdict(struct chain *ch, int64_t endpoint_id, enum chain_verdict_kind k,
     const char *fmt, ...)
 {
-	struct chain_verdict	*v;
-	va_list			 ap;
+	char	reason[sizeof(((struct chain_verdict *)0)->reason)];
+	va_list	ap;
 
-	for (size_t i = 0; k == CV_AGREES && i < ch->n_verdicts; i++)
-		if (ch->verdicts[i].kind == CV_AGREES &&
-		    ch->verdicts[i].endpoint_id == endpoint_id)
-			return;		/* said already */
-	if (ch->n_verdicts == CHAIN_VERDICTS_MAX) {
-		size_t i;
-
-		for (i = 0; i < ch->n_verdicts; i++)
-			if (ch->verdicts[i].kind == CV_AGREES)
-				break;
-		if (k == CV_AGREES || i == ch->n_verdicts)
-			return;
-		memmove(&ch->verdicts[i], &ch->verdicts[i + 1],
-		    (ch->n_verdicts - i - 1) * sizeof(*v));
-		ch->n_verdicts--;
-	}
-	v = &ch->verdicts[ch->n_verdicts++];
-	v->endpoint_id = endpoint_id;
-	v->kind = k;
 	va_start(ap, fmt);
-	vsnprintf(v->reason, sizeof(v->reason), fmt, ap);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
+	if (ch->out == NULL) {
+		log_warnx("chain %s: a verdict outside a call: %s", ch->name,
+		    reason);
+		return;
+	}
+	verdicts_add(ch->out, endpoint_id, k, reason);
 }
 
 static struct store_stmt s_ep_seal_failed = { "UPDATE endpoints SET "

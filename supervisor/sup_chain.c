@@ -3,7 +3,9 @@
  * arrives (heads, fetched headers, state, runtime versions) handed to the
  * layers below it -- claims (sup_claim.c), fork choice (sup_choice.c),
  * finality (sup_final.c), the windows of ranges (sup_window.c), stored
- * blocks (sup_block.c) -- and the scheduler's tick over every chain.
+ * blocks (sup_block.c) -- and the chain's clock, a tick of the main loop.
+ * Each entry point returns what it concluded about endpoints (verdicts)
+ * to its caller, which has sup_judge.c tell their health.
  */
 #include "config.h"
 
@@ -82,25 +84,6 @@ sup_chains_flush(void)
 		standings_flush(chains[c]);
 }
 
-/* The next verdict of any chain, oldest first, and its chain; 0: none. */
-int
-sup_chains_verdict(struct chain_verdict *out, struct chain **from)
-{
-	for (size_t i = 0; i < n_chains; i++) {
-		struct chain *ch = chains[i];
-
-		if (ch->n_verdicts == 0)
-			continue;
-		*out = ch->verdicts[0];
-		*from = ch;
-		memmove(&ch->verdicts[0], &ch->verdicts[1],
-		    (ch->n_verdicts - 1) * sizeof(ch->verdicts[0]));
-		ch->n_verdicts--;
-		return 1;
-	}
-	return 0;
-}
-
 /* The number of the endpoint's head as the endpoints table keeps it. */
 static void
 head_seen(struct chain *ch, int64_t endpoint_id, const struct proto_head *hd,
@@ -117,9 +100,9 @@ head_seen(struct chain *ch, int64_t endpoint_id, const struct proto_head *hd,
  * A head from an endpoint's subscription.  Stored when its parent is (or
  * on an empty store: nothing to link to); else it is a claim, held.
  */
-void
-sup_chain_head(struct chain *ch, int64_t endpoint_id,
-    const struct proto_head *hd, uint64_t now)
+static void
+head_in(struct chain *ch, int64_t endpoint_id, const struct proto_head *hd,
+    uint64_t now)
 {
 	struct sblock	b, p;
 	int64_t		first_seen;
@@ -169,9 +152,9 @@ sup_chain_head(struct chain *ch, int64_t endpoint_id,
 }
 
 /* A header fetched as catch-up work: by hash for a claim, or by number. */
-void
-sup_chain_fetched(struct chain *ch, int64_t endpoint_id,
-    const struct proto_header *h, uint64_t now)
+static void
+fetched_in(struct chain *ch, int64_t endpoint_id, const struct proto_header *h,
+    uint64_t now)
 {
 	struct sblock	b, p;
 	int64_t		first_seen;
@@ -230,31 +213,27 @@ sup_chains_usable_reset(void)
 
 /* Every tick of the scheduler: bounded work per chain. */
 void
-sup_chains_tick(uint64_t now)
+sup_chain_tick(struct chain *ch, uint64_t now, struct chain_verdicts *out)
 {
-	static uint64_t	 unreadable_at;
-	int		 unreadable = now >= unreadable_at;
-
-	if (unreadable)
-		unreadable_at = now + CROSS_UNREADABLE_MS;
-	for (size_t i = 0; i < n_chains; i++) {
-		struct chain	*ch = chains[i];
-
-		choice_tick(ch, now);
-		if (unreadable && ch->format == FORMAT_QUANTUS)
+	ch->out = out;
+	choice_tick(ch, now);
+	if (now >= ch->unreadable_at) {
+		ch->unreadable_at = now + CROSS_UNREADABLE_MS;
+		if (ch->format == FORMAT_QUANTUS)
 			(void)cross_unreadable(ch);
-		claims_expire(ch, now);
-		window_up(ch);
-		window_down(ch);
-		/* Finality behind a gap that linked: a slice a tick. */
-		if (ch->have_best) {
-			int64_t was = ch->final_number;
-
-			final_advance(ch);
-			if (ch->final_number != was)
-				final_save_best(ch, now);
-		}
 	}
+	claims_expire(ch, now);
+	window_up(ch);
+	window_down(ch);
+	/* Finality behind a gap that linked: a slice a tick. */
+	if (ch->have_best) {
+		int64_t was = ch->final_number;
+
+		final_advance(ch);
+		if (ch->final_number != was)
+			final_save_best(ch, now);
+	}
+	ch->out = NULL;
 }
 
 /* b's work, now known: credited to its miner when b is canonical. */
@@ -353,10 +332,9 @@ state_verdict(struct chain *ch, struct sblock *b, const struct seal_fail *f,
  * Difficulty and time of a block, from endpoint_id's state read.  1 if
  * this answer stored its difficulty (the first one).
  */
-int
-sup_chain_state(struct chain *ch, int64_t endpoint_id,
-    const uint8_t hash[32], const uint8_t *difficulty, int64_t timestamp,
-    uint64_t now)
+static int
+state_in(struct chain *ch, int64_t endpoint_id, const uint8_t hash[32],
+    const uint8_t *difficulty, int64_t timestamp, uint64_t now)
 {
 	struct sblock	 b;
 	struct seal_fail f;
@@ -436,14 +414,52 @@ sup_chain_state(struct chain *ch, int64_t endpoint_id,
 	return difficulty != NULL;
 }
 
+/*
+ * The entry points: each call's verdicts go to the caller's out (the
+ * chain's files say them with block_verdict).
+ */
+void
+sup_chain_head(struct chain *ch, int64_t endpoint_id,
+    const struct proto_head *hd, uint64_t now, struct chain_verdicts *out)
+{
+	ch->out = out;
+	head_in(ch, endpoint_id, hd, now);
+	ch->out = NULL;
+}
+
+void
+sup_chain_fetched(struct chain *ch, int64_t endpoint_id,
+    const struct proto_header *h, uint64_t now, struct chain_verdicts *out)
+{
+	ch->out = out;
+	fetched_in(ch, endpoint_id, h, now);
+	ch->out = NULL;
+}
+
+int
+sup_chain_state(struct chain *ch, int64_t endpoint_id,
+    const uint8_t hash[32], const uint8_t *difficulty, int64_t timestamp,
+    uint64_t now, struct chain_verdicts *out)
+{
+	int	stored;
+
+	ch->out = out;
+	stored = state_in(ch, endpoint_id, hash, difficulty, timestamp, now);
+	ch->out = NULL;
+	return stored;
+}
+
 /* One block of endpoint_id's state answer, drawn at random. */
 void
-sup_chain_sample(struct chain *ch, int64_t endpoint_id, const uint8_t hash[32])
+sup_chain_sample(struct chain *ch, int64_t endpoint_id, const uint8_t hash[32],
+    struct chain_verdicts *out)
 {
 	struct sblock	b;
 
+	ch->out = out;
 	if (block_get(ch, hash, &b))
 		cross_sample(ch, &b, endpoint_id);
+	ch->out = NULL;
 }
 
 void
@@ -513,9 +529,9 @@ sup_chain_find(const char *name)
  * again (chain_read); the branch waiting for a block, the branch waiting
  * for its work, the finalized head waiting for its block, the windows,
  * the state owed and the last time stored are dropped, and the ticks
- * find what is still missing.  Kept: the claims (headers held in memory, which the store
- * never had) and what was believed of them, the verdicts not yet drained
- * (said of endpoints, not of rows), and the counters for monitoring.
+ * find what is still missing.  Kept: the claims (headers held in memory,
+ * which the store never had) and what was believed of them, and the
+ * counters for monitoring.
  */
 static void
 chain_forget(struct chain *ch)

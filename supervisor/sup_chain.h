@@ -68,8 +68,9 @@ struct claim {
 };
 
 /*
- * What the chain concluded about an endpoint; drained by the layer above
- * (sup_judge.c), which tells sup_health.c.
+ * What the chain concluded about endpoints in one call of an entry point
+ * below, returned to its caller in *out (appended: one list may gather
+ * several calls), which has sup_judge.c tell their health.
  */
 enum chain_verdict_kind {
 	CV_AGREES,		/* its head connected, no claim of it held */
@@ -79,6 +80,10 @@ struct chain_verdict {
 	int64_t			 endpoint_id;
 	enum chain_verdict_kind	 kind;
 	char			 reason[160];
+};
+struct chain_verdicts {
+	struct chain_verdict	 v[CHAIN_VERDICTS_MAX];
+	size_t			 n;
 };
 
 struct standing;
@@ -152,8 +157,10 @@ struct chain {
 	int			 cand_asked;	/* its deciding difficulties
 						 * asked of a second endpoint */
 	int64_t			 cand_ep;	/* the endpoint that brought it */
-	struct chain_verdict	 verdicts[CHAIN_VERDICTS_MAX];
-	size_t			 n_verdicts;
+	/* Where the verdicts of the call under way go; NULL between calls. */
+	struct chain_verdicts	*out;
+	uint64_t		 unreadable_at;	/* wall ms: next look for
+						 * difficulties no one reads */
 	/* an empty store: heads wait until two endpoints agree */
 	size_t			 n_endpoints;	/* configured */
 	/* Its workers, in the order of the daemon's (sup_spawn.c keeps the
@@ -173,23 +180,27 @@ struct chain	*sup_chain_find(const char *);
 /* Every chain loaded, in the order loaded; *n of them. */
 struct chain	*const *sup_chains_all(size_t *n);
 void		 sup_chain_head(struct chain *, int64_t endpoint_id,
-		    const struct proto_head *, uint64_t now);
+		    const struct proto_head *, uint64_t now,
+		    struct chain_verdicts *out);
 void		 sup_chain_fetched(struct chain *, int64_t endpoint_id,
-		    const struct proto_header *, uint64_t now);
+		    const struct proto_header *, uint64_t now,
+		    struct chain_verdicts *out);
 int		 sup_chain_state(struct chain *, int64_t endpoint_id,
 		    const uint8_t hash[32], const uint8_t *difficulty,
-		    int64_t timestamp, uint64_t now);
+		    int64_t timestamp, uint64_t now,
+		    struct chain_verdicts *out);
 void		 sup_chain_sample(struct chain *, int64_t endpoint_id,
-		    const uint8_t hash[32]);
+		    const uint8_t hash[32], struct chain_verdicts *out);
 void		 sup_chain_runtime(struct chain *, const char *spec_name,
 		    uint64_t spec_version, const uint8_t *at, int64_t number,
 		    uint64_t now);
 int		 sup_chain_genesis(struct chain *, const uint8_t genesis[32]);
 int		 sup_chain_canonical(struct chain *, const uint8_t hash[32]);
-void		 sup_chains_tick(uint64_t now);
+/* The chain's clock: claims judged, ranges queued, finality moved. */
+void		 sup_chain_tick(struct chain *, uint64_t now,
+		    struct chain_verdicts *out);
 /* Every chain's usable count set to 0, before the scheduler counts. */
 void		 sup_chains_usable_reset(void);
-int		 sup_chains_verdict(struct chain_verdict *, struct chain **);
 
 struct json_t;
 struct json_t	*sup_chains_json(void);

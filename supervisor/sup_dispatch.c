@@ -19,6 +19,7 @@
 #include "sup_dispatch.h"
 #include "sup_forks.h"
 #include "sup_health.h"
+#include "sup_judge.h"
 #include "sup_primary.h"
 #include "sup_queue.h"
 #include "sup_reply.h"
@@ -119,13 +120,15 @@ dispatch_answer(struct worker *w, const struct msg *m, char *err,
     size_t errlen)
 {
 	struct reply		a;
-	char			why[EP_REASON_MAX];
+	struct chain_verdicts	vs;
+	struct chain_verdict	lie;
 	int			r;
 	uint64_t		now = now_wall_ms();
 	size_t			fresh[PROTO_READS_MAX], nfresh = 0;
 
 	if ((r = reply_answer(w, m, &a, now, err, errlen)) <= 0)
 		return r;
+	vs.n = 0;
 	switch (a.kind) {
 	case K_HEADERS:
 	case K_PARENT:
@@ -134,12 +137,12 @@ dispatch_answer(struct worker *w, const struct msg *m, char *err,
 		for (size_t i = 0; i < a.headers->n; i++)
 			if (a.headers->items[i].outcome == OUTCOME_OK)
 				sup_chain_fetched(a.ch, a.endpoint_id,
-				    &a.headers->items[i].h, now);
+				    &a.headers->items[i].h, now, &vs);
 		break;
 	case K_STATE:
 		for (size_t i = 0; i < a.n; i++)
 			if (sup_chain_state(a.ch, a.endpoint_id, a.hashes[i],
-			    a.difficulty[i], a.timestamp[i], now))
+			    a.difficulty[i], a.timestamp[i], now, &vs))
 				fresh[nfresh++] = i;
 		/*
 		 * A block whose difficulty it gave first, drawn at random,
@@ -151,7 +154,7 @@ dispatch_answer(struct worker *w, const struct msg *m, char *err,
 		if (nfresh > 0 && arc4random_uniform((uint32_t)a.n) <
 		    SAMPLE_BLOCKS && another_usable(w))
 			sup_chain_sample(a.ch, a.endpoint_id, a.hashes[
-			    fresh[arc4random_uniform((uint32_t)nfresh)]]);
+			    fresh[arc4random_uniform((uint32_t)nfresh)]], &vs);
 		break;
 	case K_RUNTIME:
 		if (!a.settles)
@@ -164,12 +167,16 @@ dispatch_answer(struct worker *w, const struct msg *m, char *err,
 			a.done = 1;	/* left the chain: nothing owed */
 		break;
 	}
-	if (a.contradicts)
-		snprintf(why, sizeof(why), "%s", a.why);
+	if (a.contradicts) {
+		lie.endpoint_id = w->ep->id;
+		lie.kind = CV_CONTRADICTED;
+		snprintf(lie.reason, sizeof(lie.reason), "%s", a.why);
+	}
 	reply_settle(&a);
-	/* After the settling: it may give back this endpoint's leases. */
+	/* After the settling: they may give back this endpoint's leases. */
+	judge_verdicts(a.ch, &vs);
 	if (a.contradicts)
-		sched_health(w, sup_health_contradicted(w->ep, why));
+		judge_verdict(a.ch, &lie);
 	return 0;
 }
 
@@ -212,6 +219,7 @@ report_head(struct worker *w, const struct msg *m, char *err, size_t errlen)
 {
 	struct proto_head	head;
 	struct chain		*ch;
+	struct chain_verdicts	 vs;
 	char			 hb[16];
 	int64_t			 best;
 	uint8_t			 best_hash[32];
@@ -234,11 +242,11 @@ report_head(struct worker *w, const struct msg *m, char *err, size_t errlen)
 	sup_primary_head(w, &head);
 	if (!health_heard(w->ep) || ch == NULL)
 		return 0;
-	/* Its verdicts (agrees, contradicted) go out through the tick's
-	 * judge_verdicts (sup_judge.c). */
 	best = ch->best_number;
 	memcpy(best_hash, ch->best_hash, 32);
-	sup_chain_head(ch, w->ep->id, &head, now_wall_ms());
+	vs.n = 0;
+	sup_chain_head(ch, w->ep->id, &head, now_wall_ms(), &vs);
+	judge_verdicts(ch, &vs);
 	sup_forks_head(w->ep->id, &head);
 	/*
 	 * A new best commits now, not with the batch: its state read is

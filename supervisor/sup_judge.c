@@ -186,35 +186,57 @@ judge_overdue(void)
 }
 
 /*
- * What the chains concluded about endpoints goes to their health: a lie
- * (a head that never connected, a header whose number is not its
- * parent's + 1, a branch below finality, a finalized head off the chain)
- * or an agreement.
+ * What a chain concluded about one of its endpoints goes to its health:
+ * a lie (a head that never connected, a header whose number is not its
+ * parent's + 1, a branch below finality, a finalized head off the chain,
+ * an answer that contradicts the chain) or an agreement.  The one way
+ * for every verdict.
  */
 void
-judge_verdicts(void)
+judge_verdict(struct chain *ch, const struct chain_verdict *v)
 {
-	struct chain_verdict	 v;
-	struct chain		*ch;
+	struct worker	*w = NULL;
 
-	while (sup_chains_verdict(&v, &ch)) {
-		struct worker	*w = NULL;
+	for (size_t i = 0; w == NULL && i < ch->n_workers; i++)
+		if (ch->workers[i]->ep->id == v->endpoint_id)
+			w = ch->workers[i];
+	if (w == NULL) {
+		char	en[CONF_NAME_MAX + 16];
 
-		for (size_t i = 0; w == NULL && i < ch->n_workers; i++)
-			if (ch->workers[i]->ep->id == v.endpoint_id)
-				w = ch->workers[i];
-		if (w == NULL) {
-			char	en[CONF_NAME_MAX + 16];
-
-			if (v.kind == CV_CONTRADICTED)
-				log_warnx("%s (gone): contradicted: %s",
-				    block_ep_name(v.endpoint_id, en),
-				    v.reason);
-			continue;
-		}
-		sched_health(w, v.kind == CV_CONTRADICTED ?
-		    sup_health_contradicted(w->ep, v.reason) :
-		    sup_health_agrees(w->ep));
+		if (v->kind == CV_CONTRADICTED)
+			log_warnx("%s (gone): contradicted: %s",
+			    block_ep_name(v->endpoint_id, en), v->reason);
+		return;
 	}
+	sched_health(w, v->kind == CV_CONTRADICTED ?
+	    sup_health_contradicted(w->ep, v->reason) :
+	    sup_health_agrees(w->ep));
 }
 
+/* Each of the verdicts a chain returned, in order. */
+void
+judge_verdicts(struct chain *ch, const struct chain_verdicts *vs)
+{
+	for (size_t i = 0; i < vs->n; i++)
+		judge_verdict(ch, &vs->v[i]);
+}
+
+/*
+ * Each chain's clock (claims judged, ranges queued, finality moved), and
+ * what it concluded, to the endpoints' health.
+ */
+void
+judge_chains(uint64_t now)
+{
+	struct chain *const	*all;
+	size_t			 n;
+
+	all = sup_chains_all(&n);
+	for (size_t i = 0; i < n; i++) {
+		struct chain_verdicts	vs;
+
+		vs.n = 0;
+		sup_chain_tick(all[i], now, &vs);
+		judge_verdicts(all[i], &vs);
+	}
+}

@@ -27,6 +27,9 @@
 #include "sup_window.h"
 #include "util.h"
 
+/* The verdicts the chain's calls returned since the last drain. */
+static struct chain_verdicts	tv;
+
 static struct chain	*ch;
 static struct chain	*cu, *chh, *cs;	/* quantus, quantus, substrate */
 static struct chain	*cr;		/* quantus, its first head reorged */
@@ -79,7 +82,7 @@ head(int branch, int64_t n, int parent_branch, int miner)
 	hd.kind = HEAD_NEW;
 	hd.seen_ms = 1000 + (uint64_t)n;
 	mkheader(&hd.h, branch, n, parent_branch, miner);
-	sup_chain_head(ch, 0, &hd, clk);
+	sup_chain_head(ch, 0, &hd, clk, &tv);
 }
 
 /* A header fetched as catch-up work. */
@@ -89,7 +92,7 @@ fetched(int branch, int64_t n, int parent_branch, int miner)
 	struct proto_header	h;
 
 	mkheader(&h, branch, n, parent_branch, miner);
-	sup_chain_fetched(ch, 0, &h, clk);
+	sup_chain_fetched(ch, 0, &h, clk, &tv);
 }
 
 static int64_t
@@ -135,7 +138,7 @@ work(int branch, int64_t n, uint64_t diff)
 	mkhash(h, branch, n);
 	memset(d, 0, sizeof(d));
 	memcpy(d, &diff, sizeof(diff));
-	sup_chain_state(ch, 0, h, d, 1700000000000LL + n * 1000, clk);
+	sup_chain_state(ch, 0, h, d, 1700000000000LL + n * 1000, clk, &tv);
 }
 
 static int
@@ -408,26 +411,33 @@ static struct store_stmt s_ep_add = { "INSERT INTO endpoints (id, chain_id, "
 static int
 verdicts(int64_t ep, enum chain_verdict_kind k)
 {
-	struct chain_verdict	 v;
-	struct chain		*from;
-	int			 n = 0;
+	int	n = 0;
 
-	while (sup_chains_verdict(&v, &from))
-		if (v.endpoint_id == ep && v.kind == k) {
+	for (size_t i = 0; i < tv.n; i++)
+		if (tv.v[i].endpoint_id == ep && tv.v[i].kind == k) {
 			n++;
-			snprintf(reason, sizeof(reason), "%s", v.reason);
+			snprintf(reason, sizeof(reason), "%s", tv.v[i].reason);
 		}
+	tv.n = 0;
 	return n;
 }
 
 static void
 drain(void)
 {
-	struct chain_verdict	 v;
-	struct chain		*from;
+	tv.n = 0;
+}
 
-	while (sup_chains_verdict(&v, &from))
-		;
+/* Every chain's clock, as the daemon's main loop runs it. */
+static void
+chains_tick(uint64_t now)
+{
+	struct chain *const	*all;
+	size_t			 n;
+
+	all = sup_chains_all(&n);
+	for (size_t i = 0; i < n; i++)
+		sup_chain_tick(all[i], now, &tv);
 }
 
 static int64_t __attribute__((format(printf, 1, 2)))
@@ -453,7 +463,7 @@ hdm(struct chain *c, int64_t ep, int branch, int64_t n, int parent_branch,
 	h.kind = HEAD_NEW;
 	h.seen_ms = clk;
 	mkheader(&h.h, branch, n, parent_branch, miner);
-	sup_chain_head(c, ep, &h, clk);
+	sup_chain_head(c, ep, &h, clk, &tv);
 }
 
 static void
@@ -468,7 +478,7 @@ fx(struct chain *c, int64_t ep, int branch, int64_t n, int parent_branch)
 	struct proto_header	h;
 
 	mkheader(&h, branch, n, parent_branch, 9);
-	sup_chain_fetched(c, ep, &h, clk);
+	sup_chain_fetched(c, ep, &h, clk, &tv);
 }
 
 static void
@@ -479,7 +489,7 @@ fwork(struct chain *c, int branch, int64_t n, uint64_t diff)
 	mkhash(h, branch, n);
 	memset(d, 0, sizeof(d));
 	memcpy(d, &diff, sizeof(diff));
-	sup_chain_state(c, 0, h, d, 1700000000000LL + n * 1000, clk);
+	sup_chain_state(c, 0, h, d, 1700000000000LL + n * 1000, clk, &tv);
 }
 
 /* Is the canonical set of c one chain, from its lowest block to best? */
@@ -568,7 +578,7 @@ test_hole(void **state)
 	    0);
 	assert_int_equal(q("SELECT count(*) FROM queue WHERE kind = 'parent' "
 	    "AND block_number = 199"), 1);
-	sup_chains_tick(clk);
+	chains_tick(clk);
 	assert_int_equal(q("SELECT min(range_from) FROM queue WHERE "
 	    "kind = 'headers'"), 132);
 	assert_int_equal(q("SELECT max(range_to) FROM queue WHERE "
@@ -577,7 +587,7 @@ test_hole(void **state)
 	    "WHERE kind = 'headers'"), 68);
 	/* The same head again, and the clock again, add nothing. */
 	head(5, 200, 5, 6);
-	sup_chains_tick(clk);
+	chains_tick(clk);
 	assert_int_equal(q("SELECT count(*) FROM queue WHERE kind IN "
 	    "('parent', 'headers') AND coalesce(block_number, range_to) > 131"),
 	    2);
@@ -609,7 +619,7 @@ test_far_head(void **state)
 	store_run(store_bind(&s_ep_add, "iit", (int64_t)2, cu->id, "a2"));
 	hd(cu, 1, 1, 1000, 1);
 	assert_int_equal(cu->best_number, 1000);
-	sup_chains_tick(clk);
+	chains_tick(clk);
 	assert_int_equal(qf("SELECT sum(range_to - range_from + 1) FROM queue "
 	    "WHERE chain_id = %lld AND kind = 'headers'", (long long)cu->id),
 	    100);	/* backfill_from = 900 */
@@ -630,19 +640,19 @@ test_far_head(void **state)
 	 */
 	hd(cu, 2, 7, 1010 + 1000000000LL, 7);
 	now = clk;
-	sup_chains_tick(now);
-	sup_chains_tick(now + 5000);
+	chains_tick(now);
+	chains_tick(now + 5000);
 	hd(cu, 2, 1, 1010, 1);
 	hd(cu, 2, 7, 1011 + 1000000000LL, 7);
 	assert_int_equal(verdicts(2, CV_AGREES), 0);
-	sup_chains_tick(now + 5000);
+	chains_tick(now + 5000);
 	assert_int_equal(cu->best_number, 1010);
 	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld "
 	    "AND kind IN ('headers', 'parent')", (long long)cu->id), 0);
 	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld "
 	    "AND number > 1010", (long long)cu->id), 0);
 	assert_int_equal(verdicts(2, CV_CONTRADICTED), 0);
-	sup_chains_tick(now + 11000);
+	chains_tick(now + 11000);
 	assert_int_equal(verdicts(2, CV_CONTRADICTED), 1);
 	assert_non_null(strstr(reason, "head #1000001011 0x07000000"));
 	assert_non_null(strstr(reason, "never connected"));
@@ -667,13 +677,13 @@ test_unresolvable_parent(void **state)
 	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld "
 	    "AND substr(hash, 1, 1) = x'08'", (long long)cu->id), 0);
 	assert_int_equal(verdicts(2, CV_CONTRADICTED), 0);
-	sup_chains_tick(clk + 11000);
+	chains_tick(clk + 11000);
 	assert_int_equal(verdicts(2, CV_CONTRADICTED), 1);
 	assert_non_null(strstr(reason, "head #1110 0x08000000"));
 	assert_int_equal(cu->n_claims, 0);
 	assert_int_equal(cu->best_number, 1010);
 	/* The queue is left with nothing for it either. */
-	sup_chains_tick(clk);
+	chains_tick(clk);
 	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld "
 	    "AND kind IN ('headers', 'parent')", (long long)cu->id), 0);
 }
@@ -691,7 +701,7 @@ test_bad_number(void **state)
 	h.seen_ms = clk;
 	mkheader(&h.h, 3, 1061, 3, 9);
 	mkhash(h.h.parent, 1, 1010);
-	sup_chain_head(cu, 2, &h, clk);
+	sup_chain_head(cu, 2, &h, clk, &tv);
 	assert_int_equal(verdicts(2, CV_CONTRADICTED), 1);
 	assert_string_equal(reason, "header #1061 0x03000000... is not its "
 	    "parent's + 1 (#1010)");
@@ -703,7 +713,7 @@ test_bad_number(void **state)
 	hd(cu, 2, 3, 1013, 3);
 	mkheader(&p, 3, 1005, 1, 9);
 	mkhash(p.hash, 3, 1012);	/* the hash asked for */
-	sup_chain_fetched(cu, 2, &p, clk);
+	sup_chain_fetched(cu, 2, &p, clk, &tv);
 	assert_int_equal(verdicts(2, CV_CONTRADICTED), 1);
 	assert_non_null(strstr(reason, "is not its parent's + 1 (#1005)"));
 	assert_int_equal(cu->n_claims, 0);
@@ -720,25 +730,25 @@ test_gap_windows(void **state)
 	clk += 2000 * 1000;	/* 2000 s pass: the best is that old */
 	hd(cu, 1, 1, 6010, 1);
 	assert_int_equal(cu->n_claims, 1);
-	sup_chains_tick(clk);
+	chains_tick(clk);
 	assert_int_equal(qf("SELECT max(range_to) FROM queue WHERE chain_id = "
 	    "%lld AND kind = 'headers'", (long long)cu->id), 3010);
 	assert_int_equal(qf("SELECT sum(range_to - range_from + 1) FROM queue "
 	    "WHERE chain_id = %lld AND kind = 'headers'", (long long)cu->id),
 	    CHAIN_WINDOW);
-	sup_chains_tick(clk);		/* nothing more */
+	chains_tick(clk);		/* nothing more */
 	assert_int_equal(qf("SELECT sum(range_to - range_from + 1) FROM queue "
 	    "WHERE chain_id = %lld AND kind = 'headers'", (long long)cu->id),
 	    CHAIN_WINDOW);
 	assert_int_equal(serve_ranges(cu, 1, 1), CHAIN_WINDOW);
 	assert_int_equal(cu->best_number, 3010);
 	assert_chain(cu);
-	sup_chains_tick(clk);
+	chains_tick(clk);
 	assert_int_equal(qf("SELECT max(range_to) FROM queue WHERE chain_id = "
 	    "%lld AND kind = 'headers'", (long long)cu->id), 5010);
 	assert_int_equal(serve_ranges(cu, 1, 1), CHAIN_WINDOW);
 	assert_int_equal(cu->best_number, 5010);
-	sup_chains_tick(clk);
+	chains_tick(clk);
 	assert_int_equal(qf("SELECT max(range_to) FROM queue WHERE chain_id = "
 	    "%lld AND kind = 'headers'", (long long)cu->id), 6009);
 	/* The last range holds the claim's parent: it connects. */
@@ -771,9 +781,9 @@ test_deep_reorg(void **state)
 	assert_int_equal(qf("SELECT count(*) > 0 FROM queue WHERE chain_id = "
 	    "%lld AND kind = 'state' AND 6011 BETWEEN range_from AND range_to",
 	    (long long)cu->id), 1);
-	sup_chains_tick(clk + 1000);
+	chains_tick(clk + 1000);
 	assert_int_equal(cu->best_number, 6010);
-	sup_chains_tick(clk + 2500);
+	chains_tick(clk + 2500);
 	assert_int_equal(cu->best_number, 6011);
 	assert_int_equal(qf("SELECT substr(hash, 1, 1) = x'02' FROM blocks "
 	    "WHERE chain_id = %lld AND number = 6011 AND canonical = 1",
@@ -833,7 +843,7 @@ test_first_head_reorged(void **state)
 	hd(cr, 1, 2, 301, 2);
 	assert_int_equal(serve_parents(cr, 1, 2, 297, 1, 3), 3);
 	assert_int_equal(cr->best_number, 300);
-	sup_chains_tick(clk);
+	chains_tick(clk);
 	/* The gap, from an endpoint on branch 2. */
 	while ((id = qf("SELECT id FROM queue WHERE chain_id = %lld AND kind = "
 	    "'headers' ORDER BY range_to DESC", (long long)cr->id)) >= 0) {
@@ -872,7 +882,7 @@ test_first_head_agreed(void **state)
 {
 	hd(c2, 1, 9, 1000000000, 9);		/* a forgery, first */
 	hd(c2, 2, 1, 300, 1);
-	sup_chains_tick(clk + 5000);
+	chains_tick(clk + 5000);
 	assert_int_equal(c2->have_best, 0);
 	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld",
 	    (long long)c2->id), 0);
@@ -895,9 +905,9 @@ test_first_head_agreed(void **state)
 	assert_chain(c2);
 	/* Alone: believed after 2 block times (1 s blocks: 2 s). */
 	hd(cl, 1, 1, 50, 1);
-	sup_chains_tick(clk + 1000);
+	chains_tick(clk + 1000);
 	assert_int_equal(cl->have_best, 0);
-	sup_chains_tick(clk + 2500);
+	chains_tick(clk + 2500);
 	assert_int_equal(cl->have_best, 1);
 	assert_int_equal(cl->best_number, 50);
 	drain();
@@ -911,14 +921,14 @@ test_first_head_agreed(void **state)
 	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld "
 	    "AND kind = 'parent'", (long long)cd->id), 2);
 	fx(cd, 2, 1, 299, 1);			/* 300's parent, by hash */
-	sup_chains_tick(clk + 9000);
+	chains_tick(clk + 9000);
 	assert_int_equal(cd->have_best, 0);
-	sup_chains_tick(clk + 10500);
+	chains_tick(clk + 10500);
 	assert_int_equal(cd->have_best, 1);
 	assert_int_equal(cd->best_number, 300);
 	assert_int_equal(qf("SELECT count(*) FROM blocks WHERE chain_id = %lld "
 	    "AND canonical = 1", (long long)cd->id), 2);
-	sup_chains_tick(clk + 30000);
+	chains_tick(clk + 30000);
 	assert_int_equal(verdicts(1, CV_CONTRADICTED), 1);
 	assert_non_null(strstr(reason, "never connected"));
 	assert_int_equal(cd->best_number, 300);
@@ -957,7 +967,7 @@ test_first_parent_late(void **state)
 	now = clk;
 	for (int64_t n = 303; n <= 320; n++) {
 		hd(clate, 1, 3, n, 3);
-		sup_chains_tick(now + (uint64_t)(n - 302) * 1000);
+		chains_tick(now + (uint64_t)(n - 302) * 1000);
 	}
 	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld "
 	    "AND kind = 'headers' AND range_to > 320", (long long)clate->id),
@@ -986,7 +996,7 @@ serve_all(struct chain *c, int64_t ep, uint64_t now)
 			queue_done(id);
 		}
 		serve_ranges(c, ep, 1);
-		sup_chains_tick(now);
+		chains_tick(now);
 	}
 }
 
@@ -1019,7 +1029,7 @@ test_far_synced(void **state)
 	hd(csy, 31, 1, 3002, 1);
 	/* Against it so far: the two, whose heads connect. */
 	now = clk;
-	sup_chains_tick(now + 11000);
+	chains_tick(now + 11000);
 	assert_int_equal(verdicts(31, CV_CONTRADICTED), 1);
 	assert_non_null(strstr(reason, "never connected"));
 	hd(csy, 31, 1, 3003, 1);			/* a new claim of it */
@@ -1035,7 +1045,7 @@ test_far_synced(void **state)
 	for (size_t i = 0; i < csy->n_claims; i++)
 		assert_int_equal(csy->claims[i].far, 0);
 	assert_true(window_reach(csy, clk) >= 3004 + 100);
-	sup_chains_tick(clk);
+	chains_tick(clk);
 	assert_true(qf("SELECT count(*) FROM queue WHERE chain_id = %lld AND "
 	    "kind = 'headers' AND range_from > 503", (long long)csy->id) > 0);
 	serve_all(csy, 32, clk);
@@ -1070,11 +1080,11 @@ test_far_outlasted(void **state)
 	hd(c1, 41, 1, 4001, 1);
 	assert_int_equal(c1->claims[0].far, 1);
 	now = clk;
-	sup_chains_tick(now + 5000);
+	chains_tick(now + 5000);
 	assert_int_equal(c1->claims[0].far, 1);
 	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld "
 	    "AND kind = 'headers' AND range_from > 501", (long long)c1->id), 0);
-	sup_chains_tick(now + 11000);
+	chains_tick(now + 11000);
 	assert_int_equal(verdicts(41, CV_CONTRADICTED), 0);
 	assert_int_equal(c1->claims[0].far, 0);
 	serve_all(c1, 41, now + 11000);
@@ -1102,10 +1112,10 @@ test_far_unbelieved(void **state)
 	assert_true(reach < 5000);
 	hd(cf, 51, 1, 5000, 1);
 	assert_int_equal(cf->claims[0].far, 1);
-	sup_chains_tick(now + 11000);
+	chains_tick(now + 11000);
 	assert_int_equal(cf->claims[0].far, 0);
 	assert_true(window_reach(cf, now + 11000) >= 5000);
-	sup_chains_tick(now + 22000);
+	chains_tick(now + 22000);
 	assert_int_equal(verdicts(51, CV_CONTRADICTED), 1);
 	assert_int_equal(cf->n_claims, 0);
 	assert_true(window_reach(cf, now + 22000) < 5000);
@@ -1119,7 +1129,7 @@ test_far_unbelieved(void **state)
 static void
 far_dropped(struct chain *c, int64_t ep, uint64_t at, int64_t far)
 {
-	sup_chains_tick(at);
+	chains_tick(at);
 	assert_int_equal(verdicts(ep, CV_CONTRADICTED), 1);
 	assert_non_null(strstr(reason, "never connected"));
 	assert_int_equal(c->n_claims, 0);
@@ -1149,7 +1159,7 @@ test_far_against_late(void **state)
 	hd(cg, 62, 1, 505, 1);
 	assert_int_equal(cg->n_claims, 3);
 	now = clk;
-	sup_chains_tick(now);
+	chains_tick(now);
 	serve_ranges(cg, 61, 1);
 	assert_int_equal(cg->best_number, 505);
 	assert_int_equal(cg->n_claims, 1);
@@ -1184,7 +1194,7 @@ test_far_pair_forged(void **state)
 	/* A block a second from p3, as the chain makes them. */
 	for (int64_t k = 1; k <= 9; k++) {
 		hd(cpair, 73, 1, 500 + k, 1);
-		sup_chains_tick(now + (uint64_t)k * 1000);
+		chains_tick(now + (uint64_t)k * 1000);
 		assert_int_equal(cpair->best_number, 500 + k);
 	}
 	assert_int_equal(cpair->n_claims, 2);
@@ -1214,7 +1224,7 @@ test_claim_evicted(void **state)
 	/* #630 above a gap, 10 s later (not far): ranges up to it. */
 	clk += 10000;
 	hd(croom, 220, 1, 630, 1);
-	sup_chains_tick(clk);
+	chains_tick(clk);
 	assert_int_equal(croom->n_claims, 1);
 	assert_true(qf("SELECT count(*) FROM queue WHERE chain_id = %lld AND "
 	    "kind = 'headers' AND range_from > 504", (long long)croom->id) > 0);
@@ -1227,7 +1237,7 @@ test_claim_evicted(void **state)
 		store_run(store_bind(&s_ep_add, "iit", ep, croom->id, name));
 		hd(croom, ep, (int)(ep - 218), 505, (int)(ep - 218));
 	}
-	sup_chains_tick(clk);
+	chains_tick(clk);
 	assert_int_equal(croom->n_claims, CHAIN_CLAIMS_MAX);
 	for (size_t i = 0; i < croom->n_claims; i++)
 		assert_int_not_equal(croom->claims[i].endpoint_id, 220);
@@ -1289,25 +1299,25 @@ test_substrate(void **state)
 	memset(&f, 0, sizeof(f));
 	f.kind = HEAD_FINALIZED;
 	mkheader(&f.h, 1, 5, 1, 9);
-	sup_chain_head(cs, 1, &f, clk);
+	sup_chain_head(cs, 1, &f, clk, &tv);
 	assert_int_equal(cs->final_number, 5);
 	/* Off the chain: a block at 7 that is not ours. */
 	mkheader(&f.h, 2, 7, 2, 9);
-	sup_chain_head(cs, 2, &f, clk);
+	sup_chain_head(cs, 2, &f, clk, &tv);
 	assert_int_equal(verdicts(2, CV_CONTRADICTED), 1);
 	assert_string_equal(reason, "finalized #7 0x02000000... is not on the "
 	    "canonical chain");
 	assert_int_equal(cs->final_number, 5);
 	/* Above our best: it waits for its block. */
 	mkheader(&f.h, 1, 12, 1, 9);
-	sup_chain_head(cs, 1, &f, clk);
+	sup_chain_head(cs, 1, &f, clk, &tv);
 	assert_int_equal(cs->final_number, 5);
 	hd(cs, 1, 1, 11, 1);
 	hd(cs, 1, 1, 12, 1);
 	assert_int_equal(cs->final_number, 12);
 	/* Below what is final, a sibling is still a contradiction. */
 	mkheader(&f.h, 4, 9, 1, 9);
-	sup_chain_head(cs, 2, &f, clk);
+	sup_chain_head(cs, 2, &f, clk, &tv);
 	assert_int_equal(verdicts(2, CV_CONTRADICTED), 1);
 	assert_int_equal(cs->final_number, 12);
 	/* Longest: a branch after 12, one block longer, wins. */
@@ -1445,7 +1455,7 @@ hseal(struct chain *c, int branch, int64_t n, int parent_branch,
 		h.h.has_pow = 1;
 		memcpy(h.h.pow_max, &pow, sizeof(pow));	/* little-endian */
 	}
-	sup_chain_head(c, seal_ep, &h, clk);
+	sup_chain_head(c, seal_ep, &h, clk, &tv);
 }
 
 static void
@@ -1528,7 +1538,7 @@ xstate(struct chain *c, int64_t ep, int branch, int64_t n, uint64_t diff)
 	mkhash(h, branch, n);
 	memset(d, 0, sizeof(d));
 	memcpy(d, &diff, sizeof(diff));
-	sup_chain_state(c, ep, h, d, 1700000000000LL + n * 1000, clk);
+	sup_chain_state(c, ep, h, d, 1700000000000LL + n * 1000, clk, &tv);
 }
 
 static int64_t
@@ -1548,7 +1558,7 @@ astate(struct chain *c, int64_t ep, int64_t n, uint64_t diff, int64_t ts)
 	mkhash(h, 1, n);
 	memset(d, 0, sizeof(d));
 	memcpy(d, &diff, sizeof(diff));
-	sup_chain_state(c, ep, h, d, ts, clk);
+	sup_chain_state(c, ep, h, d, ts, clk, &tv);
 }
 
 /* c's reads of #number owed away from ep, as disputed queue items. */
@@ -1817,10 +1827,10 @@ test_choice_unread(void **state)
 	assert_true(best_is(c, 2, 6));
 	assert_int_equal(bcol(c, "cross_read", 3, 7), 0);
 	clk += 1999;
-	sup_chains_tick(clk);
+	chains_tick(clk);
 	assert_true(best_is(c, 2, 6));
 	clk += 2;
-	sup_chains_tick(clk);
+	chains_tick(clk);
 	assert_true(best_is(c, 3, 8));
 	/*
 	 * With z2 not usable, nobody else can read them: branch 4, forking
@@ -1871,7 +1881,7 @@ test_cross_third(void **state)
 	xstate(cthree, 95, 1, 1, 5);
 	assert_int_equal(ycol("cross_read", 1), -1);
 	mkhash(h, 1, 1);
-	sup_chain_sample(cthree, 95, h);
+	sup_chain_sample(cthree, 95, h, &tv);
 	assert_int_equal(ycol("cross_read", 1), 0);
 	assert_int_equal(qf("SELECT count(*) FROM queue WHERE chain_id = %lld"
 	    " AND range_from = 1 AND range_to = 1 AND last_outcome ="
