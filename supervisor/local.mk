@@ -9,8 +9,8 @@
 # against the rule),
 # claim, choice (fork choice), final, block and window --; child, endpoint, forks, queue and standing; the pure machines
 # and checks (route, lease, breaker, fsm, answer, overdue, fork), the control
-# request's parse (ctlreq), chan and backlog; the store; its checkpoints
-# (wal).
+# request's parse (ctlreq), chan and backlog; the store's file (opened,
+# set up, migrated: store_file); the store; its checkpoints (wal).
 sbin_PROGRAMS += supervisor/chainwatchd
 supervisor_chainwatchd_SOURCES = \
 	supervisor/chainwatchd.c supervisor/chainwatchd.h \
@@ -58,6 +58,7 @@ supervisor_chainwatchd_SOURCES = \
 	supervisor/sup_subs.c supervisor/sup_subs.h \
 	supervisor/sup_primary.c supervisor/sup_primary.h \
 	supervisor/sup_store.c supervisor/sup_store.h \
+	supervisor/sup_store_file.c supervisor/sup_store_int.h \
 	supervisor/sup_wal.c supervisor/sup_wal.h \
 	src/u512_sql.c src/u512_sql.h
 # -pthread: the store's checkpoint thread (sup_wal.c).

@@ -19,7 +19,8 @@
  * disk seldom does.  A lock is over when a transaction begins, a full
  * disk or an I/O error only when one with writes commits (probation).
  *
- * Checkpoints run in a thread of their own (sup_wal.c).
+ * Checkpoints run in a thread of their own (sup_wal.c); the file is
+ * opened, set up and migrated in sup_store_file.c.
  */
 #include "config.h"
 
@@ -36,6 +37,7 @@
 #include "log.h"
 #include "schema.h"
 #include "sup_store.h"
+#include "sup_store_int.h"
 #include "sup_wal.h"
 #include "u512_sql.h"
 #include "util.h"
@@ -43,12 +45,11 @@
 #define STORE_BATCH_OPS	2000
 #define STORE_BATCH_MS	5
 #define STORE_BUSY_MS		50	/* the longest the loop waits on a lock */
-#define STORE_OPEN_BUSY_MS	5000	/* at start, before the loop runs */
 #define STORE_RETRY_MIN_MS	50
 #define STORE_RETRY_MAX_MS	2000
 
-static sqlite3		*db;
-static char		 db_path[1024];
+sqlite3			*store_db;
+char			 store_path[1024];
 static uint64_t		 reserve;	/* bytes: see store_begin() */
 static struct store_stmt	*prepared;	/* to finalize at close */
 static int		 in_tx;
@@ -77,16 +78,16 @@ static struct store_stmt	 nothing = { "SELECT 1 WHERE 0", NULL, NULL };
 static void __attribute__((noreturn))
 store_fatal(const char *what)
 {
-	fatalx(CW_EXIT_SYSTEM, "database: %s: %s", what, db != NULL ?
-	    sqlite3_errmsg(db) : "not open");
+	fatalx(CW_EXIT_SYSTEM, "database: %s: %s", what, store_db != NULL ?
+	    sqlite3_errmsg(store_db) : "not open");
 }
 
-static void
-exec_sql(const char *sql)
+void
+store_exec(const char *sql)
 {
 	char	*err = NULL;
 
-	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) {
+	if (sqlite3_exec(store_db, sql, NULL, NULL, &err) != SQLITE_OK) {
 		log_warnx("database: %s", err != NULL ? err : "?");
 		sqlite3_free(err);
 		store_fatal(sql);
@@ -120,7 +121,7 @@ free_space(void)
 {
 	struct statvfs	sv;
 
-	if (statvfs(db_path, &sv) == -1)
+	if (statvfs(store_path, &sv) == -1)
 		return -1;
 	return (int64_t)sv.f_bavail * (int64_t)sv.f_frsize;
 }
@@ -171,11 +172,11 @@ block(enum store_block b, const char *what, const char *errmsg)
 		break;
 	case STORE_FULL:
 		snprintf(block_why, sizeof(block_why), "disk full on %s, %s",
-		    db_path, space);
+		    store_path, space);
 		break;
 	default:
 		snprintf(block_why, sizeof(block_why), "I/O error on %s "
-		    "(%s), %s", db_path, errmsg, space);
+		    "(%s), %s", store_path, errmsg, space);
 		break;
 	}
 	if (probation) {
@@ -192,11 +193,11 @@ block(enum store_block b, const char *what, const char *errmsg)
 	if (block_kind != b) {
 		if (b == STORE_LOCKED)
 			log_warnx("database %s: %s at %s; what workers deliver "
-			    "waits in memory, retrying", db_path, errmsg,
+			    "waits in memory, retrying", store_path, errmsg,
 			    what);
 		else
 			log_warnx("database %s: %s at %s (%s); no new work "
-			    "until it can be written, retrying", db_path,
+			    "until it can be written, retrying", store_path,
 			    errmsg, what, space);
 		block_kind = b;
 	}
@@ -234,7 +235,7 @@ store_prepare(struct store_stmt *s)
 	int	rc;
 
 	if (s->st == NULL) {
-		if ((rc = sqlite3_prepare_v3(db, s->sql, -1,
+		if ((rc = sqlite3_prepare_v3(store_db, s->sql, -1,
 		    SQLITE_PREPARE_PERSISTENT, &s->st, NULL)) != SQLITE_OK) {
 			s->st = NULL;
 			if (s == &nothing)
@@ -328,7 +329,7 @@ store_run(sqlite3_stmt *st)
 		store_failed(rc, sqlite3_sql(st));
 		return 0;
 	}
-	return sqlite3_changes(db);
+	return sqlite3_changes(store_db);
 }
 
 /*
@@ -357,7 +358,7 @@ store_row(sqlite3_stmt *st)
 int64_t
 store_last_id(void)
 {
-	return sqlite3_last_insert_rowid(db);
+	return sqlite3_last_insert_rowid(store_db);
 }
 
 /* A blob column of exactly n bytes into out; 0 if NULL or another size. */
@@ -395,7 +396,7 @@ store_begin(void)
 		block(STORE_FULL, "BEGIN", why);
 		return -1;
 	}
-	if ((rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL)) !=
+	if ((rc = sqlite3_exec(store_db, "BEGIN IMMEDIATE", NULL, NULL, NULL)) !=
 	    SQLITE_OK) {
 		if (classify(rc) == STORE_OK)
 			store_fatal("BEGIN IMMEDIATE");
@@ -459,8 +460,8 @@ store_abort(void)
 	int	was_in_tx = in_tx;
 
 	ev_timer_stop(store_loop, &flush_timer);
-	if (in_tx && !sqlite3_get_autocommit(db))
-		(void)sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	if (in_tx && !sqlite3_get_autocommit(store_db))
+		(void)sqlite3_exec(store_db, "ROLLBACK", NULL, NULL, NULL);
 	in_tx = 0;
 	tx_ops = 0;
 	tx_failed = 0;
@@ -468,12 +469,12 @@ store_abort(void)
 		lost_writes = 0;
 		if (was_in_tx)
 			log_warnx("database %s: transaction rolled back (%s); "
-			    "what it held is asked for again", db_path,
+			    "what it held is asked for again", store_path,
 			    block_why);
 		else
 			log_warnx("database %s: writes not made while blocked "
 			    "(%s); what they held is asked for again",
-			    db_path, block_why);
+			    store_path, block_why);
 		if (on_rollback != NULL) {
 			reloading = 1;
 			on_rollback();
@@ -487,7 +488,7 @@ static void
 unblocked(void)
 {
 	log_info("database %s: writable again after %.1f s (%s; %u "
-	    "retries); resuming", db_path,
+	    "retries); resuming", store_path,
 	    (double)(now_wall_ms() - block_since) / 1000.0,
 	    store_block_name(block_kind), block_retries);
 	block_kind = STORE_OK;
@@ -560,7 +561,7 @@ store_flush(void)
 		store_abort();
 		return;
 	}
-	if ((rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK) {
+	if ((rc = sqlite3_exec(store_db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK) {
 		store_failed(rc, "COMMIT");
 		store_abort();
 		return;
@@ -575,7 +576,7 @@ store_flush(void)
 	 * writes nothing (the empty commits of the ticks come here).
 	 */
 	if (wal_is_behind())
-		wal_recheck(db);
+		wal_recheck(store_db);
 	/* An empty commit proves nothing about the disk. */
 	if (probation && had_writes)
 		unblocked();
@@ -590,50 +591,12 @@ void
 store_flush_last(int timeout_ms)
 {
 	ev_timer_stop(store_loop, &retry_timer);
-	if (db == NULL)
+	if (store_db == NULL)
 		return;
-	sqlite3_busy_timeout(db, timeout_ms);
+	sqlite3_busy_timeout(store_db, timeout_ms);
 	if (blocked != STORE_OK && !in_tx && !tx_failed)
 		return;
 	store_flush();
-}
-
-static int64_t
-user_version(void)
-{
-	static struct store_stmt s = { "PRAGMA user_version", NULL, NULL };
-	sqlite3_stmt	*st = store_prepare(&s);
-	int64_t		 v = 0;
-
-	if (store_row(st))
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
-	return v;
-}
-
-/* Apply the migrations this database lacks, each in its transaction. */
-static void
-migrate(const char *path)
-{
-	int64_t	v = user_version();
-	char	sql[64];
-
-	if (v > (int64_t)schema_version)
-		fatalx(CW_EXIT_SYSTEM, "database %s has schema version %lld, "
-		    "newer than this chainwatchd knows (%zu)", path,
-		    (long long)v, schema_version);
-	for (; v < (int64_t)schema_version; v++) {
-		log_info("database %s: migrating to schema version %lld",
-		    path, (long long)v + 1);
-		exec_sql("BEGIN IMMEDIATE");
-		exec_sql(schema_migrations[v]);
-		if (schema_fixups[v] != NULL)
-			exec_sql(schema_fixups[v]);
-		snprintf(sql, sizeof(sql), "PRAGMA user_version = %lld",
-		    (long long)v + 1);
-		exec_sql(sql);
-		exec_sql("COMMIT");
-	}
 }
 
 void
@@ -655,45 +618,6 @@ store_set_hooks(void (*rollback)(void), void (*resume)(void))
 	on_resume = resume;
 }
 
-static long	store_gid = -1;
-
-void
-store_set_group(long gid)
-{
-	store_gid = gid;
-}
-
-/*
- * The store is no one else's: its files belong to the operators' group,
- * and an older one that others could read is made 0640 like a new one
- * (its -wal and -shm too, which SQLite creates with the database's mode
- * and, under root, owner).
- */
-static void
-store_private(const char *path)
-{
-	static const char *const sfx[] = { "", "-wal", "-shm" };
-	char		 f[PATH_MAX];
-	struct stat	 st;
-
-	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-		snprintf(f, sizeof(f), "%s%s", path, sfx[i]);
-		if (stat(f, &st) == -1 || !S_ISREG(st.st_mode))
-			continue;
-		if (store_gid != -1 && st.st_gid != (gid_t)store_gid &&
-		    chown(f, (uid_t)-1, (gid_t)store_gid) == -1)
-			log_warn("database %s: chown to group %ld", f,
-			    store_gid);
-		if ((st.st_mode & 0007) == 0)
-			continue;
-		if (chmod(f, st.st_mode & 0750) == -1)
-			log_warn("database %s: chmod", f);
-		else
-			log_info("database %s: was readable by others, now "
-			    "mode %04o", f, (unsigned)(st.st_mode & 0750));
-	}
-}
-
 /*
  * 1 while the WAL is behind: a backfill's answers wait.  Between commits
  * nothing else asks the thread again, so this does, and copies the rest
@@ -705,7 +629,7 @@ store_wal_behind(void)
 	if (!wal_is_behind())
 		return 0;
 	if (!in_tx && !tx_failed && blocked == STORE_OK)
-		wal_recheck(db);
+		wal_recheck(store_db);
 	return wal_is_behind();
 }
 
@@ -716,96 +640,22 @@ store_checkpointed(long long *finished)
 }
 
 /*
- * At most this many bytes of the store's pages in the page cache (KiB,
- * as PRAGMA cache_size takes a negative size); a smaller cache than it
- * holds now gives back its oldest pages at once.  What the connection
- * reads back is logged.
+ * The open store's connection joins the loop: its batches and retries
+ * run on timers of l, and it never waits long on a lock from now on.
  */
 void
-store_set_cache(uint64_t bytes)
+store_loop_start(struct ev_loop *l)
 {
-	sqlite3_stmt	*st;
-	char		 sql[64];
-	long long	 kb = 0;
-
-	store_flush();
-	snprintf(sql, sizeof(sql), "PRAGMA cache_size = -%llu",
-	    (unsigned long long)(bytes / 1024));
-	exec_sql(sql);
-	if (sqlite3_prepare_v2(db, "PRAGMA cache_size", -1, &st, NULL)
-	    != SQLITE_OK)
-		return;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		kb = -sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	log_debug("database: cache_size = %lld KB", kb);
-}
-
-/* The bytes of the store's pages this process holds in its page cache. */
-uint64_t
-store_cache_bytes(void)
-{
-	int	cur = 0, high = 0;
-
-	if (db == NULL || sqlite3_db_status(db, SQLITE_DBSTATUS_CACHE_USED,
-	    &cur, &high, 0) != SQLITE_OK || cur < 0)
-		return 0;
-	return (uint64_t)cur;
-}
-
-int
-store_open(const char *path, int sync_full, struct ev_loop *l)
-{
-	mode_t	mask;
-	int	rc;
-
 	store_loop = l;
-	snprintf(db_path, sizeof(db_path), "%s", path);
-	if (strncmp(path, "file:", 5) != 0 && strcmp(path, ":memory:") != 0)
-		store_private(path);
-	/* Created 0640, and so its -wal and -shm. */
-	mask = umask(027);
-	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE |
-	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, NULL);
-	if (rc != SQLITE_OK) {
-		umask(mask);
-		log_warnx("database %s: %s", path, db != NULL ?
-		    sqlite3_errmsg(db) : "out of memory");
-		sqlite3_close(db);
-		db = NULL;
-		return -1;
-	}
-	sqlite3_busy_timeout(db, STORE_OPEN_BUSY_MS);
-	exec_sql("PRAGMA journal_mode = WAL");
-	umask(mask);
-	if (strncmp(path, "file:", 5) != 0 && strcmp(path, ":memory:") != 0)
-		store_private(path);	/* the group of what it created */
-	exec_sql(sync_full ? "PRAGMA synchronous = FULL" :
-	    "PRAGMA synchronous = NORMAL");
-	exec_sql("PRAGMA foreign_keys = ON");
-	exec_sql("PRAGMA cache_size = -65536");
-	/* A WAL that grew (a reader held it) is cut back to 64 MB, the
-	 * size a backfill keeps it at, when it starts over. */
-	exec_sql("PRAGMA journal_size_limit = 67108864");
-	if ((rc = u512_sql_register(db)) != SQLITE_OK)
-		fatalx(CW_EXIT_SYSTEM, "database %s: cannot add u512_sum(): %s",
-		    path, sqlite3_errstr(rc));
-	migrate(path);
-	if (wal_conn_is_wal(db))
-		wal_start(db, path);
 	ev_init(&flush_timer, flush_cb);
 	ev_init(&retry_timer, retry_cb);
-	/* From now on the loop runs: it never waits long on a lock. */
-	sqlite3_busy_timeout(db, STORE_BUSY_MS);
-	log_debug("database %s open, schema version %zu", path,
-	    schema_version);
-	return 0;
+	sqlite3_busy_timeout(store_db, STORE_BUSY_MS);
 }
 
 void
 store_close(void)
 {
-	if (db == NULL)
+	if (store_db == NULL)
 		return;
 	store_flush();
 	if (in_tx || tx_failed)
@@ -819,30 +669,7 @@ store_close(void)
 		s->st = NULL;
 	}
 	prepared = NULL;
-	if (sqlite3_close(db) != SQLITE_OK)
-		log_warnx("database: close: %s", sqlite3_errmsg(db));
-	db = NULL;
-}
-
-/*
- * Set PRAGMA synchronous (FULL or NORMAL) on the open connection, between
- * transactions: the batch open now is committed first.  Answers the level
- * the connection reports afterwards (1 NORMAL, 2 FULL), -1 on error.
- */
-int
-store_synchronous(int full)
-{
-	sqlite3_stmt	*st;
-	int		 level = -1;
-
-	store_flush();
-	exec_sql(full ? "PRAGMA synchronous = FULL" :
-	    "PRAGMA synchronous = NORMAL");
-	if (sqlite3_prepare_v2(db, "PRAGMA synchronous", -1, &st, NULL)
-	    != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		level = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return level;
+	if (sqlite3_close(store_db) != SQLITE_OK)
+		log_warnx("database: close: %s", sqlite3_errmsg(store_db));
+	store_db = NULL;
 }

@@ -61,7 +61,7 @@ tests_unit_test_store_CFLAGS = $(UNIT_CFLAGS) $(SQLITE_CFLAGS) \
 	-I$(top_srcdir)/supervisor -pthread
 tests_unit_test_store_LDFLAGS = -pthread
 tests_unit_test_store_SOURCES = tests/unit/test_store.c \
-	supervisor/sup_store.c supervisor/sup_wal.c src/u512_sql.c
+	supervisor/sup_store.c supervisor/sup_store_file.c supervisor/sup_wal.c src/u512_sql.c
 tests_unit_test_store_LDADD = $(UNIT_LIBS) $(SQLITE_LIBS) $(EV_LIBS)
 # Answers checked against their requests.
 tests_unit_test_answer_CFLAGS = $(UNIT_CFLAGS) -I$(top_srcdir)/supervisor
@@ -79,7 +79,7 @@ tests_unit_test_chain_SOURCES = tests/unit/test_chain.c \
 	supervisor/sup_retarget.c \
 	supervisor/sup_claim.c supervisor/sup_final.c supervisor/sup_window.c \
 	supervisor/sup_seal.c supervisor/sup_standing.c supervisor/sup_queue.c \
-	supervisor/sup_route.c supervisor/sup_store.c supervisor/sup_wal.c \
+	supervisor/sup_route.c supervisor/sup_store.c supervisor/sup_store_file.c supervisor/sup_wal.c \
 	src/u512_sql.c
 tests_unit_test_chain_LDADD = $(UNIT_LIBS) $(SQLITE_LIBS) $(EV_LIBS) \
 	$(JANSSON_LIBS) $(SODIUM_LIBS) $(XXHASH_LIBS)

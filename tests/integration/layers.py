@@ -50,6 +50,7 @@ ORDER = [
      "sup_ctlreq.c", "sup_depth.c", "sup_fork.c", "sup_fsm.c", "sup_lease.c",
      "sup_overdue.c", "sup_reload_result.c", "sup_route.c", "sup_stats.c",
      "sup_subs.c"],
+    ["sup_store_file.c"],
     ["sup_store.c"],
     ["sup_wal.c"],
 ]
