@@ -298,6 +298,73 @@ ask_work(struct chain *ch, const struct sblock *tip, int64_t ancestor,
 		ask_cross(ch, tip, ancestor, now);
 }
 
+/* The branch of tip lacks a block: it waits for it (FA_WAIT_PARENT). */
+static void
+wait_parent(struct chain *ch, const struct sblock *tip,
+    const uint8_t missing[32], int64_t missing_number)
+{
+	if (!ch->have_pending || memcmp(ch->pending_tip, tip->hash, 32) != 0)
+		log_info("chain %s: #%lld is on a branch not linked yet; "
+		    "waiting for its block #%lld before switching", ch->name,
+		    (long long)tip->number, (long long)missing_number);
+	ch->have_pending = 1;
+	memcpy(ch->pending_tip, tip->hash, 32);
+	ch->pending_number = missing_number;
+	queue_missing(ch->id, missing, missing_number);
+}
+
+/* The branch of tip waits for its work to be read (FA_WAIT_WORK). */
+static void
+wait_work(struct chain *ch, const struct sblock *tip,
+    const struct fork_facts *f, int64_t endpoint_id, uint64_t now)
+{
+	ch->have_cand = 1;
+	ch->cand_number = tip->number;
+	ch->cand_over = 0;
+	ch->cand_ep = endpoint_id;
+	memcpy(ch->cand_tip, tip->hash, 32);
+	ch->cand_from = f->ancestor + 1;
+	ch->cand_since = now;
+	ch->cand_asked = f->unread;
+	ask_work(ch, tip, f->ancestor, f->unread, now);
+	log_debug("chain %s: branch of #%lld forks at #%lld; %s", ch->name,
+	    (long long)tip->number, (long long)f->ancestor, f->unknown ?
+	    "its work is not known yet: difficulties asked for" :
+	    "difficulties that decide it are one endpoint's word: asked of "
+	    "another");
+}
+
+/*
+ * The waiting branch of tip decided, its wait over (FA_DROP_CAND,
+ * FA_SWITCH_CAND): the better one is the best, with the children that
+ * came while it waited.
+ */
+static void
+waited(struct chain *ch, struct sblock *tip, const struct fork_facts *f,
+    int64_t endpoint_id, uint64_t now)
+{
+	struct sblock	child;
+
+	ch->have_cand = 0;
+	if (f->unknown)
+		log_info("chain %s: work of the branch of #%lld not known "
+		    "after %llu ms; %s", ch->name, (long long)tip->number,
+		    (unsigned long long)choice_work_wait(ch), f->better ?
+		    "the longer one wins" : "the canonical one stays");
+	else if (f->unread)
+		log_info("chain %s: difficulties deciding the branch of #%lld "
+		    "not read by a second endpoint after %llu ms; one "
+		    "endpoint's word decides: %s", ch->name,
+		    (long long)tip->number,
+		    (unsigned long long)choice_work_wait(ch),
+		    f->better ? "it wins" : "the canonical one stays");
+	if (!f->better)
+		return;
+	switch_to(ch, tip, endpoint_id, now);
+	if (block_child(ch, tip->number + 1, tip->hash, &child))
+		choice_climb(ch, &child, endpoint_id, now);
+}
+
 /*
  * A stored block that may become the best: what fork_step decides is
  * done.  A branch that lacks a block waits for it (one parent fetched by
@@ -315,7 +382,6 @@ choice_adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id,
 	uint8_t			missing[32];
 	int64_t			missing_number = -1;
 	char			hb[24];
-	struct sblock		child;
 
 	facts(ch, tip, now, &f, missing, &missing_number);
 	switch (fork_step(&f)) {
@@ -327,16 +393,7 @@ choice_adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id,
 		}
 		return;
 	case FA_WAIT_PARENT:
-		if (!ch->have_pending ||
-		    memcmp(ch->pending_tip, tip->hash, 32) != 0)
-			log_info("chain %s: #%lld is on a branch not linked "
-			    "yet; waiting for its block #%lld before switching",
-			    ch->name, (long long)tip->number,
-			    (long long)missing_number);
-		ch->have_pending = 1;
-		memcpy(ch->pending_tip, tip->hash, 32);
-		ch->pending_number = missing_number;
-		queue_missing(ch->id, missing, missing_number);
+		wait_parent(ch, tip, missing, missing_number);
 		return;
 	case FA_CONTRADICT:
 		block_verdict(ch, endpoint_id, CV_CONTRADICTED, "branch of "
@@ -354,44 +411,11 @@ choice_adopt(struct chain *ch, struct sblock *tip, int64_t endpoint_id,
 		ask_work(ch, tip, f.ancestor, f.unread, now);
 		return;
 	case FA_WAIT_WORK:
-		ch->have_cand = 1;
-		ch->cand_number = tip->number;
-		ch->cand_over = 0;
-		ch->cand_ep = endpoint_id;
-		memcpy(ch->cand_tip, tip->hash, 32);
-		ch->cand_from = f.ancestor + 1;
-		ch->cand_since = now;
-		ch->cand_asked = f.unread;
-		ask_work(ch, tip, f.ancestor, f.unread, now);
-		log_debug("chain %s: branch of #%lld forks at #%lld; %s",
-		    ch->name, (long long)tip->number, (long long)f.ancestor,
-		    f.unknown ? "its work is not known yet: difficulties "
-		    "asked for" : "difficulties that decide it are one "
-		    "endpoint's word: asked of another");
+		wait_work(ch, tip, &f, endpoint_id, now);
 		return;
 	case FA_DROP_CAND:
 	case FA_SWITCH_CAND:
-		ch->have_cand = 0;
-		if (f.unknown)
-			log_info("chain %s: work of the branch of #%lld not "
-			    "known after %llu ms; %s", ch->name,
-			    (long long)tip->number,
-			    (unsigned long long)choice_work_wait(ch),
-			    f.better ? "the longer one wins" :
-			    "the canonical one stays");
-		else if (f.unread)
-			log_info("chain %s: difficulties deciding the branch "
-			    "of #%lld not read by a second endpoint after %llu "
-			    "ms; one endpoint's word decides: %s", ch->name,
-			    (long long)tip->number,
-			    (unsigned long long)choice_work_wait(ch),
-			    f.better ? "it wins" : "the canonical one stays");
-		if (!f.better)
-			return;
-		switch_to(ch, tip, endpoint_id, now);
-		/* Its children, which came while it waited, extend it now. */
-		if (block_child(ch, tip->number + 1, tip->hash, &child))
-			choice_climb(ch, &child, endpoint_id, now);
+		waited(ch, tip, &f, endpoint_id, now);
 		return;
 	case FA_SWITCH:
 		switch_to(ch, tip, endpoint_id, now);

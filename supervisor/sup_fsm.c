@@ -54,103 +54,138 @@ fsm_died(struct cfsm *f, uint64_t now)
 	f->restarts++;
 }
 
+/* Waiting to be spawned (or never started). */
+static unsigned
+fsm_idle(struct cfsm *f, enum cevent ev, uint64_t now)
+{
+	switch (ev) {
+	case CE_START:
+		return CA_SCHEDULE;
+	case CE_SPAWN_DUE:
+		f->state = CS_STARTING;
+		f->last_spawn = now;
+		return CA_SPAWN;
+	case CE_RESTART:
+		f->fails = 0;
+		return CA_SCHEDULE;
+	case CE_STOP:
+		f->state = CS_DEAD;
+		return CA_FREE;
+	default:
+		return 0;
+	}
+}
+
+/* Spawned: starting until its hello, then running. */
+static unsigned
+fsm_up(struct cfsm *f, enum cevent ev, uint64_t now)
+{
+	switch (ev) {
+	case CE_HELLO:
+		if (f->state == CS_STARTING)
+			f->state = CS_RUNNING;
+		return 0;
+	case CE_SPAWN_FAILED:
+		/* As a death at once, so that the backoff applies. */
+		if (f->state != CS_STARTING)
+			return 0;
+		f->state = CS_IDLE;
+		fsm_died(f, now);
+		return CA_SCHEDULE;
+	case CE_HANG:
+	case CE_BAD_MSG:
+		f->state = CS_STOPPING;
+		fsm_died(f, now);
+		return CA_KILL;
+	case CE_EXIT:
+		f->state = CS_IDLE;
+		fsm_died(f, now);
+		return CA_SCHEDULE;
+	case CE_EXIT_SETUP:
+		f->state = CS_FAILED;
+		return CA_PARK;
+	case CE_STOP:
+		f->state = CS_REMOVING;
+		return CA_TERM;
+	case CE_RESTART:
+		f->state = CS_STOPPING;
+		f->fails = 0;
+		return CA_TERM;
+	default:
+		return 0;
+	}
+}
+
+/* Asked to exit, to be spawned again. */
+static unsigned
+fsm_stopping(struct cfsm *f, enum cevent ev)
+{
+	switch (ev) {
+	case CE_EXIT:
+	case CE_EXIT_SETUP:
+		f->state = CS_IDLE;
+		return CA_SCHEDULE;
+	case CE_GRACE_OVER:
+		return CA_KILL;
+	case CE_STOP:
+		f->state = CS_REMOVING;
+		return 0;
+	case CE_RESTART:
+		f->fails = 0;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* Asked to exit, to be freed. */
+static unsigned
+fsm_removing(struct cfsm *f, enum cevent ev)
+{
+	switch (ev) {
+	case CE_EXIT:
+	case CE_EXIT_SETUP:
+		f->state = CS_DEAD;
+		return CA_FREE;
+	case CE_GRACE_OVER:
+		return CA_KILL;
+	default:
+		return 0;
+	}
+}
+
+/* Parked after a failed setup, until a reload restarts or stops it. */
+static unsigned
+fsm_failed(struct cfsm *f, enum cevent ev)
+{
+	switch (ev) {
+	case CE_RESTART:
+		f->state = CS_IDLE;
+		f->fails = 0;
+		return CA_SCHEDULE;
+	case CE_STOP:
+		f->state = CS_DEAD;
+		return CA_FREE;
+	default:
+		return 0;
+	}
+}
+
 unsigned
 sup_fsm(struct cfsm *f, enum cevent ev, uint64_t now)
 {
 	switch (f->state) {
 	case CS_IDLE:
-		switch (ev) {
-		case CE_START:
-			return CA_SCHEDULE;
-		case CE_SPAWN_DUE:
-			f->state = CS_STARTING;
-			f->last_spawn = now;
-			return CA_SPAWN;
-		case CE_RESTART:
-			f->fails = 0;
-			return CA_SCHEDULE;
-		case CE_STOP:
-			f->state = CS_DEAD;
-			return CA_FREE;
-		default:
-			return 0;
-		}
+		return fsm_idle(f, ev, now);
 	case CS_STARTING:
 	case CS_RUNNING:
-		switch (ev) {
-		case CE_HELLO:
-			if (f->state == CS_STARTING)
-				f->state = CS_RUNNING;
-			return 0;
-		case CE_SPAWN_FAILED:
-			/* As a death at once, so that the backoff applies. */
-			if (f->state != CS_STARTING)
-				return 0;
-			f->state = CS_IDLE;
-			fsm_died(f, now);
-			return CA_SCHEDULE;
-		case CE_HANG:
-		case CE_BAD_MSG:
-			f->state = CS_STOPPING;
-			fsm_died(f, now);
-			return CA_KILL;
-		case CE_EXIT:
-			f->state = CS_IDLE;
-			fsm_died(f, now);
-			return CA_SCHEDULE;
-		case CE_EXIT_SETUP:
-			f->state = CS_FAILED;
-			return CA_PARK;
-		case CE_STOP:
-			f->state = CS_REMOVING;
-			return CA_TERM;
-		case CE_RESTART:
-			f->state = CS_STOPPING;
-			f->fails = 0;
-			return CA_TERM;
-		default:
-			return 0;
-		}
+		return fsm_up(f, ev, now);
 	case CS_STOPPING:
-		switch (ev) {
-		case CE_EXIT:
-		case CE_EXIT_SETUP:
-			f->state = CS_IDLE;
-			return CA_SCHEDULE;
-		case CE_GRACE_OVER:
-			return CA_KILL;
-		case CE_STOP:
-			f->state = CS_REMOVING;
-			return 0;
-		case CE_RESTART:
-			f->fails = 0;
-			return 0;
-		default:
-			return 0;
-		}
+		return fsm_stopping(f, ev);
 	case CS_REMOVING:
-		switch (ev) {
-		case CE_EXIT:
-		case CE_EXIT_SETUP:
-			f->state = CS_DEAD;
-			return CA_FREE;
-		case CE_GRACE_OVER:
-			return CA_KILL;
-		default:
-			return 0;
-		}
+		return fsm_removing(f, ev);
 	case CS_FAILED:
-		switch (ev) {
-		case CE_RESTART:
-			f->state = CS_IDLE;
-			f->fails = 0;
-			return CA_SCHEDULE;
-		case CE_STOP:
-			f->state = CS_DEAD;
-			return CA_FREE;
-		default:
-			return 0;
-		}
+		return fsm_failed(f, ev);
 	case CS_DEAD:
 		return 0;
 	}
