@@ -23,6 +23,7 @@
 #include "log.h"
 #include "chainwatchd.h"
 #include "sup_chain.h"
+#include "sup_load.h"
 #include "sup_queue.h"
 #include "sup_control.h"
 #include "sup_forks.h"
@@ -444,6 +445,7 @@ open_all(struct conf *conf)
 	store_set_reserve(conf->daemon.store_reserve);
 	store_set_cache(conf->daemon.store_cache);
 	sup_chains_load(conf, now_wall_ms());
+	load_conf(conf);
 	health_sync(conf);
 	if (sup_control_init(conf) == -1) {
 		store_close();

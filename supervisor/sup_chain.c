@@ -618,12 +618,6 @@ sup_chains_load(const struct conf *conf, uint64_t now)
 		ch->n_endpoints = cc->n_endpoints;
 		ch->backfill_from = cc->backfill_from;
 		ch->block_time = cc->block_time;
-		ch->request_timeout = cc->request_timeout;
-		ch->hedge_after = cc->hedge_after;
-		ch->max_inflight = (unsigned)cc->max_inflight;
-		ch->hedge_quantile = (unsigned)cc->hedge_quantile;
-		route_hedging_conf(&ch->hedging, ch->hedge_quantile,
-		    ch->hedge_after);
 		store_run(store_bind(&s_chain_conf, "tiiii",
 		    chain_format_name(cc->format), (int64_t)cc->block_time,
 		    (int64_t)cc->backfill_from, depth, ch->id));
@@ -663,10 +657,6 @@ sup_chains_json(void)
 		    (json_int_t)ch->blocks_ingested));
 		json_object_set_new(j, "seals_failed", json_integer(
 		    (json_int_t)ch->seals_failed));
-		json_object_set_new(j, "hedges", json_integer(
-		    (json_int_t)ch->hedging.hedges));
-		json_object_set_new(j, "hedges_won", json_integer(
-		    (json_int_t)ch->hedging.hedges_won));
 		json_array_append_new(a, j);
 	}
 	return a;

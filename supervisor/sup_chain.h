@@ -15,7 +15,6 @@
 #include "header.h"
 #include "proto.h"
 #include "sup_queue.h"
-#include "sup_route.h"
 #include "sup_retarget.h"
 #include "sup_seal.h"
 #include "sup_time.h"
@@ -93,10 +92,6 @@ struct chain {
 	enum chain_format	 format;
 	uint64_t		 backfill_from;
 	uint64_t		 block_time;		/* ms */
-	uint64_t		 request_timeout;	/* ms */
-	unsigned		 max_inflight;	/* requests per endpoint */
-	uint64_t		 hedge_after;		/* ms */
-	unsigned		 hedge_quantile;	/* percent, 0: off */
 	int			 have_best;
 	int64_t			 best_number;
 	uint8_t			 best_hash[32];
@@ -112,7 +107,6 @@ struct chain {
 	uint8_t			 pending_tip[32];
 	int64_t			 pending_number;	/* its missing block */
 	struct queue_owed	 owed;		/* sup_queue.c's */
-	struct hedging		 hedging;	/* sup_route.c's */
 	uint64_t		 blocks_ingested;	/* for monitoring */
 	/* Its endpoints usable now and not failing: the scheduler counts
 	 * them each tick (sup_chains_usable). */

@@ -17,6 +17,7 @@
 #include "sup_claim.h"
 #include "sup_health.h"
 #include "sup_judge.h"
+#include "sup_load.h"
 #include "sup_overdue.h"
 #include "sup_route.h"
 #include "sup_sched.h"
@@ -150,10 +151,10 @@ overdue_chain(struct chain *ch, uint64_t watched, uint64_t now)
 		    claim_patience(ch)));
 	/* A breaker that knows speaks first: it outweighs overdue. */
 	peers_chain(ws, n);
-	latency = route_latency_quantile(&ch->hedging, OVERDUE_QUANTILE, now);
+	latency = route_latency_quantile(&load_of(ch)->hedging, OVERDUE_QUANTILE, now);
 	/* Quiet: the endpoints' latest answers tell instead (sup_overdue.c). */
 	bound = overdue_chain_bound(latency != 0 ? latency :
-	    overdue_answers_median(eps, n), ch->hedging.after);
+	    overdue_answers_median(eps, n), load_of(ch)->hedging.after);
 	for (size_t i = 0; i < n; i++) {
 		/* Overdue, its leases go back; what it has out answers on,
 		 * for its health. */

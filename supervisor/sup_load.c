@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
 #include "sup_chain.h"
 #include "sup_health.h"
 #include "sup_load.h"
@@ -27,48 +28,71 @@ _Static_assert(DEPTH_CLASSES >= ITEM_KINDS, "a depth class per item kind");
 struct depth *
 load_depth(struct worker *w, const struct chain *ch)
 {
+	unsigned	cap = load_of(ch)->max_inflight;
+
 	if (w->load.depth.cap == 0)
-		depth_init(&w->load.depth, ch->max_inflight, now_mono_ms());
-	else if (w->load.depth.cap != ch->max_inflight)
-		depth_set_cap(&w->load.depth, ch->max_inflight);
+		depth_init(&w->load.depth, cap, now_mono_ms());
+	else if (w->load.depth.cap != cap)
+		depth_set_cap(&w->load.depth, cap);
 	return &w->load.depth;
 }
 
-/* The route passes, one a chain (sup_load.h). */
-static struct route_pass	*passes;
-static size_t			 n_passes;
+/* What the scheduler keeps of each chain, made at its first use. */
+static struct chain_load	**loads;
+static size_t			 n_loads;
 unsigned			 load_pass = 1;
 
-struct route_pass *
-load_pass_of(const struct chain *ch)
+struct chain_load *
+load_of(const struct chain *ch)
 {
-	for (size_t i = 0; i < n_passes; i++)
-		if (passes[i].ch == ch)
-			return &passes[i];
-	passes = xrealloc(passes, (n_passes + 1) * sizeof(*passes));
-	memset(&passes[n_passes], 0, sizeof(*passes));
-	passes[n_passes].ch = ch;
-	return &passes[n_passes++];
+	struct chain_load	*l;
+
+	for (size_t i = 0; i < n_loads; i++)
+		if (loads[i]->ch == ch)
+			return loads[i];
+	loads = xrealloc(loads, (n_loads + 1) * sizeof(*loads));
+	l = loads[n_loads++] = xcalloc(1, sizeof(*l));
+	l->ch = ch;
+	return l;
 }
 
 void
+load_conf(const struct conf *conf)
+{
+	for (size_t i = 0; i < conf->n_chains; i++) {
+		const struct conf_chain	*cc = &conf->chains[i];
+		struct chain		*ch = sup_chain_find(cc->name);
+		struct chain_load	*l;
+
+		if (ch == NULL)
+			continue;
+		l = load_of(ch);
+		l->request_timeout = cc->request_timeout;
+		l->max_inflight = (unsigned)cc->max_inflight;
+		route_hedging_conf(&l->hedging, (unsigned)cc->hedge_quantile,
+		    cc->hedge_after);
+	}
+}
+
+/* After a rollback: the route passes are built again; the rest is kept. */
+void
 load_forget(void)
 {
-	for (size_t i = 0; i < n_passes; i++) {
-		free(passes[i].e);
-		free(passes[i].ws);
+	for (size_t i = 0; i < n_loads; i++) {
+		struct route_pass	*rp = &loads[i]->pass;
+
+		free(rp->e);
+		free(rp->ws);
+		memset(rp, 0, sizeof(*rp));
 	}
-	free(passes);
-	passes = NULL;
-	n_passes = 0;
 }
 
 /* w's requests out changed: its place in this pass's route follows. */
 void
 load_changed(struct worker *w)
 {
-	for (size_t i = 0; i < n_passes; i++) {
-		struct route_pass *rp = &passes[i];
+	for (size_t i = 0; i < n_loads; i++) {
+		struct route_pass *rp = &loads[i]->pass;
 
 		if (rp->pass == load_pass && w->load.pass == load_pass &&
 		    w->load.slot < rp->n && rp->ws[w->load.slot] == w) {
@@ -83,7 +107,7 @@ size_t
 load_route_eps(const struct chain *ch, const struct worker *w, uint64_t now,
     struct route_ep **eps, struct worker ***who, size_t *self)
 {
-	struct route_pass	*rp = load_pass_of(ch);
+	struct route_pass	*rp = &load_of(ch)->pass;
 	uint64_t		 mono = now_mono_ms();
 
 	if (rp->pass != load_pass) {
@@ -138,7 +162,7 @@ load_route_eps(const struct chain *ch, const struct worker *w, uint64_t now,
 int
 load_has_due(struct chain *ch)
 {
-	struct route_pass	*rp = load_pass_of(ch);
+	struct route_pass	*rp = &load_of(ch)->pass;
 
 	if (rp->pass != load_pass) {
 		struct route_ep	*eps;

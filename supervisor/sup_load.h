@@ -10,8 +10,10 @@
 #include <stdint.h>
 
 #include "sup_depth.h"
+#include "sup_route.h"
 
 struct chain;
+struct conf;
 struct route_ep;
 struct worker;
 
@@ -37,7 +39,6 @@ struct load {
  * work due is kept the same way, asked again after each lease.
  */
 struct route_pass {
-	const struct chain	*ch;
 	unsigned		 pass;
 	size_t			 n, cap;
 	struct route_ep		*e;
@@ -45,12 +46,27 @@ struct route_pass {
 	int			 due;		/* -1: ask the queue */
 };
 
+/*
+ * What the scheduler keeps of each chain (load_of): the settings of its
+ * requests, its hedging, and its route pass.
+ */
+struct chain_load {
+	const struct chain	*ch;
+	uint64_t		 request_timeout;	/* ms */
+	unsigned		 max_inflight;	/* requests per endpoint */
+	struct hedging		 hedging;	/* sup_route.c's */
+	struct route_pass	 pass;
+};
+
 /* The scheduler's pass, a new one for each of schedule and hedge. */
 extern unsigned	 load_pass;
 
+struct chain_load *load_of(const struct chain *);
+/* Each configured chain's settings, at start and on reload. */
+void		 load_conf(const struct conf *);
+
 struct depth	*load_depth(struct worker *, const struct chain *);
 void		 load_changed(struct worker *);
-struct route_pass *load_pass_of(const struct chain *);
 size_t		 load_route_eps(const struct chain *, const struct worker *,
 		    uint64_t now, struct route_ep **, struct worker ***who,
 		    size_t *self);

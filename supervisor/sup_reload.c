@@ -14,6 +14,7 @@
 #include "chainwatchd.h"
 #include "sup_chain.h"
 #include "sup_health.h"
+#include "sup_load.h"
 #include "sup_metrics.h"
 #include "sup_reload.h"
 #include "sup_sched.h"
@@ -224,6 +225,7 @@ sup_reload(struct reload_result *r)
 	reload_daemon(r, conf);
 	/* The store learns new chains and endpoints first. */
 	sup_chains_load(conf, now_wall_ms());
+	load_conf(conf);
 	health_sync(conf);
 	reload_workers(r, conf);
 	sup_spawn_chains();

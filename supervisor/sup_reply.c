@@ -141,7 +141,7 @@ count(struct request *r, enum outcome o, uint64_t ep_ms, uint64_t retry_ms)
 		sched_back(r->w->ep);
 	stats_request(&r->w->ep->stats, o, came);
 	if (o == OUTCOME_OK)
-		route_latency(&r->ch->hedging, r->kind, came, now_mono_ms());
+		route_latency(&load_of(r->ch)->hedging, r->kind, came, now_mono_ms());
 }
 
 /* What a request asked, for logs: "headers #100..#199". */
@@ -522,7 +522,7 @@ reply_settle(struct reply *a)
 		in.hedge = r->hedge;
 		in.outcome = a->worst;
 		in.at_once = a->at_once;
-		in.hedge_delay = h->ch->hedging.delay[h->it.kind];
+		in.hedge_delay = load_of(h->ch)->hedging.delay[h->it.kind];
 		in.block_time = h->ch->block_time;
 		act = lease_step(&h->l, a->done ? LE_OK : LE_FAIL, &in,
 		    now_mono_ms());

@@ -118,7 +118,7 @@ sched_lease_apply(struct held *h, unsigned act, enum outcome o, const char *why,
 		queue_back(h->it.id, now_wall_ms() + h->l.back_in, o, why,
 		    endpoint);
 	if (act & LA_WON)
-		route_hedged(&h->ch->hedging, 1);
+		route_hedged(&load_of(h->ch)->hedging, 1);
 	if (act & LA_DROP)
 		for (int i = 0; i < 2; i++)
 			if (h->req[i] != NULL)
@@ -152,7 +152,7 @@ release(struct worker *w)
 		in.hedge = r->hedge;
 		in.outcome = OUTCOME_OK;
 		in.at_once = 1;
-		in.hedge_delay = h->ch->hedging.delay[h->it.kind];
+		in.hedge_delay = load_of(h->ch)->hedging.delay[h->it.kind];
 		in.block_time = h->ch->block_time;
 		act = lease_step(&h->l, LE_FAIL, &in, now_mono_ms());
 		log_info("w/%s: %s item %lld given back: the endpoint is %s",
@@ -244,7 +244,7 @@ sched_worker_gone(struct worker *w)
 			memset(&in, 0, sizeof(in));
 			in.hedge = r->hedge;
 			in.outcome = OUTCOME_TRANSPORT;
-			in.hedge_delay = h->ch->hedging.delay[h->it.kind];
+			in.hedge_delay = load_of(h->ch)->hedging.delay[h->it.kind];
 			in.block_time = h->ch->block_time;
 			act = lease_step(&h->l, LE_FAIL, &in, now_mono_ms());
 			/* Its twin may be next: free it first if dropped. */

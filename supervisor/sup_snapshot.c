@@ -11,6 +11,7 @@
 #include "sup_backlog.h"
 #include "sup_chain.h"
 #include "sup_health.h"
+#include "sup_load.h"
 #include "sup_primary.h"
 #include "sup_snapshot.h"
 #include "sup_spawn.h"
@@ -106,10 +107,17 @@ sup_snapshot_json(void)
 	json_object_set_new(j, "endpoints", eps);
 	chains = sup_chains_json();
 	for (size_t i = 0; i < json_array_size(chains); i++) {
-		json_t	*c = json_array_get(chains, i);
+		json_t		*c = json_array_get(chains, i);
+		const char	*name = json_string_value(json_object_get(c,
+				    "chain"));
+		struct chain	*ch = sup_chain_find(name);
+		struct hedging	*h = ch != NULL ? &load_of(ch)->hedging : NULL;
 
-		sup_primary_json(json_string_value(json_object_get(c,
-		    "chain")), c);
+		json_object_set_new(c, "hedges", json_integer(h != NULL ?
+		    (json_int_t)h->hedges : 0));
+		json_object_set_new(c, "hedges_won", json_integer(h != NULL ?
+		    (json_int_t)h->hedges_won : 0));
+		sup_primary_json(name, c);
 	}
 	json_object_set_new(j, "chains", chains);
 	json_object_set_new(j, "store", snapshot_store());

@@ -183,7 +183,7 @@ lease_one(struct worker *w, struct chain *ch, const struct queue_filter *f,
 
 	if (!queue_next(ch->id, now_wall_ms(), f, &it))
 		return 0;
-	load_pass_of(ch)->due = -1;	/* what is left may be nothing */
+	load_of(ch)->pass.due = -1;	/* what is left may be nothing */
 	if (it.kind == K_PARENT &&
 	    !queue_parent_needed(ch->id, it.hash, it.number,
 	    f->live_from)) {
@@ -265,18 +265,18 @@ hedge(void)
 		int		 t;
 
 		if (r == NULL || sched_held_arrived(h) ||
-		    !lease_may_hedge(&h->l, h->ch->hedging.delay[h->it.kind],
+		    !lease_may_hedge(&h->l, load_of(h->ch)->hedging.delay[h->it.kind],
 		    now))
 			continue;
 		n = load_route_eps(h->ch, r->w, wall, &eps, &who, &self);
-		t = route_hedge_target(eps, n, self, h->ch->max_inflight,
+		t = route_hedge_target(eps, n, self, load_of(h->ch)->max_inflight,
 		    &h->it, h->l.live);
 		if (t == -1)
 			continue;
 		memset(&in, 0, sizeof(in));
-		in.request_timeout = h->ch->request_timeout;
+		in.request_timeout = load_of(h->ch)->request_timeout;
 		if ((g = item_send(who[t], h->ch, &h->it,
-		    (uint32_t)h->ch->request_timeout)) == NULL) {
+		    (uint32_t)load_of(h->ch)->request_timeout)) == NULL) {
 			/* Read meanwhile in full: the first answer settles. */
 			(void)lease_step(&h->l, LE_NO_HEDGE, &in, now);
 			continue;
@@ -288,7 +288,7 @@ hedge(void)
 		h->req[1] = g;
 		(void)lease_step(&h->l, LE_HEDGE, &in, now);
 		stats_hedge(&who[t]->ep->stats);
-		route_hedged(&h->ch->hedging, 0);
+		route_hedged(&load_of(h->ch)->hedging, 0);
 		queue_extend(h->it.id, sched_shown_deadline(&h->l));
 		log_debug("w/%s: %s item %lld out for %llu ms on w/%s; "
 		    "hedged", who[t]->name, queue_kind_name(h->it.kind),
@@ -316,7 +316,7 @@ filter_for(struct worker *w, struct chain *ch, struct queue_filter *f)
 		return;
 	}
 	route_filter(eps, n, self, route_live_from(ch->have_best,
-	    ch->best_number), ch->max_inflight, f);
+	    ch->best_number), load_of(ch)->max_inflight, f);
 	/*
 	 * While the checkpoints catch up with the WAL, a backfill's answers
 	 * wait (sup_store.c): no more of them is asked for meanwhile, or
@@ -347,7 +347,7 @@ limit_for(struct chain *ch, struct worker *w)
 
 	n = load_route_eps(ch, w, now_wall_ms(), &eps, &who, &self);
 	return self == SIZE_MAX ? 0 : route_limit(eps, n, self,
-	    ch->max_inflight);
+	    load_of(ch)->max_inflight);
 }
 
 static void
@@ -375,7 +375,7 @@ schedule(void)
 		    (ch = w->ep->ch) == NULL ||
 		    (!ch->have_best && !load_has_due(ch)))
 			continue;
-		deadline = (uint32_t)ch->request_timeout;
+		deadline = (uint32_t)load_of(ch)->request_timeout;
 		if (!health_allow(w->ep, 0, 1, &limit, &deadline))
 			continue;
 		if (ch->have_best) {
@@ -397,9 +397,9 @@ schedule(void)
 			if (w->proc.fsm.state != CS_RUNNING ||
 			    !health_usable(w->ep) ||
 			    (ch = w->ep->ch) == NULL ||
-			    w->load.inflight >= ch->max_inflight)
+			    w->load.inflight >= load_of(ch)->max_inflight)
 				continue;
-			deadline = (uint32_t)ch->request_timeout;
+			deadline = (uint32_t)load_of(ch)->request_timeout;
 			/* No work, no trial taken for nothing. */
 			if (!load_has_due(ch) ||
 			    w->load.inflight >= (limit = limit_for(ch, w)))
