@@ -120,6 +120,7 @@ SUP_TESTS = tests/integration/conf_check.sh \
 	tests/integration/man_lint.sh \
 	tests/integration/systemd_verify.sh \
 	tests/integration/store_follow.sh \
+	tests/integration/wrk_trim.sh \
 	tests/integration/store_crash.sh \
 	tests/integration/store_busy.sh \
 	tests/integration/store_wal_hold.sh \

@@ -229,6 +229,12 @@ wrk_multi_release(struct wrk_multi *m)
 
 /* Buffers above this are given back when their request is done. */
 #define HTTP_KEEP_BUF	(1024 * 1024)
+/*
+ * Every this often, the slots beyond the most in use at once since are
+ * freed: a burst's slots (each an easy handle, its connection's buffers
+ * and up to two HTTP_KEEP_BUF) do not stay for the worker's life.
+ */
+#define HTTP_TRIM_S	30.
 #define HTTP_DEFAULT_DEADLINE_MS	30000
 
 struct http_slot {
@@ -263,6 +269,10 @@ struct wrk_http {
 	int			 https;
 	struct http_slot	*free_slots;
 	struct http_slot	*all_slots;
+	unsigned		 n_slots;
+	unsigned		 in_use;	/* slots not free */
+	unsigned		 peak;		/* most in use since the trim */
+	ev_timer		 trim;
 	struct http_slot	*ready;		/* finished, waiting their turn */
 	ev_timer		 turn;		/* takes one of them a loop turn */
 	unsigned		 inflight;
@@ -297,6 +307,42 @@ slot_put(struct wrk_http *h, struct http_slot *s)
 		buf_free(&s->req);
 	s->next_free = h->free_slots;
 	h->free_slots = s;
+	h->in_use--;
+}
+
+static void
+slot_free(struct http_slot *s)
+{
+	ev_timer_stop(s->h->loop, &s->deadline);
+	curl_easy_cleanup(s->easy);
+	buf_free(&s->req);
+	buf_free(&s->resp);
+	free(s);
+}
+
+/* Free slots beyond the most in use at once since the last trim. */
+static void
+http_trim_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	struct wrk_http		*h = t->data;
+	struct http_slot	**pp, *s;
+	unsigned		  freed = 0;
+
+	(void)loop;
+	(void)revents;
+	while (h->n_slots > h->peak && (s = h->free_slots) != NULL) {
+		h->free_slots = s->next_free;
+		for (pp = &h->all_slots; *pp != s; pp = &(*pp)->next_all)
+			;
+		*pp = s->next_all;
+		slot_free(s);
+		h->n_slots--;
+		freed++;
+	}
+	if (freed > 0)
+		log_debug("http: %u idle request slot%s freed, %u kept", freed,
+		    freed == 1 ? "" : "s", h->n_slots);
+	h->peak = h->in_use;
 }
 
 /* Ends a request: the reply is built from the slot, then cb runs. */
@@ -423,16 +469,13 @@ http_destroy(void *owner)
 	struct http_slot	*s, *next;
 
 	ev_timer_stop(h->loop, &h->turn);
+	ev_timer_stop(h->loop, &h->trim);
 	for (s = h->all_slots; s != NULL; s = next) {
 		next = s->next_all;
-		ev_timer_stop(h->loop, &s->deadline);
 		if (s->active)
 			curl_multi_remove_handle(wrk_multi_handle(h->m),
 			    s->easy);
-		curl_easy_cleanup(s->easy);
-		buf_free(&s->req);
-		buf_free(&s->resp);
-		free(s);
+		slot_free(s);
 	}
 	curl_slist_free_all(h->headers);
 	free(h->url);
@@ -483,6 +526,7 @@ slot_new(struct wrk_http *h)
 
 	s->next_all = h->all_slots;
 	h->all_slots = s;
+	h->n_slots++;
 	return s;
 }
 
@@ -516,6 +560,8 @@ wrk_http_new(struct ev_loop *loop, const struct wrk_http_conf *conf)
 	    16 * 1024 * 1024;
 	ev_init(&h->turn, http_turn_cb);
 	h->turn.data = h;
+	ev_timer_init(&h->trim, http_trim_cb, HTTP_TRIM_S, HTTP_TRIM_S);
+	h->trim.data = h;
 	if ((h->m = wrk_multi_new(loop, http_done, http_destroy, h)) == NULL) {
 		curl_slist_free_all(l);
 		free(h->url);
@@ -529,6 +575,7 @@ wrk_http_new(struct ev_loop *loop, const struct wrk_http_conf *conf)
 	curl_multi_setopt(wrk_multi_handle(h->m), CURLMOPT_MAXCONNECTS, conns);
 	curl_multi_setopt(wrk_multi_handle(h->m), CURLMOPT_PIPELINING,
 	    (long)CURLPIPE_MULTIPLEX);
+	ev_timer_start(loop, &h->trim);
 	return h;
 }
 
@@ -551,6 +598,8 @@ wrk_http_post(struct wrk_http *h, const char *body, size_t len,
 		h->free_slots = s->next_free;
 	else if ((s = slot_new(h)) == NULL)
 		return -1;
+	if (++h->in_use > h->peak)
+		h->peak = h->in_use;
 	if (deadline_ms == 0)
 		deadline_ms = HTTP_DEFAULT_DEADLINE_MS;
 	ct = h->connect_timeout_ms;
