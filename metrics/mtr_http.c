@@ -37,7 +37,7 @@
 static struct MHD_Daemon	*mhd;
 static const char		*cors_origin;	/* for /api/, or NULL */
 
-/* The last snapshot, rendered; under cache_lock. */
+/* The last snapshot, rendered; under cache_lock (and mem_give_back). */
 static pthread_mutex_t		 cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	int		valid;
@@ -124,6 +124,7 @@ respond_page(struct MHD_Connection *conn, const char *method,
 	code = cache.page_code;
 	resp = MHD_create_response_from_buffer(cache.page.len, cache.page.p,
 	    MHD_RESPMEM_MUST_COPY);
+	mem_give_back(now_mono_ms());
 	pthread_mutex_unlock(&cache_lock);
 	if (resp == NULL)
 		return MHD_NO;
@@ -156,6 +157,7 @@ respond_snapshot(struct MHD_Connection *conn, const char *method,
 	code = health ? cache.health_code : MHD_HTTP_OK;
 	resp = MHD_create_response_from_buffer(b->len, b->p,
 	    MHD_RESPMEM_MUST_COPY);
+	mem_give_back(now_mono_ms());
 	pthread_mutex_unlock(&cache_lock);
 	if (resp == NULL)
 		return MHD_NO;
@@ -410,6 +412,8 @@ respond_api(struct MHD_Connection *conn, const char *method,
 	}
 	if (r != NULL)
 		resp = api_response(conn, r, &code);
+	/* A window's sort may have taken megabytes: back within 30 s. */
+	mem_give_back(now_mono_ms());
 	pthread_mutex_unlock(&cache_lock);
 	free(built.body);
 	if (resp == NULL)
