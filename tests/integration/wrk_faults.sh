@@ -179,6 +179,28 @@ has ws_silent '^sub down .*why=.*(stall|silent|no head)'
 has ws_silent '^sub live reconnects=[1-9]'
 echo "ok: ws_silent -> detected, subscribed again"
 
+# A subscription silent from the start, three times in a row: the wait
+# before reconnecting doubles each time (0.5-1 s, 1-2 s, 2-4 s), since
+# none delivered heads for a stall period; it starts over only after
+# one that did.
+session ws_silent_again <<CMDS
+wait_sub live
+run $CTL '{"clear":true,"enable":"ws_silent@ws"}'
+wait_sub down
+wait_sub live
+wait_sub down
+wait_sub live
+wait_sub down
+run $CTL '{"clear":true}'
+wait_sub live
+CMDS
+waits=$(sed -n 's/.*subscription dead, reconnecting in \([0-9.]*\) s$/\1/p' \
+    "$T/ws_silent_again.log" | head -n 3 | tr '\n' ' ')
+echo "$waits" | awk '{ exit !(NF == 3 && $1 <= 1.0 && $2 >= 1.0 &&
+    $2 <= 2.0 && $3 >= 2.0 && $3 <= 4.0) }' ||
+    fail "ws_silent_again: waits before reconnecting '$waits' s, want 0.5-1, 1-2, 2-4"
+echo "ok: ws_silent_again -> reconnected after $waits s"
+
 # Pruned state is absent (4003), recent state is there.
 old=$(hash_of 2)
 best=$(jget "$(rpc $P '{"jsonrpc":"2.0","id":1,"method":"chain_getHead","params":[]}')" 'j["result"]')

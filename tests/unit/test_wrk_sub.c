@@ -1,6 +1,7 @@
 /*
  * wrk_sub's rules alone: the backoff stays within 0.5 s .. 30 s whatever
- * the random source says, the stall rule, and the transition table.
+ * the random source says and starts over only after heads for a stall
+ * period, the stall rule, and the transition table.
  */
 #include "config.h"
 
@@ -76,6 +77,27 @@ test_backoff_jitter(void **state)
 	}
 	assert_true(lo >= 8000 && lo < 8400);
 	assert_true(hi <= 16000 && hi > 15600);
+}
+
+/*
+ * The backoff starts over after heads for a stall period, not after a
+ * stall period of life: a subscription judged dead (silent for a stall
+ * period after going live) backs off further every time.
+ */
+static void
+test_backoff_over(void **state)
+{
+	/* heads for 10 s of a 3 s stall period */
+	assert_true(wrk_sub_backoff_over(1000, 11000, 3000));
+	assert_true(wrk_sub_backoff_over(1000, 4000, 3000));
+	assert_false(wrk_sub_backoff_over(1000, 3999, 3000));
+	/* live, one head at once, then silent until judged dead */
+	assert_false(wrk_sub_backoff_over(1000, 1000, 3000));
+	assert_false(wrk_sub_backoff_over(1000, 1200, 3000));
+	/* never live (refused, failed to connect) */
+	assert_false(wrk_sub_backoff_over(0, 50000, 3000));
+	/* a last head before going live cannot be (a clock gone back) */
+	assert_false(wrk_sub_backoff_over(5000, 1000, 3000));
 }
 
 static void
@@ -163,6 +185,7 @@ main(void)
 		cmocka_unit_test(test_backoff_bounds),
 		cmocka_unit_test(test_backoff_growth),
 		cmocka_unit_test(test_backoff_jitter),
+		cmocka_unit_test(test_backoff_over),
 		cmocka_unit_test(test_stalled),
 		cmocka_unit_test(test_transitions),
 	};
