@@ -96,11 +96,11 @@ wrk_sub_backoff_ms(unsigned attempt, uint32_t rnd)
 }
 
 int
-wrk_sub_backoff_over(uint64_t live_ms, uint64_t last_head_ms,
+wrk_sub_backoff_over(uint64_t now_ms, uint64_t live_ms, uint64_t last_head_ms,
     uint64_t limit_ms)
 {
-	return live_ms != 0 && last_head_ms >= live_ms &&
-	    last_head_ms - live_ms >= limit_ms;
+	return live_ms != 0 && last_head_ms > live_ms && now_ms >= live_ms &&
+	    now_ms - live_ms >= limit_ms;
 }
 
 int
@@ -402,7 +402,8 @@ sub_retry(struct wrk_sub *sub, const char *why)
 
 	wrk_ws_free(sub->ws);
 	sub->ws = NULL;
-	if (wrk_sub_backoff_over(sub->live_ms, sub->since_ms, sub->limit_ms))
+	if (wrk_sub_backoff_over(now_mono_ms(), sub->live_ms, sub->since_ms,
+	    sub->limit_ms))
 		sub->attempt = 0;
 	sub->live_ms = 0;
 	delay = wrk_sub_backoff_ms(sub->attempt, sub_random(sub));

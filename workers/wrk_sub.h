@@ -113,15 +113,16 @@ const char *wrk_sub_state_name(enum wrk_sub_state);
 uint32_t wrk_sub_backoff_ms(unsigned attempt, uint32_t rnd);
 
 /*
- * 1 when the backoff starts over: the subscription that just ended went
- * live at live_ms (0: never) and delivered new heads until last_head_ms
- * (live_ms if none) for a stall period (limit_ms) at least.  A host that
- * drops every connection after one head, or whose heads stop soon after
- * each subscription (a silent proxy, a node too loaded to keep up), is
- * reconnected ever more slowly, not every stall period.
+ * 1 when the backoff starts over, now_ms: the subscription that just
+ * ended went live at live_ms (0: never), lived a stall period (limit_ms)
+ * and delivered a new head after going live (its last at last_head_ms,
+ * live_ms if none).  A host that drops every connection within a stall
+ * period, or whose subscriptions never deliver a head (a proxy that drops
+ * notifications), is reconnected ever more slowly, not every stall
+ * period; one whose heads come late (a loaded node) at once, as ever.
  */
-int	 wrk_sub_backoff_over(uint64_t live_ms, uint64_t last_head_ms,
-	    uint64_t limit_ms);
+int	 wrk_sub_backoff_over(uint64_t now_ms, uint64_t live_ms,
+	    uint64_t last_head_ms, uint64_t limit_ms);
 
 /*
  * 1 when a live subscription is dead: nothing since since_ms for limit_ms,

@@ -181,8 +181,8 @@ echo "ok: ws_silent -> detected, subscribed again"
 
 # A subscription silent from the start, three times in a row: the wait
 # before reconnecting doubles each time (0.5-1 s, 1-2 s, 2-4 s), since
-# none delivered heads for a stall period; it starts over only after
-# one that did.
+# none delivered a head; it starts over only after one that did (and
+# lived a stall period).
 session ws_silent_again <<CMDS
 wait_sub live
 run $CTL '{"clear":true,"enable":"ws_silent@ws"}'

@@ -1,7 +1,8 @@
 /*
  * wrk_sub's rules alone: the backoff stays within 0.5 s .. 30 s whatever
- * the random source says and starts over only after heads for a stall
- * period, the stall rule, and the transition table.
+ * the random source says and starts over only after a subscription
+ * that lived a stall period and delivered a head, the stall rule, and the
+ * transition table.
  */
 #include "config.h"
 
@@ -80,24 +81,27 @@ test_backoff_jitter(void **state)
 }
 
 /*
- * The backoff starts over after heads for a stall period, not after a
- * stall period of life: a subscription judged dead (silent for a stall
- * period after going live) backs off further every time.
+ * The backoff starts over after a subscription that lived a stall period
+ * and delivered a head; one silent from the start, judged dead, backs off
+ * further every time, as does one closed within a stall period.
  */
 static void
 test_backoff_over(void **state)
 {
-	/* heads for 10 s of a 3 s stall period */
-	assert_true(wrk_sub_backoff_over(1000, 11000, 3000));
-	assert_true(wrk_sub_backoff_over(1000, 4000, 3000));
-	assert_false(wrk_sub_backoff_over(1000, 3999, 3000));
-	/* live, one head at once, then silent until judged dead */
-	assert_false(wrk_sub_backoff_over(1000, 1000, 3000));
-	assert_false(wrk_sub_backoff_over(1000, 1200, 3000));
+	/* live at 1 s, heads until 11 s, ended at 14 s (3 s stall period) */
+	assert_true(wrk_sub_backoff_over(14000, 1000, 11000, 3000));
+	/* heads late, then judged dead: starts over, as before */
+	assert_true(wrk_sub_backoff_over(4200, 1000, 1100, 3000));
+	/* silent from the start, judged dead after the stall period */
+	assert_false(wrk_sub_backoff_over(4000, 1000, 1000, 3000));
+	assert_false(wrk_sub_backoff_over(60000, 1000, 1000, 3000));
+	/* one head, then closed within the stall period */
+	assert_false(wrk_sub_backoff_over(3999, 1000, 1200, 3000));
+	assert_true(wrk_sub_backoff_over(4000, 1000, 1200, 3000));
 	/* never live (refused, failed to connect) */
-	assert_false(wrk_sub_backoff_over(0, 50000, 3000));
-	/* a last head before going live cannot be (a clock gone back) */
-	assert_false(wrk_sub_backoff_over(5000, 1000, 3000));
+	assert_false(wrk_sub_backoff_over(60000, 0, 50000, 3000));
+	/* a clock that went back */
+	assert_false(wrk_sub_backoff_over(500, 1000, 1200, 3000));
 }
 
 static void
