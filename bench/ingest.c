@@ -6,7 +6,9 @@
  * chainwatchd on it, and waits until every head is stored.  Run by
  * chainwatchd as a worker (fd 3 is its socket), it says hello, reports a
  * genesis, and sends N synthetic heads of one chain as fast as the socket
- * takes them, with parent links, miners and (one in 20) short reorgs.
+ * takes them, with parent links, miners and (one in 20) short reorgs,
+ * as a substrate chain (a quantus one would need real seals and header
+ * bytes, which the supervisor checks).
  * The figure is heads stored per second, as a ratio of the messages per
  * second one worker can send (measured in the same run, with nothing
  * stored), which is the ceiling of the pipe.
@@ -84,6 +86,7 @@ worker(uint64_t heads, int quiet)
 	snprintf(in.chain, sizeof(in.chain), "bench");
 	snprintf(in.spec_name, sizeof(in.spec_name), "bench");
 	in.spec_version = 1;
+	in.fits = 1;		/* its headers are what the chain says */
 	proto_pack_info(&mb, gen, &in);
 	send_blocking(MSG_FD, &mb);
 	for (uint64_t i = 0; i <= heads; i++) {
@@ -215,7 +218,7 @@ main(int argc, char *argv[])
 		fatal(CW_EXIT_SYSTEM, "%s", conf);
 	fprintf(fp, "[daemon]\ndatabase = %s\npidfile = %s/pid\nuser = %s\n"
 	    "worker = %s\nlog_level = warn\ncontrol_socket = %s/ctl.sock\n"
-	    "metrics_listen = none\n[chain bench]\ndifficulty_floor = 1\n"
+	    "metrics_listen = none\n[chain bench]\nformat = substrate\n"
 	    "block_time = 1s\n",
 	    db, dir, getuid() == 0 ? "nobody" : "", self, dir);
 	for (int i = 0; i < endpoints; i++)
