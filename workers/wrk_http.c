@@ -451,14 +451,21 @@ http_deadline_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct http_slot	*s = w->data;
 	struct wrk_multi	*m = s->h->m;
+	curl_socket_t		 fd = CURL_SOCKET_BAD;
 	char			 why[64];
 
 	if (!s->active || s->ready)
 		return;
-	snprintf(why, sizeof(why), "no answer within the %u ms deadline",
-	    (unsigned)s->deadline_ms);
 	wrk_multi_enter(m);
-	slot_finish(s, CURLE_OPERATION_TIMEDOUT, why);
+	/* An answer that waits in the socket first (wrk_ws_read_waiting). */
+	if (curl_easy_getinfo(s->easy, CURLINFO_ACTIVESOCKET, &fd) ==
+	    CURLE_OK && fd != CURL_SOCKET_BAD)
+		multi_action(m, fd, CURL_CSELECT_IN);
+	if (s->active && !s->ready) {
+		snprintf(why, sizeof(why), "no answer within the %u ms "
+		    "deadline", (unsigned)s->deadline_ms);
+		slot_finish(s, CURLE_OPERATION_TIMEDOUT, why);
+	}
 	wrk_multi_leave(m);
 }
 

@@ -475,6 +475,12 @@ sub_check_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	char		 why[200];
 
 	sub_enter(sub);
+	/* Heads that wait in the socket first (wrk_ws_read_waiting). */
+	if (sub->ws != NULL && (sub->state == WRK_SUB_SUBSCRIBING ||
+	    sub->state == WRK_SUB_LIVE)) {
+		wrk_ws_read_waiting(sub->ws);
+		now = now_mono_ms();
+	}
 	if (sub->state == WRK_SUB_SUBSCRIBING && now - sub->subscribing_ms >=
 	    sub->conf.handshake_timeout_ms) {
 		snprintf(why, sizeof(why), "no answer to chain_subscribeNewHeads "

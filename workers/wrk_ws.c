@@ -609,6 +609,27 @@ ws_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 	wrk_multi_leave(m);
 }
 
+/*
+ * What waits in the socket is read now, before a timeout is judged: a
+ * loop turn may run a timer that came due without the I/O that came with
+ * it (after SIGSTOP and SIGCONT epoll_wait fails with EINTR and the turn
+ * runs its timers alone; libev runs a turn's timers before its I/O).
+ */
+void
+wrk_ws_read_waiting(struct wrk_ws *ws)
+{
+	struct wrk_multi	*m = ws->m;
+
+	if (ws->dead)
+		return;
+	wrk_multi_enter(m);
+	if (ws->state == WS_HANDSHAKE)
+		ws_hs_recv(ws);
+	else if (ws->state == WS_OPEN || ws->state == WS_CLOSING)
+		ws_pump(ws, 1);
+	wrk_multi_leave(m);
+}
+
 static void
 ws_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -616,7 +637,10 @@ ws_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	struct wrk_multi	*m = ws->m;
 
 	wrk_multi_enter(m);
-	if (ws->state == WS_CONNECTING || ws->state == WS_HANDSHAKE)
+	wrk_ws_read_waiting(ws);
+	if (ws->dead)
+		;	/* closed by what it read */
+	else if (ws->state == WS_CONNECTING || ws->state == WS_HANDSHAKE)
 		ws_finish(ws, WRK_WS_ABNORMAL, "no WebSocket handshake within "
 		    "%u ms", (unsigned)ws->hs_timeout_ms);
 	else if (ws->state == WS_CLOSING)

@@ -201,6 +201,27 @@ echo "$waits" | awk '{ exit !(NF == 3 && $1 <= 1.0 && $2 >= 1.0 &&
     fail "ws_silent_again: waits before reconnecting '$waits' s, want 0.5-1, 1-2, 2-4"
 echo "ok: ws_silent_again -> reconnected after $waits s"
 
+# A worker that gets the CPU late (a machine of 2000 workers): stopped 2 s
+# while heads and a poll's answer wait in its sockets, it reads them before
+# it judges.  The subscription runs 400 ms behind HTTP (slow@ws), so a
+# judgement made first would find HTTP ahead and the last head 2 s old,
+# and take the subscription for dead: it did, since libev runs a turn's
+# timers before the I/O that came with them.  A head reported after the
+# SIGCONT shows the worker's first turn since is in the output.
+$CTL '{"clear":true,"enable":"slow:400@ws"}' || fail "starved: no control"
+session starved <<CMDS
+wait_sub live
+sleep 1500
+run w=\$(pgrep -P \$PPID | grep -vx \$\$); kill -STOP \$w && sleep 2 && kill -CONT \$w
+sleep 2000
+CMDS
+$CTL '{"clear":true}'
+sed -n '/^ran /,$p' "$T/starved.out" | grep -q '^head new ' ||
+    { cat "$T/starved.out"; fail "starved: no head from the worker within 2 s of its SIGCONT"; }
+! grep -E '^(sub down|outcome .* timeout)' "$T/starved.out" ||
+    fail "starved: the worker judged before reading what had come"
+echo "ok: starved -> what came while it was stopped read before the subscription and the deadlines are judged"
+
 # Pruned state is absent (4003), recent state is there.
 old=$(hash_of 2)
 best=$(jget "$(rpc $P '{"jsonrpc":"2.0","id":1,"method":"chain_getHead","params":[]}')" 'j["result"]')
