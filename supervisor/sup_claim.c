@@ -26,7 +26,8 @@
 #include "u512.h"
 #include "util.h"
 
-static struct store_stmt s_ep_best = { "UPDATE endpoints SET best_number = "
+static struct store_stmt s_ep_best = { "UPDATE endpoints SET heads_seen = "
+    "heads_seen + 1, heads_first = heads_first + ?4, best_number = "
     "max(coalesce(best_number, 0), ?1), best_at = max(coalesce(best_at, 0), "
     "?2) WHERE id = ?3", NULL, NULL };
 
@@ -76,13 +77,14 @@ claim_fetch(struct chain *ch, struct claim *c)
 /*
  * A claim's headers are stored: its head is its endpoint's, in the
  * endpoints table, as if it had connected when it came (the status's
- * behind and stuck are judged from that record).
+ * behind and stuck are judged from that record), and a head it delivered,
+ * the first of all when first (its storing inserted it).
  */
 static void
-claim_head_seen(const struct claim *c)
+claim_head_seen(const struct claim *c, int first)
 {
-	store_run(store_bind(&s_ep_best, "iii", (int64_t)c->h[0].number,
-	    (int64_t)c->head_ms, c->endpoint_id));
+	store_run(store_bind(&s_ep_best, "iiii", (int64_t)c->h[0].number,
+	    (int64_t)c->head_ms, c->endpoint_id, (int64_t)(first != 0)));
 }
 
 /*
@@ -96,6 +98,7 @@ claim_connect(struct chain *ch, size_t i, uint64_t now)
 	const struct proto_header	*low = &c->h[c->n - 1];
 	struct sblock			 p, b;
 	int64_t				 ep = c->endpoint_id, first_seen;
+	int				 first = 0;
 
 	if (!block_get(ch, low->parent, &p))
 		return 0;
@@ -105,8 +108,8 @@ claim_connect(struct chain *ch, size_t i, uint64_t now)
 		return 1;
 	}
 	for (size_t k = c->n; k-- > 0;)
-		block_store(ch, &c->h[k], ep, now, &b, &first_seen);
-	claim_head_seen(c);
+		first = block_store(ch, &c->h[k], ep, now, &b, &first_seen);
+	claim_head_seen(c, first);
 	claim_free(ch, i);
 	/* A head that connected late is evidence all the same. */
 	claims_against(ch, ep);
@@ -369,7 +372,7 @@ first_best(struct chain *ch, size_t i, int j, const char *why, uint64_t now)
 	struct sblock		 p, b, top;
 	int64_t			 first_seen, eps[2];
 	size_t			 n = 0;
-	int			 have_top = 0;
+	int			 have_top = 0, first[2] = { 0, 0 };
 	char			 hb[24];
 
 	v = xcalloc(two[0]->n + (two[1] != NULL ? two[1]->n : 0), sizeof(*v));
@@ -385,16 +388,20 @@ first_best(struct chain *ch, size_t i, int j, const char *why, uint64_t now)
 		if (block_get(ch, v[k].h.parent, &p) &&
 		    block_check_number(ch, v[k].ep, &v[k].h, &p) == -1)
 			continue;
-		block_store(ch, &v[k].h, v[k].ep, now, &b, &first_seen);
+		if (block_store(ch, &v[k].h, v[k].ep, now, &b, &first_seen))
+			for (size_t c = 0; c < 2 && two[c] != NULL; c++)
+				if (v[k].ep == two[c]->endpoint_id &&
+				    memcmp(v[k].h.hash, two[c]->h[0].hash, 32) == 0)
+					first[c] = 1;
 		if (!have_top || b.number >= top.number) {
 			top = b;
 			have_top = 1;
 		}
 	}
 	free(v);
-	claim_head_seen(two[0]);
+	claim_head_seen(two[0], first[0]);
 	if (two[1] != NULL)
-		claim_head_seen(two[1]);
+		claim_head_seen(two[1], first[1]);
 	ch->disagree_logged = 0;
 	/* The later index first: claim_free moves the last into its slot. */
 	if (j >= 0 && (size_t)j > i)

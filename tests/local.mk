@@ -129,6 +129,7 @@ SUP_TESTS = tests/integration/conf_check.sh \
 	tests/integration/trust_reorgs.sh \
 	tests/integration/trust_heads.sh \
 	tests/integration/trust_sync.sh \
+	tests/integration/heads_counted.sh \
 	tests/integration/health_breaker.sh \
 	tests/integration/health_pruned.sh \
 	tests/integration/retry_after.sh \
