@@ -351,6 +351,9 @@ sup_dispatch_worker(struct worker *w, const void *buf, long len,
 	}
 	switch (m.type) {
 	case MSG_HELLO:
+		/* One that started as it was asked to stop: nothing to do. */
+		if (sup_fsm_stopping(&w->proc.fsm))
+			break;
 		if (w->proc.fsm.state != CS_STARTING) {
 			snprintf(why, whylen, "a second hello");
 			v = DV_BAD;
