@@ -10,16 +10,7 @@
 [ -x "$CHAINWATCHD" ] || fail "no $CHAINWATCHD"
 command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }
 
-start=$(($(date +%s) * 1000))
-write_conf "$T/chainwatch.conf"
-sed -i 's/^block_time = .*/block_time = 300ms/' "$T/chainwatch.conf"
-for n in d1 d2 d3; do
-	devnode $n --seed live --block-time 300 --backlog 40 \
-	    --start-time "$start"
-	eval p=\$${n}_port
-	echo "endpoint = $n http://127.0.0.1:$p ws://127.0.0.1:$p" \
-	    >>"$T/chainwatch.conf"
-done
+chain_conf live 300 40 d1 d2 d3
 start_daemon
 
 # st [ARGS]: chainwatch status on the configuration, its output in

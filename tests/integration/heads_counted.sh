@@ -11,16 +11,7 @@
 command -v sqlite3 >/dev/null || { echo "SKIP: no sqlite3"; exit 77; }
 command -v curl >/dev/null || { echo "SKIP: no curl"; exit 77; }
 
-start=$(($(date +%s) * 1000))
-write_conf "$T/chainwatch.conf"
-sed -i 's/^block_time = .*/block_time = 120s/' "$T/chainwatch.conf"
-for n in d1 d2; do
-	devnode $n --seed counted --block-time 120000 --backlog 30 \
-	    --start-time "$start"
-	eval p=\$${n}_port
-	echo "endpoint = $n http://127.0.0.1:$p ws://127.0.0.1:$p" \
-	    >>"$T/chainwatch.conf"
-done
+chain_conf counted 120000 30 d1 d2
 start_daemon
 wait_for 60 'grep -q "first head #30 .*: two endpoints agree on it" "$T/log"' ||
     fail "no first best from the two endpoints' heads"

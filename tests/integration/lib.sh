@@ -249,6 +249,24 @@ devnode() {
 	eval "${_n}_cport=\$(cat \"\$T/\$_n.cport\")"
 }
 
+# chain_conf SEED BLOCK_MS BACKLOG NAME...: devnodes of one chain, started
+# with one start time, and $T/chainwatch.conf following them all at their
+# block time.
+chain_conf() {
+	_cc_seed=$1 _cc_ms=$2 _cc_backlog=$3
+	shift 3
+	_cc_start=$(($(date +%s) * 1000))
+	write_conf "$T/chainwatch.conf"
+	sed -i "s/^block_time = .*/block_time = ${_cc_ms}ms/" "$T/chainwatch.conf"
+	for _cc_n in "$@"; do
+		devnode $_cc_n --seed "$_cc_seed" --block-time "$_cc_ms" \
+		    --backlog "$_cc_backlog" --start-time "$_cc_start"
+		eval _cc_p=\$${_cc_n}_port
+		echo "endpoint = $_cc_n http://127.0.0.1:$_cc_p ws://127.0.0.1:$_cc_p" \
+		    >>"$T/chainwatch.conf"
+	done
+}
+
 # sql 'QUERY': one answer from the store, read-only.
 # stall_clients PORT: on 127.0.0.1:PORT, one client that never reads its
 # answers, one that stops halfway through its request and twenty that sit
