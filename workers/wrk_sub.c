@@ -112,6 +112,22 @@ wrk_sub_stalled(uint64_t now_ms, uint64_t since_ms, uint64_t limit_ms,
 	return !have_ws || http_best > ws_best;
 }
 
+uint64_t
+wrk_sub_next_check(enum wrk_sub_state state, uint64_t now_ms,
+    uint64_t since_ms, uint64_t limit_ms, uint64_t subscribing_ms,
+    uint64_t hs_timeout_ms, uint64_t every_ms)
+{
+	uint64_t	due;
+
+	if (state == WRK_SUB_SUBSCRIBING)
+		due = subscribing_ms + hs_timeout_ms;
+	else if (state == WRK_SUB_LIVE)
+		due = since_ms + limit_ms;
+	else
+		return 0;
+	return due > now_ms ? due : now_ms + every_ms;
+}
+
 /* ------------------------------------------------------------------ */
 /* the subscription                                                    */
 
@@ -133,6 +149,7 @@ struct wrk_sub {
 	uint64_t		 since_ms;	/* live, or the last new head */
 	uint64_t		 subscribing_ms;
 	uint64_t		 limit_ms;
+	uint64_t		 every_ms;	/* checks once past the limit */
 	int			 have_ws;
 	uint64_t		 ws_best;
 	int			 have_http;
@@ -144,6 +161,24 @@ struct wrk_sub {
 };
 
 static void	sub_event(struct wrk_sub *, enum wrk_sub_event, const char *);
+
+/* The check's timer set for the next deadline (wrk_sub_next_check). */
+static void
+sub_check_arm(struct wrk_sub *sub)
+{
+	uint64_t	now = now_mono_ms(), at;
+
+	ev_timer_stop(sub->loop, &sub->check);
+	if (sub->dead)
+		return;
+	at = wrk_sub_next_check(sub->state, now, sub->since_ms, sub->limit_ms,
+	    sub->subscribing_ms, sub->conf.handshake_timeout_ms,
+	    sub->every_ms);
+	if (at == 0)
+		return;
+	ev_timer_set(&sub->check, (double)(at - now) / 1000.0, 0.0);
+	ev_timer_start(sub->loop, &sub->check);
+}
 
 static void
 sub_enter(struct wrk_sub *sub)
@@ -298,6 +333,7 @@ sub_notification(struct wrk_sub *sub, const char *method, json_t *params)
 	    &h.number) == 0;
 	if (h.kind == WRK_SUB_NEW) {
 		sub->since_ms = now_mono_ms();
+		sub_check_arm(sub);
 		if (h.has_number && (!sub->have_ws || h.number > sub->ws_best)) {
 			sub->ws_best = h.number;
 			sub->have_ws = 1;
@@ -389,6 +425,7 @@ sub_subscribe(struct wrk_sub *sub)
 	    "\"method\":\"chain_subscribeFinalizedHeads\",\"params\":[]}";
 
 	sub->subscribing_ms = now_mono_ms();
+	sub_check_arm(sub);
 	if (wrk_ws_send(sub->ws, new_req, sizeof(new_req) - 1) == -1 ||
 	    (sub->conf.finalized &&
 	    wrk_ws_send(sub->ws, fin_req, sizeof(fin_req) - 1) == -1))
@@ -440,6 +477,7 @@ sub_event(struct wrk_sub *sub, enum wrk_sub_event ev, const char *why)
 		break;
 	case WRK_SUB_DO_GO_LIVE:
 		sub->since_ms = sub->live_ms = now_mono_ms();
+		sub_check_arm(sub);
 		log_info("ws %s: following new heads%s", sub->name,
 		    sub->conf.finalized ? " and finalized heads" : "");
 		sub_status(sub, 1, "subscribed");
@@ -502,6 +540,7 @@ sub_check_cb(struct ev_loop *loop, ev_timer *w, int revents)
 			    sub->http_best);
 		sub_event(sub, WRK_SUB_EV_STALLED, why);
 	}
+	sub_check_arm(sub);
 	sub_leave(sub);
 }
 
@@ -510,7 +549,7 @@ wrk_sub_start(struct ev_loop *loop, const struct wrk_sub_conf *conf,
     const struct wrk_sub_cbs *cbs, void *arg)
 {
 	struct wrk_sub	*sub;
-	double		 every;
+	uint64_t	 every;
 
 	if (conf->url == NULL || (strncasecmp(conf->url, "ws://", 5) != 0 &&
 	    strncasecmp(conf->url, "wss://", 6) != 0))
@@ -535,15 +574,15 @@ wrk_sub_start(struct ev_loop *loop, const struct wrk_sub_conf *conf,
 	sub->arg = arg;
 	ev_init(&sub->backoff, sub_backoff_cb);
 	sub->backoff.data = sub;
-	/* Checks often enough to notice a stall within a quarter of it. */
-	every = (double)sub->limit_ms / 4000.0;
-	if (every > 1.0)
-		every = 1.0;
-	if (every < 0.05)
-		every = 0.05;
-	ev_timer_init(&sub->check, sub_check_cb, every, every);
+	/*
+	 * Past the stall limit with HTTP not ahead (the chain itself may
+	 * have stopped), it looks again within a quarter of the limit, and
+	 * at once when HTTP's head passes the subscription's.
+	 */
+	every = sub->limit_ms / 4;
+	sub->every_ms = every > 1000 ? 1000 : every < 50 ? 50 : every;
+	ev_init(&sub->check, sub_check_cb);
 	sub->check.data = sub;
-	ev_timer_start(loop, &sub->check);
 
 	sub->state = WRK_SUB_CONNECTING;
 	sub_enter(sub);
@@ -568,6 +607,14 @@ wrk_sub_http_best(struct wrk_sub *sub, uint64_t number)
 	if (!sub->have_http || number > sub->http_best) {
 		sub->http_best = number;
 		sub->have_http = 1;
+		/* Ahead of a subscription past its limit: judged next turn. */
+		if (sub->state == WRK_SUB_LIVE && wrk_sub_stalled(now_mono_ms(),
+		    sub->since_ms, sub->limit_ms, sub->have_ws, sub->ws_best,
+		    sub->have_http, sub->http_best)) {
+			ev_timer_stop(sub->loop, &sub->check);
+			ev_timer_set(&sub->check, 0.0, 0.0);
+			ev_timer_start(sub->loop, &sub->check);
+		}
 	}
 }
 

@@ -131,4 +131,16 @@ int	 wrk_sub_backoff_over(uint64_t now_ms, uint64_t live_ms,
 int	 wrk_sub_stalled(uint64_t now_ms, uint64_t since_ms, uint64_t limit_ms,
 	    int have_ws, uint64_t ws_best, int have_http, uint64_t http_best);
 
+/*
+ * When a subscription in state is next looked at (ms, the clock of now);
+ * 0: not at all.  One subscribing at its answer's deadline (since
+ * subscribing_ms, hs_timeout_ms); a live one when its last head (since_ms)
+ * is limit_ms old, then every every_ms while HTTP is not ahead.  A worker
+ * whose heads come in time never wakes for it: at 12 s blocks a check a
+ * second was a third of an idle worker's wakeups.
+ */
+uint64_t wrk_sub_next_check(enum wrk_sub_state state, uint64_t now_ms,
+	    uint64_t since_ms, uint64_t limit_ms, uint64_t subscribing_ms,
+	    uint64_t hs_timeout_ms, uint64_t every_ms);
+
 #endif

@@ -123,6 +123,33 @@ test_stalled(void **state)
 	assert_false(wrk_sub_stalled(5, 10, 1, 1, 1, 1, 5));
 }
 
+/*
+ * The check wakes at deadlines only: a subscription whose heads come in
+ * time is never looked at between them.
+ */
+static void
+test_next_check(void **state)
+{
+	/* live, last head at 10 s, 36 s limit: at 46 s */
+	assert_int_equal(wrk_sub_next_check(WRK_SUB_LIVE, 12000, 10000,
+	    36000, 0, 10000, 1000), 46000);
+	/* past it (HTTP not ahead): every_ms from now */
+	assert_int_equal(wrk_sub_next_check(WRK_SUB_LIVE, 46000, 10000,
+	    36000, 0, 10000, 1000), 47000);
+	assert_int_equal(wrk_sub_next_check(WRK_SUB_LIVE, 50000, 10000,
+	    36000, 0, 10000, 1000), 51000);
+	/* subscribing since 5 s, 10 s for the answer */
+	assert_int_equal(wrk_sub_next_check(WRK_SUB_SUBSCRIBING, 6000, 0,
+	    36000, 5000, 10000, 1000), 15000);
+	assert_int_equal(wrk_sub_next_check(WRK_SUB_SUBSCRIBING, 15000, 0,
+	    36000, 5000, 10000, 1000), 16000);
+	/* nothing to judge in the other states */
+	assert_int_equal(wrk_sub_next_check(WRK_SUB_CONNECTING, 6000, 0,
+	    36000, 5000, 10000, 1000), 0);
+	assert_int_equal(wrk_sub_next_check(WRK_SUB_BACKOFF, 6000, 0,
+	    36000, 5000, 10000, 1000), 0);
+}
+
 static void
 step_is(enum wrk_sub_state s, enum wrk_sub_event e, enum wrk_sub_state next,
     enum wrk_sub_action act)
@@ -191,6 +218,7 @@ main(void)
 		cmocka_unit_test(test_backoff_jitter),
 		cmocka_unit_test(test_backoff_over),
 		cmocka_unit_test(test_stalled),
+		cmocka_unit_test(test_next_check),
 		cmocka_unit_test(test_transitions),
 	};
 
