@@ -23,6 +23,13 @@ struct wrk_conf {
 /* wrk_main.c */
 extern uint32_t	wrk_gen;
 void	wrk_send(struct msgbuf *);
+/*
+ * A wakeup that comes anyway (the probe) takes the heartbeat along when
+ * it would be due before the next such wakeup, next_ms from now; the
+ * heartbeat's own timer then waits a quarter of an interval longer, so
+ * that an idle worker wakes once for both.
+ */
+void	wrk_heartbeat_ride(uint64_t next_ms);
 
 /* wrk_ep.c */
 void	wrk_ep_start(struct ev_loop *, const struct wrk_conf *);

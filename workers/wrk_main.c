@@ -54,6 +54,8 @@ static struct msgq	 wrk_outq, wrk_bulkq;
 static ev_io		 wrk_io_r, wrk_io_w;
 static ev_timer		 wrk_bulk_t;
 static ev_timer		 wrk_hb;
+static uint64_t		 wrk_conf_hb;	/* ms: the heartbeat's interval */
+static uint64_t		 wrk_hb_ms;	/* the last one sent */
 static char		 wrk_buf[MSG_MAX];
 static int		 wrk_statm = -1;	/* opened before the sandbox */
 
@@ -114,7 +116,7 @@ rss_kb(void)
 }
 
 static void
-heartbeat_cb(struct ev_loop *loop, ev_timer *t, int revents)
+heartbeat_send(void)
 {
 	struct msgbuf	mb;
 
@@ -122,7 +124,28 @@ heartbeat_cb(struct ev_loop *loop, ev_timer *t, int revents)
 	msg_begin(&mb, MSG_HEARTBEAT, wrk_gen, 1);
 	msg_put_uint(&mb, "rss_kb", rss_kb());
 	wrk_send(&mb);
-	mem_give_back(now_mono_ms());
+	wrk_hb_ms = now_mono_ms();
+	mem_give_back(wrk_hb_ms);
+}
+
+static void
+heartbeat_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	heartbeat_send();
+	t->repeat = (double)wrk_conf_hb / 1000.0;
+	ev_timer_again(loop, t);
+}
+
+void
+wrk_heartbeat_ride(uint64_t next_ms)
+{
+	uint64_t	now = now_mono_ms();
+
+	if (now + next_ms < wrk_hb_ms + wrk_conf_hb)
+		return;
+	heartbeat_send();
+	wrk_hb.repeat = (double)wrk_conf_hb * 1.25 / 1000.0;
+	ev_timer_again(wrk_loop, &wrk_hb);
 }
 
 /* A message from the supervisor.  A bad one is a bug on its side. */
@@ -349,6 +372,8 @@ main(int argc, char *argv[])
 	ev_signal_init(&sig_int, signal_cb, SIGINT);
 	ev_signal_start(loop, &sig_term);
 	ev_signal_start(loop, &sig_int);
+	wrk_conf_hb = wc.c.heartbeat;
+	wrk_hb_ms = now_mono_ms();
 	ev_timer_init(&wrk_hb, heartbeat_cb, (double)wc.c.heartbeat / 1000.0,
 	    (double)wc.c.heartbeat / 1000.0);
 	ev_timer_start(loop, &wrk_hb);
