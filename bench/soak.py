@@ -87,6 +87,7 @@ def schedule(seed, seconds, faulting=None):
 
 ROLES = ["sup", "e1", "e2", "e3", "e4", "metrics"]
 MEASURES = [("rss_kb", "RSS", "KB"), ("anon_kb", "anon", "KB"),
+            ("heap_kb", "heap", "KB"),
             ("pss_kb", "PSS", "KB"), ("fds", "fds", ""),
             ("threads", "threads", "")]
 WAL_BOUND_KB = 64 * 1024	# the WAL is cut back to 64 MB; backfill waits there

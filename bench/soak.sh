@@ -51,7 +51,8 @@
 # worker and of chainwatch-metrics; the store's size (its pages) and the
 # WAL file's; the queue's rows; the chain's lag (the devnodes' own head,
 # liveHead, less the store's best); processes of a killed daemon still
-# alive; failed client requests.
+# alive; failed client requests; and, from chainwatch-metrics, the heap
+# in use of chainwatchd, of each worker and of chainwatch-metrics.
 #
 # JUDGEMENT (soak.py judge; summary.txt, chart.svg):
 #   - chainwatchd stops on SIGTERM with status 0 and leaves no process
@@ -65,7 +66,7 @@
 #     more than before the first fault, unless a fault was on less than
 #     a minute before; chainwatchd and e1-e3's workers running, except
 #     then; no process of a killed daemon left 15 s after;
-#   - each memory (RSS, anonymous), descriptor and thread series (PSS is
+#   - each memory (RSS, anonymous, heap), descriptor and thread series (PSS is
 #     printed, not judged: its share of library pages moves with every
 #     process on the machine that maps them), after the first 20 % of
 #     the run (10 minutes at most) and the first 2 minutes of each
@@ -80,7 +81,11 @@
 #     A page cache holds what it reads until it is full: chainwatchd's
 #     memory is judged less its page cache as it says (sampled from
 #     chainwatch_store_cache_bytes), chainwatch-metrics' less the store's
-#     size up to its 2 MB cache.
+#     size up to its 2 MB cache.  Heap in use (what each process has
+#     allocated and not freed, as its allocator says in the
+#     *_heap_bytes gauges) is judged as memory too: where RSS grows and
+#     heap does not, the allocator kept pages after a burst; where heap
+#     grows, something is kept that should not be.
 set -u
 b=${top_builddir:-.}
 dur=1h
@@ -392,6 +397,13 @@ for e in e1 e2 e3 e4 metrics; do
 	HEADER="$HEADER,${e}_pid,${e}_rss_kb,${e}_pss_kb,${e}_fds,${e}_threads,${e}_cpu_s,${e}_tcp,${e}_anon_kb"
 done
 HEADER="$HEADER,store_kb,wal_kb,queue_rows,best,live_head,lag,orphans,clients_failed,sup_cache_kb"
+HEADER="$HEADER,sup_heap_kb,e1_heap_kb,e2_heap_kb,e3_heap_kb,e4_heap_kb,metrics_heap_kb"
+# gauge_kb SCRAPE NAME: the value of NAME (labels and all) in a scrape of
+# /metrics, in KB; empty if it is not there.
+gauge_kb() {
+	printf '%s\n' "$1" | awk -v n="$2" '
+	    index($0, n " ") == 1 && $2 ~ /^[0-9]+$/ { printf "%d", $2 / 1024; exit }'
+}
 sample() {
 	_sup=$(sup_pid)
 	kill -0 "$_sup" 2>/dev/null || _sup=
@@ -422,13 +434,21 @@ sample() {
 	_cf=$(grep -c ',fail,' "$out/clients.csv" 2>/dev/null)
 	# The supervisor's page cache, as it says (chainwatch-metrics'
 	# chainwatch_store_cache_bytes): its memory less that is judged.
-	_cache=
+	# And the memory each process has allocated and not freed, as its
+	# allocator says (the *_heap_bytes gauges): a leak grows it, what
+	# the allocator keeps after a burst grows only RSS.
+	_m=
 	_mp=$(metrics_port)
-	[ -n "$_sup" ] && [ -n "$_mp" ] && _cache=$(curl -s -m 2 \
-	    "http://127.0.0.1:$_mp/metrics" 2>/dev/null |
-	    sed -n 's/^chainwatch_store_cache_bytes \([0-9]*\)$/\1/p')
-	[ -n "$_cache" ] && _cache=$((_cache / 1024))
-	echo "$_row,$_store,$_wal,$_q,$_best,$_live,$_lag,$(orphans),${_cf:-0},$_cache" >>"$out/samples.csv"
+	[ -n "$_sup" ] && [ -n "$_mp" ] && _m=$(curl -s -m 2 \
+	    "http://127.0.0.1:$_mp/metrics" 2>/dev/null)
+	_cache=$(gauge_kb "$_m" chainwatch_store_cache_bytes)
+	_heaps=$(gauge_kb "$_m" chainwatch_daemon_heap_bytes)
+	for _e in e1 e2 e3 e4; do
+		_heaps="$_heaps,$(gauge_kb "$_m" \
+		    "chainwatch_endpoint_worker_heap_bytes{chain=\"soak\",endpoint=\"$_e\"}")"
+	done
+	_heaps="$_heaps,$(gauge_kb "$_m" chainwatch_metrics_heap_bytes)"
+	echo "$_row,$_store,$_wal,$_q,$_best,$_live,$_lag,$(orphans),${_cf:-0},$_cache,$_heaps" >>"$out/samples.csv"
 }
 echo "$HEADER" >"$out/samples.csv"
 : >"$W/seen"

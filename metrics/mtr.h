@@ -49,7 +49,7 @@ struct mtr_endpoint {
 	uint64_t	 cumulative[MTR_BUCKETS_MAX + 1];	/* last: +Inf */
 	double		 sum_seconds;
 	char		 breaker[16];		/* live breaker state */
-	uint64_t	 restarts, rss_bytes, inflight, hedges;
+	uint64_t	 restarts, rss_bytes, heap_bytes, inflight, hedges;
 	int		 ready;
 };
 
@@ -87,6 +87,9 @@ struct mtr_snap {
 	char			 store_blocked[16];
 	uint64_t		 store_waiting;
 	uint64_t		 store_cache;	/* chainwatchd's page cache, bytes */
+	int			 has_sup_heap;
+	uint64_t		 sup_heap;	/* chainwatchd's heap in use */
+	uint64_t		 heap;		/* this server's, at the scrape */
 	int64_t			 now;		/* wall clock, ms */
 	double			 gather_seconds;
 	struct mtr_chain	*chains;

@@ -408,6 +408,10 @@ static const struct fam ep_worker[] = {
 	EP_FAM("chainwatch_endpoint_worker_rss_bytes", "gauge",
 	    "Resident memory of the endpoint's worker at its last heartbeat.",
 	    in_sup, rss_bytes, VAL_U64),
+	EP_FAM("chainwatch_endpoint_worker_heap_bytes", "gauge",
+	    "Memory the endpoint's worker had allocated and not freed at its "
+	    "last heartbeat (0: its allocator does not say).",
+	    in_sup, heap_bytes, VAL_U64),
 	EP_FAM("chainwatch_endpoint_worker_ready", "gauge",
 	    "1 when the endpoint's worker runs and its endpoint serves the "
 	    "chain's genesis.",
@@ -549,6 +553,18 @@ mtr_expo(const struct mtr_snap *s, struct buf *b)
 		buf_addf(b, "chainwatch_store_cache_bytes %llu\n",
 		    (unsigned long long)s->store_cache);
 	}
+	if (s->has_sup_heap) {
+		family(b, "chainwatch_daemon_heap_bytes", "gauge", "Memory "
+		    "chainwatchd had allocated and not freed (0: its "
+		    "allocator does not say).");
+		buf_addf(b, "chainwatch_daemon_heap_bytes %llu\n",
+		    (unsigned long long)s->sup_heap);
+	}
+	family(b, "chainwatch_metrics_heap_bytes", "gauge", "Memory this "
+	    "server had allocated and not freed, as it gathered these "
+	    "figures (0: its allocator does not say).");
+	buf_addf(b, "chainwatch_metrics_heap_bytes %llu\n",
+	    (unsigned long long)s->heap);
 	family(b, "chainwatch_scrape_duration_seconds", "gauge",
 	    "Seconds spent gathering these figures.");
 	buf_addf(b, "chainwatch_scrape_duration_seconds ");

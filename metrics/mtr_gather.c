@@ -502,6 +502,7 @@ sup_endpoint(struct mtr_snap *s, const json_t *o)
 		    json_string_value(v));
 	(void)view_ctl_count(o, "restarts", &e->restarts);
 	(void)view_ctl_count(o, "rss_bytes", &e->rss_bytes);
+	(void)view_ctl_count(o, "heap_bytes", &e->heap_bytes);
 	(void)view_ctl_count(o, "inflight", &e->inflight);
 	(void)view_ctl_count(o, "hedges", &e->hedges);
 	e->ready = json_is_true(json_object_get(o, "ready"));
@@ -565,6 +566,8 @@ sup_answer(struct mtr_snap *s, const json_t *a, char *err, size_t errlen)
 	    &s->store_waiting);
 	(void)view_ctl_count(json_object_get(a, "store"), "cache_bytes",
 	    &s->store_cache);
+	s->has_sup_heap = view_ctl_count(json_object_get(a, "daemon"),
+	    "heap_bytes", &s->sup_heap) == 0;
 	return 0;
 }
 
@@ -620,5 +623,6 @@ mtr_gather(struct mtr_snap *s)
 		log_info("chainwatchd answers again on %s",
 		    src.control_socket);
 	sup_failing = !s->sup_up;
+	s->heap = mem_in_use();
 	s->gather_seconds = mono_seconds() - t0;
 }

@@ -323,7 +323,7 @@ dispatch_report(struct worker *w, const struct msg *m, char *err,
 
 enum dispatch_verdict
 sup_dispatch_worker(struct worker *w, const void *buf, long len,
-    uint64_t *rss_kb, char *why, size_t whylen)
+    uint64_t *rss_kb, uint64_t *heap_kb, char *why, size_t whylen)
 {
 	struct msg		m;
 	enum dispatch_verdict	v = DV_OK;
@@ -361,11 +361,15 @@ sup_dispatch_worker(struct worker *w, const void *buf, long len,
 			v = DV_HELLO;
 		break;
 	case MSG_HEARTBEAT:
+		/* heap_kb: not from a worker built without mallinfo2. */
 		if (msg_get_uint(&m, "rss_kb", rss_kb) == -1) {
 			snprintf(why, whylen, "heartbeat without rss_kb");
 			v = DV_BAD;
-		} else
+		} else {
+			if (msg_get_uint(&m, "heap_kb", heap_kb) == -1)
+				*heap_kb = 0;
 			v = DV_HEARTBEAT;
+		}
 		break;
 	default:
 		/* A worker asked to stop may still be answering: drop it. */

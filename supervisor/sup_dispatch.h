@@ -20,7 +20,8 @@ enum dispatch_verdict {
 };
 
 enum dispatch_verdict sup_dispatch_worker(struct worker *, const void *,
-		    long, uint64_t *rss_kb, char *why, size_t whylen);
+		    long, uint64_t *rss_kb, uint64_t *heap_kb, char *why,
+		    size_t whylen);
 
 /*
  * The order a message of a worker is taken in (sup_spawn.c).  A

@@ -54,6 +54,8 @@ snapshot_endpoint(const struct worker *w)
 	json_object_set_new(j, "restarts", json_integer(w->proc.fsm.restarts));
 	json_object_set_new(j, "rss_bytes", json_integer(
 	    (json_int_t)w->rss_kb * 1024));
+	json_object_set_new(j, "heap_bytes", json_integer(
+	    (json_int_t)w->heap_kb * 1024));
 	json_object_set_new(j, "inflight", json_integer(w->load.inflight));
 	/* 0 until it was first given work. */
 	json_object_set_new(j, "window", json_integer(w->load.depth.cap == 0 ?
@@ -99,7 +101,7 @@ snapshot_store(void)
 json_t *
 sup_snapshot_json(void)
 {
-	json_t	*j = json_object(), *eps = json_array(), *chains;
+	json_t	*j = json_object(), *eps = json_array(), *chains, *daemon;
 
 	for (struct worker *w = sup_workers; w != NULL; w = w->next)
 		if (w->proc.fsm.state != CS_DEAD)
@@ -121,5 +123,9 @@ sup_snapshot_json(void)
 	}
 	json_object_set_new(j, "chains", chains);
 	json_object_set_new(j, "store", snapshot_store());
+	daemon = json_object();
+	json_object_set_new(daemon, "heap_bytes", json_integer(
+	    (json_int_t)mem_in_use()));
+	json_object_set_new(j, "daemon", daemon);
 	return j;
 }

@@ -301,9 +301,10 @@ static int
 worker_msg(struct worker *w, const void *buf, long n)
 {
 	char		 why[128];
-	uint64_t	 rss;
+	uint64_t	 rss, heap;
 
-	switch (sup_dispatch_worker(w, buf, n, &rss, why, sizeof(why))) {
+	switch (sup_dispatch_worker(w, buf, n, &rss, &heap, why,
+	    sizeof(why))) {
 	case DV_STALE:
 		break;
 	case DV_BAD:
@@ -318,6 +319,7 @@ worker_msg(struct worker *w, const void *buf, long n)
 		break;
 	case DV_HEARTBEAT:
 		w->rss_kb = rss;
+		w->heap_kb = heap;
 		/* FALLTHROUGH */
 	case DV_OK:
 		w->last_msg = now_mono_ms();

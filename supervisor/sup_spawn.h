@@ -31,6 +31,7 @@ struct worker {
 	uint32_t	 gen;
 	uint64_t	 last_msg;
 	uint64_t	 rss_kb;	/* from its last heartbeat */
+	uint64_t	 heap_kb;	/* its allocator's in use; 0: unknown */
 	struct endpoint	*ep;		/* sup_health.c's */
 	struct load	 load;		/* sup_load.h */
 	struct sub_hold	 sub;		/* sup_primary.c's */

@@ -121,8 +121,9 @@ heartbeat_send(void)
 	struct msgbuf	mb;
 
 	log_flood_flush(0);	/* a flood of one line that stopped */
-	msg_begin(&mb, MSG_HEARTBEAT, wrk_gen, 1);
+	msg_begin(&mb, MSG_HEARTBEAT, wrk_gen, 2);
 	msg_put_uint(&mb, "rss_kb", rss_kb());
+	msg_put_uint(&mb, "heap_kb", mem_in_use() / 1024);
 	wrk_send(&mb);
 	wrk_hb_ms = now_mono_ms();
 	mem_give_back(wrk_hb_ms);

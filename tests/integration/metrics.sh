@@ -117,6 +117,14 @@ cb=$(val "$T/m2" chainwatch_store_cache_bytes)
 [ -n "$cb" ] && [ "$cb" -gt 0 ] && [ "$cb" -le $((64 * 1048576)) ] ||
     fail "chainwatch_store_cache_bytes: '$cb'"
 ok "the daemon's page cache: $cb bytes"
+# Memory in use, of each process, as its allocator says (glibc here).
+for v in chainwatch_daemon_heap_bytes chainwatch_metrics_heap_bytes \
+    'chainwatch_endpoint_worker_heap_bytes{chain="devchain",endpoint="d1"}'; do
+	hb=$(val "$T/m2" "$v")
+	[ -n "$hb" ] && [ "$hb" -gt 65536 ] && [ "$hb" -lt $((256 * 1048576)) ] ||
+	    fail "$v: '$hb'"
+done
+ok "heap in use: the daemon's, the server's and d1's worker's"
 wait_health 200 ok 10
 ok "/health: 200 ok"
 
