@@ -8,7 +8,8 @@
 #ifdef HAVE_MALLOC_TRIM
 #include <malloc.h>
 #if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/allocator_interface.h>
+/* libasan's (GCC ships no header for it). */
+size_t	__sanitizer_get_current_allocated_bytes(void);
 #endif
 #endif
 #include <stdio.h>
