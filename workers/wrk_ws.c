@@ -638,12 +638,12 @@ ws_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 	wrk_multi_enter(m);
 	wrk_ws_read_waiting(ws);
-	if (ws->dead)
-		;	/* closed by what it read */
-	else if (ws->state == WS_CONNECTING || ws->state == WS_HANDSHAKE)
+	/* Not if what it read closed it. */
+	if (!ws->dead && (ws->state == WS_CONNECTING ||
+	    ws->state == WS_HANDSHAKE))
 		ws_finish(ws, WRK_WS_ABNORMAL, "no WebSocket handshake within "
 		    "%u ms", (unsigned)ws->hs_timeout_ms);
-	else if (ws->state == WS_CLOSING)
+	else if (!ws->dead && ws->state == WS_CLOSING)
 		ws_finish(ws, WRK_WS_ABNORMAL, "no close answer within %.0f s",
 		    WS_CLOSE_WAIT);
 	wrk_multi_leave(m);

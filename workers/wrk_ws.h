@@ -44,6 +44,12 @@ struct wrk_ws *wrk_ws_open(struct ev_loop *, const struct wrk_ws_conf *,
 	    const struct wrk_ws_cbs *, void *arg);
 /* Queues a text message; -1 unless the connection is open. */
 int	 wrk_ws_send(struct wrk_ws *, const char *, size_t);
+/*
+ * Reads what waits in the socket now, as if the loop had seen it: a
+ * timer that judges the connection calls it first (after SIGSTOP and
+ * SIGCONT, or in a turn whose timers run before its I/O, an answer can
+ * be there unread).  It may close the connection.
+ */
 void	 wrk_ws_read_waiting(struct wrk_ws *);
 /* Starts the closing handshake; closed follows (at most 2 s later). */
 void	 wrk_ws_close(struct wrk_ws *, unsigned code, const char *reason);
