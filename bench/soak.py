@@ -255,26 +255,26 @@ def judge(d, secs, interval, memory="judged"):
             # here) and of the metrics server (2 MB) grows with the store by
             # design.  Judged is their memory less their cache: the
             # supervisor's as it says (sup_cache_kb, from
-            # chainwatch_store_cache_bytes), the metrics server's taken
-            # as the store's size up to its 2 MB; what is left must be
-            # flat.  (The store's size for the supervisor too made a
+            # chainwatch_store_cache_bytes), the metrics server's as it
+            # says (metrics_cache_kb, chainwatch_metrics_cache_bytes; in
+            # a CSV of before, the store's size up to its 2 MB, which
+            # overstates a cache that holds only what it read); what is
+            # left must be flat.  (The store's size for the supervisor too made a
             # cache warming again after each restart look like growth.)
             # Descriptors likewise: a worker keeps up to max_inflight + 1
             # keep-alive connections, the metrics server its clients',
             # the supervisor one socket a child.  Judged are those that
             # are not an established TCP connection nor a child's.
             cache = r in CACHE_KB and unit == "KB"
-            # The supervisor says its cache (a CSV of before that did
-            # not: the store's size stands for it, as for the metrics
-            # server's).
-            said = r == "sup" and bool(samples) and \
-                "sup_cache_kb" in samples[0]
+            # Each says its cache (a CSV of before that did not: the
+            # store's size stands for it).
+            said = bool(samples) and r + "_cache_kb" in samples[0]
             for s in samples:
                 p, v, t = s[r + "_pid"], num(s.get(r + "_" + key)), \
                     float(s["t"])
                 if cache and v is not None:
                     st = num(s["store_kb"])
-                    held = num(s["sup_cache_kb"]) if said else \
+                    held = num(s[r + "_cache_kb"]) if said else \
                         None if st is None else min(st, CACHE_KB[r])
                     v = None if held is None else v - held
                 if key == "fds" and v is not None:

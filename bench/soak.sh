@@ -80,8 +80,9 @@
 #     unless ASAN_OPTIONS sets quarantine_size_mb (=1 keeps it flat).
 #     A page cache holds what it reads until it is full: chainwatchd's
 #     memory is judged less its page cache as it says (sampled from
-#     chainwatch_store_cache_bytes), chainwatch-metrics' less the store's
-#     size up to its 2 MB cache.  Heap in use (what each process has
+#     chainwatch_store_cache_bytes), chainwatch-metrics' less its own
+#     (chainwatch_metrics_cache_bytes; in a CSV of before it said, the
+#     store's size up to its 2 MB cache).  Heap in use (what each process has
 #     allocated and not freed, as its allocator says in the
 #     *_heap_bytes gauges) is judged as memory too: where RSS grows and
 #     heap does not, the allocator kept pages after a burst; where heap
@@ -397,7 +398,7 @@ for e in e1 e2 e3 e4 metrics; do
 	HEADER="$HEADER,${e}_pid,${e}_rss_kb,${e}_pss_kb,${e}_fds,${e}_threads,${e}_cpu_s,${e}_tcp,${e}_anon_kb"
 done
 HEADER="$HEADER,store_kb,wal_kb,queue_rows,best,live_head,lag,orphans,clients_failed,sup_cache_kb"
-HEADER="$HEADER,sup_heap_kb,e1_heap_kb,e2_heap_kb,e3_heap_kb,e4_heap_kb,metrics_heap_kb"
+HEADER="$HEADER,sup_heap_kb,e1_heap_kb,e2_heap_kb,e3_heap_kb,e4_heap_kb,metrics_heap_kb,metrics_cache_kb"
 # gauge_kb SCRAPE NAME: the value of NAME (labels and all) in a scrape of
 # /metrics, in KB; empty if it is not there.
 gauge_kb() {
@@ -448,6 +449,7 @@ sample() {
 		    "chainwatch_endpoint_worker_heap_bytes{chain=\"soak\",endpoint=\"$_e\"}")"
 	done
 	_heaps="$_heaps,$(gauge_kb "$_m" chainwatch_metrics_heap_bytes)"
+	_heaps="$_heaps,$(gauge_kb "$_m" chainwatch_metrics_cache_bytes)"
 	echo "$_row,$_store,$_wal,$_q,$_best,$_live,$_lag,$(orphans),${_cf:-0},$_cache,$_heaps" >>"$out/samples.csv"
 }
 echo "$HEADER" >"$out/samples.csv"

@@ -90,6 +90,8 @@ struct mtr_snap {
 	int			 has_sup_heap;
 	uint64_t		 sup_heap;	/* chainwatchd's heap in use */
 	uint64_t		 heap;		/* this server's, at the scrape */
+	int			 has_cache;
+	uint64_t		 cache;		/* this server's page cache */
 	int64_t			 now;		/* wall clock, ms */
 	double			 gather_seconds;
 	struct mtr_chain	*chains;

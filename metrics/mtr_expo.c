@@ -565,6 +565,13 @@ mtr_expo(const struct mtr_snap *s, struct buf *b)
 	    "figures (0: its allocator does not say).");
 	buf_addf(b, "chainwatch_metrics_heap_bytes %llu\n",
 	    (unsigned long long)s->heap);
+	if (s->has_cache) {
+		family(b, "chainwatch_metrics_cache_bytes", "gauge", "Bytes "
+		    "of the store's pages in this server's page cache (part "
+		    "of its heap).");
+		buf_addf(b, "chainwatch_metrics_cache_bytes %llu\n",
+		    (unsigned long long)s->cache);
+	}
 	family(b, "chainwatch_scrape_duration_seconds", "gauge",
 	    "Seconds spent gathering these figures.");
 	buf_addf(b, "chainwatch_scrape_duration_seconds ");

@@ -624,5 +624,13 @@ mtr_gather(struct mtr_snap *s)
 		    src.control_socket);
 	sup_failing = !s->sup_up;
 	s->heap = mem_in_use();
+	if (db_open) {
+		int	cur = 0, high = 0;
+
+		s->has_cache = sqlite3_db_status(db.db,
+		    SQLITE_DBSTATUS_CACHE_USED, &cur, &high, 0) == SQLITE_OK &&
+		    cur >= 0;
+		s->cache = s->has_cache ? (uint64_t)cur : 0;
+	}
 	s->gather_seconds = mono_seconds() - t0;
 }

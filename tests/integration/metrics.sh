@@ -125,6 +125,10 @@ for v in chainwatch_daemon_heap_bytes chainwatch_metrics_heap_bytes \
 	    fail "$v: '$hb'"
 done
 ok "heap in use: the daemon's, the server's and d1's worker's"
+mc=$(val "$T/m2" chainwatch_metrics_cache_bytes)
+[ -n "$mc" ] && [ "$mc" -gt 0 ] && [ "$mc" -le $((4 * 1048576)) ] ||
+    fail "chainwatch_metrics_cache_bytes: '$mc'"
+ok "the server's page cache: $mc bytes"
 wait_health 200 ok 10
 ok "/health: 200 ok"
 
