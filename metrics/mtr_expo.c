@@ -81,6 +81,14 @@ family(struct buf *b, const char *name, const char *type,
 	    type);
 }
 
+/* A gauge without labels: its family and its one value. */
+static void
+gauge(struct buf *b, const char *name, const char *help, uint64_t v)
+{
+	family(b, name, "gauge", help);
+	buf_addf(b, "%s %llu\n", name, (unsigned long long)v);
+}
+
 /*
  * name{chain="C"[,endpoint="E"][,K="V"]...} -- extra labels as NULL-ended
  * key, value pairs -- then a space, ready for the value.
@@ -544,34 +552,23 @@ mtr_expo(const struct mtr_snap *s, struct buf *b)
 			buf_addf(b, "chainwatch_store_blocked{reason=\"%s\"} "
 			    "%d\n", why[i], strcmp(s->store_blocked, why[i]) ==
 			    0);
-		family(b, "chainwatch_store_waiting_messages", "gauge",
-		    "Messages from workers waiting in memory for the store.");
-		buf_addf(b, "chainwatch_store_waiting_messages %llu\n",
-		    (unsigned long long)s->store_waiting);
-		family(b, "chainwatch_store_cache_bytes", "gauge",
-		    "Bytes of the store's pages in chainwatchd's page cache.");
-		buf_addf(b, "chainwatch_store_cache_bytes %llu\n",
-		    (unsigned long long)s->store_cache);
+		gauge(b, "chainwatch_store_waiting_messages", "Messages from "
+		    "workers waiting in memory for the store.",
+		    s->store_waiting);
+		gauge(b, "chainwatch_store_cache_bytes", "Bytes of the store's "
+		    "pages in chainwatchd's page cache.", s->store_cache);
 	}
-	if (s->has_sup_heap) {
-		family(b, "chainwatch_daemon_heap_bytes", "gauge", "Memory "
-		    "chainwatchd had allocated and not freed (0: its "
-		    "allocator does not say).");
-		buf_addf(b, "chainwatch_daemon_heap_bytes %llu\n",
-		    (unsigned long long)s->sup_heap);
-	}
-	family(b, "chainwatch_metrics_heap_bytes", "gauge", "Memory this "
-	    "server had allocated and not freed, as it gathered these "
-	    "figures (0: its allocator does not say).");
-	buf_addf(b, "chainwatch_metrics_heap_bytes %llu\n",
-	    (unsigned long long)s->heap);
-	if (s->has_cache) {
-		family(b, "chainwatch_metrics_cache_bytes", "gauge", "Bytes "
-		    "of the store's pages in this server's page cache (part "
-		    "of its heap).");
-		buf_addf(b, "chainwatch_metrics_cache_bytes %llu\n",
-		    (unsigned long long)s->cache);
-	}
+	if (s->has_sup_heap)
+		gauge(b, "chainwatch_daemon_heap_bytes", "Memory chainwatchd "
+		    "had allocated and not freed (0: its allocator does not "
+		    "say).", s->sup_heap);
+	gauge(b, "chainwatch_metrics_heap_bytes", "Memory this server had "
+	    "allocated and not freed, as it gathered these figures (0: its "
+	    "allocator does not say).", s->heap);
+	if (s->has_cache)
+		gauge(b, "chainwatch_metrics_cache_bytes", "Bytes of the "
+		    "store's pages in this server's page cache (part of its "
+		    "heap).", s->cache);
 	family(b, "chainwatch_scrape_duration_seconds", "gauge",
 	    "Seconds spent gathering these figures.");
 	buf_addf(b, "chainwatch_scrape_duration_seconds ");
