@@ -65,9 +65,8 @@ struct wrk_ep {
 	int			 recheck;
 	enum wrk_fit		 fit;
 	int			 fit_busy;	/* a probe's check is out */
-	/* The best hash of the probe's check out, and of the last judged:
-	 * a best judged to fit is not fetched again at every probe. */
-	uint8_t			 fit_asked[32];
+	/* The best hash of the probe's last check, unless it had no
+	 * verdict: a best judged to fit is not fetched again each probe. */
 	uint8_t			 fit_judged[32];
 	int			 have_fit_judged;
 	/* A head that does not follow the last one (a reorg, or the node
@@ -461,10 +460,8 @@ poll_fit_done(void *arg, enum wrk_fit v, const char *why,
 			    ep.wc->c.format);
 
 	ep.fit_busy = 0;
-	if (v != FIT_UNKNOWN) {
-		memcpy(ep.fit_judged, ep.fit_asked, 32);
-		ep.have_fit_judged = 1;
-	}
+	if (v == FIT_UNKNOWN)
+		ep.have_fit_judged = 0;
 	if (v == FIT_UNKNOWN || v == ep.fit || ep.recheck)
 		return;
 	if (v == FIT_NO)
@@ -535,7 +532,8 @@ poll_done(void *arg, const struct wrk_rpc_result *r, size_t n)
 	    (ep.fit != FIT_YES || !ep.have_fit_judged ||
 	    memcmp(best, ep.fit_judged, 32) != 0) &&
 	    fit_fetch(ep.genesis, best, poll_fit_done, NULL) == 0) {
-		memcpy(ep.fit_asked, best, 32);
+		memcpy(ep.fit_judged, best, 32);
+		ep.have_fit_judged = 1;
 		ep.fit_busy = 1;
 	}
 	if (res.outcome == OUTCOME_OK) {
