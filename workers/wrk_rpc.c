@@ -479,9 +479,37 @@ struct wrk_rpc {
 	struct rpc_send		*all_sends;
 	struct rpc_pending	*free_pending;
 	struct rpc_pending	*all_pending;
+	unsigned		 n_sends;
+	unsigned		 sends_in_use;
+	unsigned		 sends_peak;	/* most in use since the trim */
+	uint64_t		 trim_ms;	/* mono ms of the last trim */
 	int			 busy;
 	int			 dead;
 };
+
+/*
+ * Every this often (at a send's end) the sends beyond the most in use at
+ * once since are freed, as wrk_http.c does its slots: a backfill's
+ * sends, each with its calls' text and results, do not stay for the
+ * worker's life.
+ */
+#define RPC_TRIM_MS	30000
+/* and the sends left, and the POST's text, are cut back past these */
+#define RPC_KEEP_CALLS	16
+#define RPC_KEEP_BODY	(64 * 1024)
+
+static void
+send_destroy(struct rpc_send *s)
+{
+	for (size_t i = 0; i < s->n_docs; i++)
+		json_decref(s->docs[i]);
+	buf_free(&s->text);
+	free(s->off);
+	free(s->flags);
+	free(s->res);
+	free(s->docs);
+	free(s);
+}
 
 static void
 rpc_destroy(struct wrk_rpc *rpc)
@@ -495,17 +523,48 @@ rpc_destroy(struct wrk_rpc *rpc)
 	}
 	for (s = rpc->all_sends; s != NULL; s = sn) {
 		sn = s->next_all;
-		for (size_t i = 0; i < s->n_docs; i++)
-			json_decref(s->docs[i]);
-		buf_free(&s->text);
-		free(s->off);
-		free(s->flags);
-		free(s->res);
-		free(s->docs);
-		free(s);
+		send_destroy(s);
 	}
 	buf_free(&rpc->body);
 	free(rpc);
+}
+
+/* Free sends beyond the most in use at once since the last trim. */
+static void
+rpc_trim(struct wrk_rpc *rpc, uint64_t now)
+{
+	struct rpc_send	**pp, *s;
+	unsigned	  freed = 0;
+
+	rpc->trim_ms = now;
+	while (rpc->n_sends > rpc->sends_peak &&
+	    (s = rpc->free_sends) != NULL) {
+		rpc->free_sends = s->next_free;
+		for (pp = &rpc->all_sends; *pp != s; pp = &(*pp)->next_all)
+			;
+		*pp = s->next_all;
+		send_destroy(s);
+		rpc->n_sends--;
+		freed++;
+	}
+	if (freed > 0)
+		log_debug("rpc: %u idle batch%s of calls freed, %u kept", freed,
+		    freed == 1 ? "" : "es", rpc->n_sends);
+	/* What is kept is sized for a probe again, not for a backfill. */
+	for (s = rpc->free_sends; s != NULL; s = s->next_free)
+		if (s->cap > RPC_KEEP_CALLS) {
+			buf_free(&s->text);
+			free(s->off);
+			free(s->flags);
+			free(s->res);
+			s->off = NULL;
+			s->flags = NULL;
+			s->res = NULL;
+			s->cap = 0;
+		}
+	if (rpc->body.cap > RPC_KEEP_BODY)
+		buf_free(&rpc->body);
+	rpc->sends_peak = rpc->sends_in_use;
 }
 
 static void	rpc_reply(void *, const struct wrk_http_reply *);
@@ -589,6 +648,9 @@ send_free(struct rpc_send *s)
 	s->arg = NULL;
 	s->next_free = s->rpc->free_sends;
 	s->rpc->free_sends = s;
+	s->rpc->sends_in_use--;
+	if (now_mono_ms() - s->rpc->trim_ms >= RPC_TRIM_MS)
+		rpc_trim(s->rpc, now_mono_ms());
 }
 
 static void
@@ -672,6 +734,7 @@ wrk_rpc_new(struct ev_loop *loop, const struct wrk_http_conf *conf)
 		return NULL;
 	}
 	rpc->next_id = 1;
+	rpc->trim_ms = now_mono_ms();
 	return rpc;
 }
 
@@ -735,7 +798,10 @@ wrk_rpc_send(struct wrk_rpc *rpc, const struct wrk_rpc_call *calls, size_t n,
 		s->rpc = rpc;
 		s->next_all = rpc->all_sends;
 		rpc->all_sends = s;
+		rpc->n_sends++;
 	}
+	if (++rpc->sends_in_use > rpc->sends_peak)
+		rpc->sends_peak = rpc->sends_in_use;
 	if (n > s->cap) {
 		s->off = xrealloc(s->off, (n + 1) * sizeof(*s->off));
 		s->flags = xrealloc(s->flags, n * sizeof(*s->flags));
