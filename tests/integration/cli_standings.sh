@@ -193,3 +193,18 @@ printf '[daemon]\ndatabase = relative.db\n' >"$T/bad.conf"
 expect_rc 111 cw -f "$T/bad.conf" standings planck 2>"$T/err"
 grep -q "^$T/bad.conf:2: " "$T/err" || { cat "$T/err"; fail "bad conf"; }
 ok "-f"
+
+# A window is summed block by block: a block whose work is not a 512-bit
+# number (written past the CHECK) is named, and nothing is shown.
+cp "$DB" "$T/bad.db"
+sqlite3 "$T/bad.db" "PRAGMA ignore_check_constraints = ON;
+    UPDATE blocks SET work = x'0102' WHERE number = 28 AND canonical = 1;" ||
+    fail "bad work: store"
+for w in 1h 7d; do
+	expect_rc 111 cw -d "$T/bad.db" standings planck --window "$w" \
+	    >"$T/out" 2>"$T/err"
+	grep -q "^chainwatch: $T/bad.db: chain planck, block #28: work is not a 64-byte number" \
+	    "$T/err" || { cat "$T/err"; fail "bad work, $w: message"; }
+	[ ! -s "$T/out" ] || { cat "$T/out"; fail "bad work, $w: a table"; }
+done
+ok "a block's bad work in a window is named"

@@ -376,7 +376,10 @@ PY
 
 # Every chain, for people: exactly the lines expected, 80 columns at most.
 expect_rc 3 cw -d "$DB" status >"$T/out"
-sed -e "s/([0-9]* s ago)/(N s ago)/" -e "s/([0-9]* ms ago)/(N s ago)/" "$T/out" >"$T/got"
+# The split's 73 s were counted when the store was made: a loaded machine
+# may take a few seconds from there to here.
+sed -e "s/([0-9]* s ago)/(N s ago)/" -e "s/([0-9]* ms ago)/(N s ago)/" \
+    -e "s/split for 7[3-9] s/split for 73 s/" "$T/out" >"$T/got"
 diff -u "$T/want" "$T/got" || fail "status: unexpected lines"
 awk 'length($0) > 80 { print; exit 1 }' "$T/out" ||
     fail "status: wider than 80 columns"
