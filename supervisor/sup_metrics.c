@@ -8,6 +8,9 @@
  */
 #include "config.h"
 
+#include <sys/resource.h>
+
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,11 +88,24 @@ mproc_args(struct mproc *m, const struct conf *conf)
 		    sizeof(m->cmdline) - len, "%s%s", i > 0 ? " " : "", v[i]);
 }
 
+/*
+ * The server runs this much below the daemon: on a machine whose cores
+ * its readers keep busy, the daemon's heads are stored first.
+ */
+#define METRICS_NICE	10
+
 /* The child: only the standard descriptors, default signals, exec. */
 static void __attribute__((noreturn))
 mproc_exec(struct mproc *m)
 {
+	int	prio;
+
 	sup_spawn_child_fds(STDERR_FILENO);
+	errno = 0;
+	prio = getpriority(PRIO_PROCESS, 0);
+	if ((prio != -1 || errno == 0) &&
+	    setpriority(PRIO_PROCESS, 0, prio + METRICS_NICE) == -1)
+		log_warn("metrics: setpriority %d", prio + METRICS_NICE);
 	execv(m->argv[0], m->argv);
 	log_warn("metrics: exec %s", m->argv[0]);
 	_exit(CW_EXIT_SETUP);

@@ -78,6 +78,13 @@ wait_for 60 'test "$(sql "SELECT count(*) FROM queue")" = 0 && test "$(sql "SELE
     fail "not caught up"
 ok "chainwatch-metrics listens on 127.0.0.1:$PORT"
 
+# It runs 10 below the daemon: its readers do not delay the heads.
+mn=$(ps -o ni= -p "$(mpid)" | tr -d ' ')
+dn=$(ps -o ni= -p "$DAEMON_PID" | tr -d ' ')
+[ -n "$mn" ] && [ -n "$dn" ] && [ "$mn" -eq "$(( dn + 10 > 19 ? 19 : dn + 10 ))" ] ||
+    fail "the server's nice is '$mn', the daemon's '$dn'"
+ok "the server's nice $mn, the daemon's $dn"
+
 # The figures agree with the store and with each other.
 wait_val chainwatch_up 1 20
 wait_val 'chainwatch_endpoint_state{state="closed"}' 3 20
