@@ -172,6 +172,27 @@ account_hash(const uint8_t *p, size_t len)
 	return h;
 }
 
+/*
+ * The slot of account in ix: the one that holds it, or the empty one where
+ * it would go (linear probing; ix->cap is a power of two, never full).
+ */
+static size_t
+index_probe(const struct view_standings *s, const struct miner_index *ix,
+    const uint8_t *account, size_t len)
+{
+	const struct view_srow	*r;
+	size_t			 i;
+
+	for (i = account_hash(account, len) & (ix->cap - 1); ix->slot[i] != 0;
+	    i = (i + 1) & (ix->cap - 1)) {
+		r = &s->rows[ix->slot[i] - 1];
+		if (r->account_len == len && memcmp(r->account, account,
+		    len) == 0)
+			break;
+	}
+	return i;
+}
+
 /* The row of this account, made if new. */
 static struct view_srow *
 window_row(struct view_standings *s, struct miner_index *ix,
@@ -182,12 +203,10 @@ window_row(struct view_standings *s, struct miner_index *ix,
 
 	if (len > VIEW_ACCOUNT_MAX)
 		len = VIEW_ACCOUNT_MAX;
-	for (i = ix->cap > 0 ? account_hash(account, len) & (ix->cap - 1) : 0;
-	    ix->cap > 0 && ix->slot[i] != 0; i = (i + 1) & (ix->cap - 1)) {
-		r = &s->rows[ix->slot[i] - 1];
-		if (r->account_len == len && memcmp(r->account, account,
-		    len) == 0)
-			return r;
+	if (ix->cap > 0) {
+		i = index_probe(s, ix, account, len);
+		if (ix->slot[i] != 0)
+			return &s->rows[ix->slot[i] - 1];
 	}
 	s->rows = xrealloc(s->rows, (s->n + 1) * sizeof(*s->rows));
 	r = &s->rows[s->n++];
@@ -200,18 +219,11 @@ window_row(struct view_standings *s, struct miner_index *ix,
 		ix->slot = xcalloc(ix->cap, sizeof(*ix->slot));
 		for (k = 0; k < s->n; k++) {
 			r = &s->rows[k];
-			for (i = account_hash(r->account, r->account_len) &
-			    (ix->cap - 1); ix->slot[i] != 0;
-			    i = (i + 1) & (ix->cap - 1))
-				;
-			ix->slot[i] = k + 1;
+			ix->slot[index_probe(s, ix, r->account,
+			    r->account_len)] = k + 1;
 		}
-	} else {
-		for (i = account_hash(account, len) & (ix->cap - 1);
-		    ix->slot[i] != 0; i = (i + 1) & (ix->cap - 1))
-			;
-		ix->slot[i] = s->n;
-	}
+	} else
+		ix->slot[index_probe(s, ix, account, len)] = s->n;
 	return &s->rows[s->n - 1];
 }
 

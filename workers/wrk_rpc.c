@@ -498,15 +498,26 @@ struct wrk_rpc {
 #define RPC_KEEP_CALLS	16
 #define RPC_KEEP_BODY	(64 * 1024)
 
+/* A send's room for calls freed; it grows again with the next batch. */
+static void
+send_shrink(struct rpc_send *s)
+{
+	buf_free(&s->text);
+	free(s->off);
+	free(s->flags);
+	free(s->res);
+	s->off = NULL;
+	s->flags = NULL;
+	s->res = NULL;
+	s->cap = 0;
+}
+
 static void
 send_destroy(struct rpc_send *s)
 {
 	for (size_t i = 0; i < s->n_docs; i++)
 		json_decref(s->docs[i]);
-	buf_free(&s->text);
-	free(s->off);
-	free(s->flags);
-	free(s->res);
+	send_shrink(s);
 	free(s->docs);
 	free(s);
 }
@@ -552,16 +563,8 @@ rpc_trim(struct wrk_rpc *rpc, uint64_t now)
 		    freed == 1 ? "" : "es", rpc->n_sends);
 	/* What is kept is sized for a probe again, not for a backfill. */
 	for (s = rpc->free_sends; s != NULL; s = s->next_free)
-		if (s->cap > RPC_KEEP_CALLS) {
-			buf_free(&s->text);
-			free(s->off);
-			free(s->flags);
-			free(s->res);
-			s->off = NULL;
-			s->flags = NULL;
-			s->res = NULL;
-			s->cap = 0;
-		}
+		if (s->cap > RPC_KEEP_CALLS)
+			send_shrink(s);
 	if (rpc->body.cap > RPC_KEEP_BODY)
 		buf_free(&rpc->body);
 	rpc->sends_peak = rpc->sends_in_use;
