@@ -87,6 +87,9 @@ tests_unit_test_chain_LDADD = $(UNIT_LIBS) $(SQLITE_LIBS) $(EV_LIBS) \
 # others run beside, rather than a tail at the end.
 TESTS += tests/integration/soak.sh
 EXTRA_DIST += tests/integration/soak.sh
+# The soak's judgement of a trend, on made-up series of known truth.
+TESTS += tests/integration/soak_judge.sh
+EXTRA_DIST += tests/integration/soak_judge.sh
 # Overdue endpoints and slow chains on a fake clock.
 check_PROGRAMS += tests/unit/test_overdue
 TESTS += tests/unit/test_overdue
