@@ -119,7 +119,7 @@ def t_quantile(df, p=0.975):
     return z + g1 / df + g2 / df ** 2 + g3 / df ** 3
 
 
-def slope(points):
+def slope(points, independent=False):
     """The least-squares slope of value against time within each process's
     life, pooled (one intercept per pid, one slope): a leak grows each
     process, whatever restarts did.  points: (t, pid, value).
@@ -134,22 +134,25 @@ def slope(points):
     taken as 0 (never narrower than the textbook's).
 
     Returns (slope per s, half width of its 95 % interval, n, processes,
-    span, r) or None when there is too little to fit."""
+    span, r) or None when there is too little to fit.  independent: the
+    textbook interval (r taken as 0), for comparison."""
     segs = {}
     for t, pid, v in points:
         segs.setdefault(pid, []).append((t, v))
     sxx = sxy = syy = 0.0
     n = k = 0
     lo, hi = None, None
+    lives = []			# each life's (t - its mean, v - its mean)
     for pts in segs.values():
         if len(pts) < 2:
             continue
         tb = sum(t for t, _ in pts) / len(pts)
         yb = sum(v for _, v in pts) / len(pts)
-        for t, v in pts:
-            sxx += (t - tb) ** 2
-            sxy += (t - tb) * (v - yb)
-            syy += (v - yb) ** 2
+        lives.append([(t - tb, v - yb) for t, v in pts])
+        for dt, dv in lives[-1]:
+            sxx += dt ** 2
+            sxy += dt * dv
+            syy += dv ** 2
         n += len(pts)
         k += 1
         lo = min(pts[0][0], lo if lo is not None else pts[0][0])
@@ -158,20 +161,18 @@ def slope(points):
         return None
     b = sxy / sxx
     sse = max(syy - b * sxy, 0.0)
-    # The residuals' lag-1 correlation, pair by pair within each life.
-    c0 = c1 = 0.0
-    for pts in segs.values():
-        if len(pts) < 2:
-            continue
-        tb = sum(t for t, _ in pts) / len(pts)
-        yb = sum(v for _, v in pts) / len(pts)
-        res = [v - yb - b * (t - tb) for t, v in pts]
-        c0 += sum(e * e for e in res)
-        c1 += sum(res[i] * res[i - 1] for i in range(1, len(res)))
-    r = c1 / c0 if c0 > 0 else 0.0
-    # Within short lives r is biased low, by about (1 + 3 r) / m for lives
-    # of m samples (Marriott and Pope): added back.
-    r = min(max(r + (1 + 3 * r) / (n / k), 0.0), 0.99)
+    r = 0.0
+    if not independent:
+        # The residuals' lag-1 correlation, pair by pair within each life.
+        c0 = c1 = 0.0
+        for life in lives:
+            res = [dv - b * dt for dt, dv in life]
+            c0 += sum(e * e for e in res)
+            c1 += sum(res[i] * res[i - 1] for i in range(1, len(res)))
+        r = c1 / c0 if c0 > 0 else 0.0
+        # Within short lives r is biased low, by about (1 + 3 r) / m for
+        # lives of m samples (Marriott and Pope): added back.
+        r = min(max(r + (1 + 3 * r) / (n / k), 0.0), 0.99)
     df = n * (1 - r) / (1 + r) - k - 1
     if df < 2:
         return None
@@ -214,19 +215,13 @@ def selftest(seed=28, leak=1500.0):
                 t += 10.0
         return pts
 
-    def textbook(pts):
-        """The interval as if the samples were independent."""
-        b, ci, n, k, span, r = slope(pts)
-        return b, ci / math.sqrt((1 + r) / (1 - r)) * \
-            t_quantile(n - k - 1) / t_quantile(n * (1 - r) / (1 + r) - k - 1)
-
     runs = 200
     miss = miss_textbook = grows = 0
     for _ in range(runs):
         pts = series(0.0)
         b, ci = slope(pts)[:2]
         miss += not (b - ci <= 0 <= b + ci)
-        b, ci = textbook(pts)
+        b, ci = slope(pts, independent=True)[:2]
         miss_textbook += not (b - ci <= 0 <= b + ci)
     for _ in range(runs):
         pts = series(leak)

@@ -74,12 +74,12 @@
 #     least-squares slope (one per series, pooled over the processes of
 #     one role, each with its own intercept) whose 95 % interval holds 0,
 #     or whose fitted rise over the window is within its tolerance
-#     (the interval widened by the residuals' lag-1 correlation r, by
-#     sqrt((1 + r) / (1 - r)), for samples 10 s apart are not
-#     independent: bursts lift several in a row; soak.py selftest shows
-#     on made-up series that it holds 0 about 95 % of the time without a
-#     trend and sees a leak of 1.5 MB/h every time)
-#     (memory: 5 % of its mean, at least 256 KB; 2 fds; half a thread);
+#     (memory: 5 % of its mean, at least 256 KB; 2 fds; half a thread).
+#     The interval is widened by the residuals' lag-1 correlation r, by
+#     sqrt((1 + r) / (1 - r)): samples 10 s apart are not independent,
+#     a burst lifts several in a row (soak.py selftest shows on made-up
+#     series that it holds 0 about 95 % of the time without a trend and
+#     sees a leak of 1.5 MB/h every time);
 #     memory is not judged in a sanitizer build (ASan's quarantine keeps
 #     freed memory, up to 256 MB a process: it grows there by design)
 #     unless ASAN_OPTIONS sets quarantine_size_mb (=1 keeps it flat).

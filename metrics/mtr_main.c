@@ -17,9 +17,6 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
-#ifdef HAVE_MALLOC_TRIM
-#include <malloc.h>
-#endif
 #include <grp.h>
 #include <pwd.h>
 #include <sched.h>
@@ -310,19 +307,8 @@ main(int argc, char *argv[])
 		usage();
 	log_init(foreground, level, "chainwatch-metrics");
 	log_procinit("metrics");
-#ifdef HAVE_MALLOC_TRIM
-	/*
-	 * Each connection has a thread, and glibc gives threads arenas of
-	 * their own, whose free top malloc_trim() does not give back: the
-	 * page cache's pages, read by one thread and another, pinned ever
-	 * more of them as the store grew (bench/soak: 0.6 to 3 MB of
-	 * anonymous memory over the cache in an hour).  One arena, as the
-	 * store's reads are one at a time under a lock anyway; and buffers
-	 * past 256 KiB mapped and given back when freed, as in the worker.
-	 */
-	mallopt(M_ARENA_MAX, 1);
-	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-#endif
+	/* A thread a connection: one arena, or their free tops stay. */
+	mem_setup(1);
 
 	/* Threads inherit this mask: signals reach sigwait() below only. */
 	sigemptyset(&set);

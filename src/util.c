@@ -173,6 +173,28 @@ url_redact(const char *url, char *out, size_t outlen)
 }
 
 /*
+ * The allocator set up to give back what it is given back.  Buffers past
+ * 256 KiB (an answer up to max_response) are mapped and unmapped when
+ * freed: glibc raises that threshold after the first such free, and the
+ * next ones then stayed in the heap for good (a worker that once read a
+ * 16 MB answer kept 16-25 MB in bench/soak).  With one_arena, every
+ * thread allocates from the main arena: glibc gives concurrent threads
+ * arenas of their own, whose free top malloc_trim() does not give back
+ * (chainwatch-metrics, a thread a connection, kept 2-4 MB more so).
+ */
+void
+mem_setup(int one_arena)
+{
+#ifdef HAVE_MALLOC_TRIM
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+	if (one_arena)
+		mallopt(M_ARENA_MAX, 1);
+#else
+	(void)one_arena;
+#endif
+}
+
+/*
  * Freed memory back to the system, at most every MEM_GIVE_BACK_MS: the
  * heap keeps what a burst took (answers waiting, a backlog) long after
  * it is freed, and a daemon of months would keep its worst minute's.

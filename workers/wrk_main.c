@@ -14,7 +14,6 @@
 #include <ev.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <malloc.h>
 #include <poll.h>
 #include <curl/curl.h>
 #include <sodium.h>
@@ -322,13 +321,7 @@ main(int argc, char *argv[])
 	int		 type;
 	socklen_t	 len = sizeof(type);
 
-	/*
-	 * Buffers past 256 KiB (an answer up to max_response) are mapped
-	 * and given back when freed.  glibc raises that threshold after the
-	 * first such free, and the next ones then stay in the heap for good:
-	 * a worker that once read a 16 MB answer kept 16-25 MB (bench/soak).
-	 */
-	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+	mem_setup(0);
 	snprintf(tag, sizeof(tag), "w/%s", argc > 1 ? argv[1] : "?");
 	log_init(1, LOG_LEVEL_INFO, "chainwatch-worker");
 	log_procinit(tag);
