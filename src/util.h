@@ -29,6 +29,7 @@ uint64_t now_wall_ms(void);
 /* now, or *last if the clock stepped back; *last becomes it. */
 uint64_t clock_forward(uint64_t *last, uint64_t now);
 void	 mem_setup(int one_arena);
+void	 mem_setup_children(void);
 void	 mem_give_back(uint64_t now_ms);
 uint64_t mem_in_use(void);
 

@@ -522,6 +522,7 @@ main(int argc, char *argv[])
 	if (!foreground)
 		ready_fd = daemonize_begin();
 	signal(SIGPIPE, SIG_IGN);
+	mem_setup_children();
 	pidfile_write(conf->daemon.pidfile);
 	if ((sup_loop = ev_default_loop(EVFLAG_AUTO)) == NULL)
 		fatalx(CW_EXIT_SYSTEM, "libev: no default loop");

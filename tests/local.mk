@@ -8,7 +8,7 @@ check_PROGRAMS += tests/unit/test_conf tests/unit/test_conf_keys \
 	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr \
 	tests/unit/test_ratelimit tests/unit/test_view_fmt tests/unit/test_answer \
 	tests/unit/test_backlog tests/unit/test_store tests/unit/test_logflood \
-	tests/unit/test_depth tests/unit/test_apicache
+	tests/unit/test_depth tests/unit/test_apicache tests/unit/test_mem
 tests_unit_test_conf_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_conf_LDADD = $(UNIT_LIBS)
 tests_unit_test_conf_keys_CFLAGS = $(UNIT_CFLAGS)
@@ -17,6 +17,8 @@ tests_unit_test_msg_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_msg_LDADD = $(UNIT_LIBS)
 tests_unit_test_proto_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_proto_LDADD = $(UNIT_LIBS)
+tests_unit_test_mem_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_mem_LDADD = $(UNIT_LIBS)
 tests_unit_test_buf_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_buf_LDADD = $(UNIT_LIBS)
 tests_unit_test_listen_addr_CFLAGS = $(UNIT_CFLAGS)
@@ -108,7 +110,7 @@ TESTS += tests/unit/test_conf tests/unit/test_conf_keys \
 	tests/unit/test_endpoint tests/unit/test_buf tests/unit/test_listen_addr \
 	tests/unit/test_ratelimit tests/unit/test_view_fmt tests/unit/test_answer \
 	tests/unit/test_backlog tests/unit/test_store tests/unit/test_logflood \
-	tests/unit/test_depth tests/unit/test_apicache
+	tests/unit/test_depth tests/unit/test_apicache tests/unit/test_mem
 
 # chainwatchd -n on tests/conf/*.in, compared with the .ok files.
 SUP_TESTS = tests/integration/conf_check.sh \
