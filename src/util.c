@@ -213,13 +213,11 @@ mem_setup_children(void)
 	const char		*t = getenv("GLIBC_TUNABLES");
 	char			 v[1024];
 
-	if (t != NULL && strstr(t, "glibc.malloc.tcache_count") != NULL)
-		return;
 	if (t == NULL || *t == '\0')
-		(void)snprintf(v, sizeof(v), "%s", off);
-	else if ((size_t)snprintf(v, sizeof(v), "%s:%s", t, off) >= sizeof(v))
-		return;
-	(void)setenv("GLIBC_TUNABLES", v, 1);
+		(void)setenv("GLIBC_TUNABLES", off, 1);
+	else if (strstr(t, "glibc.malloc.tcache_count") == NULL &&
+	    (size_t)snprintf(v, sizeof(v), "%s:%s", t, off) < sizeof(v))
+		(void)setenv("GLIBC_TUNABLES", v, 1);
 }
 
 /*

@@ -70,9 +70,9 @@ fi
 # (they are not dumpable).
 if [ "$(id -u)" = 0 ]; then
 	for p in "$wp" "$mp"; do
-		tr '\0' '\n' <"/proc/$p/environ" |
-		    grep -qx 'GLIBC_TUNABLES=glibc.malloc.tcache_count=0' ||
-		    fail "$p: GLIBC_TUNABLES $(tr '\0' '\n' <"/proc/$p/environ" | grep GLIBC_TUNABLES), want glibc.malloc.tcache_count=0"
+		v=$(tr '\0' '\n' <"/proc/$p/environ" | grep '^GLIBC_TUNABLES=')
+		[ "$v" = GLIBC_TUNABLES=glibc.malloc.tcache_count=0 ] ||
+		    fail "$p: '$v', want GLIBC_TUNABLES=glibc.malloc.tcache_count=0"
 	done
 	ok "worker and metrics server: GLIBC_TUNABLES=glibc.malloc.tcache_count=0"
 else
